@@ -1,0 +1,309 @@
+//! acquire: join the lock's FIFO queue, wait to be admitted, or give up at the timeout.
+//!
+//! The plan for one version of the state, in order:
+//! 1. This claim (holder id + nonce) holds → finished: acquired.
+//! 2. The holder id holds or waits under another nonce: a predecessor run attempt's entry is
+//!    adopted (a rerun takes over what its earlier attempt left); the same attempt on the same
+//!    runner is this same job acquiring again (returns the existing holding); the same attempt on
+//!    another runner is a second job using the same id (a matrix without `holder-suffix`) and
+//!    is refused; a newer attempt's entry is never touched.
+//! 3. Timed out: remove the queue entry and finish with `timeout`.
+//! 4. Otherwise enqueue at the back, admit from the front while slots are free (the write may
+//!    admit waiters ahead of this one too), and write if anything changed; else sleep and poll.
+
+use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::error::InputError;
+use crate::ids::{self, RunIdentity};
+use crate::inputs::{Entropy, RawInputs, Reader};
+use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
+use crate::time::{format_rfc3339, Millis};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcquireSettings {
+    pub lock: String,
+    pub repository: String,
+    pub state_branch: String,
+    pub holder_id: String,
+    pub run: RunIdentity,
+    pub nonce: String,
+    pub timeout_ms: Millis,
+    pub poll_ms: Millis,
+    pub lease_ms: Millis,
+}
+
+pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
+pub const MAX_TIMEOUT_MINUTES: u64 = 24 * 60;
+pub const DEFAULT_POLL_SECONDS: u64 = 10;
+pub const DEFAULT_LEASE_MINUTES: u64 = 60;
+
+impl AcquireSettings {
+    pub fn parse(raw: &RawInputs, entropy: &Entropy) -> Result<(Self, Vec<String>), InputError> {
+        let r = Reader::new(raw);
+        let (lock, repository, state_branch) = r.lock_target()?;
+        let suffix = r.suffix()?;
+        let run = r.run_identity()?;
+        let timeout_min = r.int("timeout-minutes", DEFAULT_TIMEOUT_MINUTES, 0, MAX_TIMEOUT_MINUTES)?;
+        let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
+        let lease_min = r.int("lease-minutes", DEFAULT_LEASE_MINUTES, 1, 7 * 24 * 60)?;
+        let holder_id = ids::holder_id(&run.repository, run.run_id, &run.job, suffix);
+        let settings = AcquireSettings {
+            lock,
+            repository,
+            state_branch,
+            holder_id,
+            run,
+            nonce: entropy.nonce.clone(),
+            timeout_ms: timeout_min * 60_000,
+            poll_ms: poll_s * 1_000,
+            lease_ms: lease_min * 60_000,
+        };
+        Ok((settings, r.warnings))
+    }
+}
+
+pub struct AcquirePlanner {
+    pub s: AcquireSettings,
+    started_at: Millis,
+    queue_position: Option<u32>,
+}
+
+/// How an entry with this holder id but another nonce relates to this claim.
+enum Kin {
+    /// An earlier run attempt of this job: take it over.
+    Predecessor,
+    /// This same job (same attempt, same runner): it is ours already.
+    SameJob,
+    /// Another job with the same holder id in the same attempt.
+    Collision,
+    /// A later attempt: not ours to touch.
+    Successor,
+}
+
+impl AcquirePlanner {
+    pub fn new(s: AcquireSettings) -> Self {
+        AcquirePlanner { s, started_at: 0, queue_position: None }
+    }
+
+    fn kin(&self, other: &RunIdentity) -> Kin {
+        let mine = &self.s.run;
+        if other.run_attempt < mine.run_attempt {
+            Kin::Predecessor
+        } else if other.run_attempt > mine.run_attempt {
+            Kin::Successor
+        } else if other.runner_name == mine.runner_name || other.runner_name.is_empty() || mine.runner_name.is_empty() {
+            Kin::SameJob
+        } else {
+            Kin::Collision
+        }
+    }
+
+    fn outcome(&self, result: ResultWord, now: Millis) -> Outcome {
+        let acquired = result == ResultWord::Acquired;
+        Outcome {
+            result,
+            success: matches!(result, ResultWord::Acquired | ResultWord::Timeout),
+            lock: self.s.lock.clone(),
+            holder_id: self.s.holder_id.clone(),
+            acquired: Some(acquired),
+            released: None,
+            fence: None,
+            nonce: None,
+            wait_ms: Some(now.saturating_sub(self.started_at)),
+            queue_position: self.queue_position,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+        }
+    }
+
+    fn held(&mut self, holder: &Holder, now: Millis) -> Decision {
+        let mut o = self.outcome(ResultWord::Acquired, now);
+        o.fence = Some(holder.fence);
+        o.nonce = Some(holder.nonce.clone());
+        o.queue_position = Some(self.queue_position.unwrap_or(0));
+        Decision::Finish(o)
+    }
+
+    fn refuse(&self, code: &str, message: String, now: Millis) -> Decision {
+        Decision::Finish(self.failed(Failure { code: code.into(), message, class: None, status: None }, now))
+    }
+
+    fn entry(&self, now: Millis) -> QueueEntry {
+        QueueEntry {
+            holder_id: self.s.holder_id.clone(),
+            nonce: self.s.nonce.clone(),
+            run: self.s.run.clone(),
+            lease_ms: self.s.lease_ms,
+            enqueued_at: now,
+            last_seen_at: now,
+        }
+    }
+
+    fn waiting_line(&self, st: &LockState, capacity: Option<u32>, position: usize, next: Millis) -> String {
+        let holders: Vec<String> = st
+            .holders
+            .iter()
+            .map(|h| {
+                let url = if h.run.url.is_empty() { String::new() } else { format!(", {}", h.run.url) };
+                format!("{} (fence {}, since {}{url})", h.holder_id, h.fence, format_rfc3339(h.acquired_at))
+            })
+            .collect();
+        let cap = capacity.map(|c| c.to_string()).unwrap_or_else(|| "?".into());
+        format!(
+            "waiting for {}: position {} of {} in the queue, {}/{} slots held by {}; next poll at {}",
+            self.s.lock,
+            position + 1,
+            st.queue.len(),
+            st.holders.len(),
+            cap,
+            if holders.is_empty() { "nobody".to_string() } else { holders.join("; ") },
+            format_rfc3339(next),
+        )
+    }
+}
+
+impl Planner for AcquirePlanner {
+    fn needs_config(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, now: Millis) {
+        self.started_at = now;
+    }
+
+    fn failed(&self, failure: Failure, now: Millis) -> Outcome {
+        let mut o = self.outcome(ResultWord::Failed, now);
+        o.error = Some(failure);
+        o
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        let now = ctx.now;
+        let st = ctx.state;
+        let id = self.s.holder_id.as_str();
+        let timed_out = now >= self.started_at.saturating_add(self.s.timeout_ms);
+
+        // 1. This claim holds.
+        if let Some(ClaimPlace::Holding) = st.find_claim(id, &self.s.nonce) {
+            let holder = st.holder(id).expect("claim found").clone();
+            if self.queue_position.is_none() {
+                self.queue_position = Some(0);
+            }
+            ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now - self.started_at));
+            return self.held(&holder, now);
+        }
+        // 2. The holder id holds or waits under another nonce.
+        let mut doc = st.clone();
+        let mut adopted = false;
+        if let Some(h) = st.holder(id) {
+            match self.kin(&h.run) {
+                Kin::SameJob => {
+                    ctx.info(format!("{id} already holds {} (fence {}); returning that holding", self.s.lock, h.fence));
+                    return self.held(&h.clone(), now);
+                }
+                Kin::Predecessor => {
+                    ctx.info(format!("taking over the holding left by run attempt {} of {id}", h.run.run_attempt));
+                    let h = doc.holders.iter_mut().find(|h| h.holder_id == id).expect("holder");
+                    h.nonce = self.s.nonce.clone();
+                    h.run = self.s.run.clone();
+                    return Decision::Write { doc, action: "adopt" };
+                }
+                Kin::Collision => return self.collision(&h.run, now),
+                Kin::Successor => return self.superseded(h.run.run_attempt, now),
+            }
+        }
+        if let Some(i) = st.queue_index(id) {
+            let q = &st.queue[i];
+            if q.nonce != self.s.nonce {
+                match self.kin(&q.run) {
+                    Kin::Predecessor | Kin::SameJob => {
+                        ctx.info(format!("taking over the queue entry left by run attempt {} of {id}", q.run.run_attempt));
+                        let q = &mut doc.queue[i];
+                        q.nonce = self.s.nonce.clone();
+                        q.run = self.s.run.clone();
+                        q.lease_ms = self.s.lease_ms;
+                        q.last_seen_at = now;
+                        adopted = true;
+                    }
+                    Kin::Collision => return self.collision(&q.run, now),
+                    Kin::Successor => return self.superseded(q.run.run_attempt, now),
+                }
+            }
+        }
+        let mine_queued = doc.queue_index(id);
+        if let (Some(i), None, Provenance::Written) = (mine_queued, self.queue_position, ctx.provenance) {
+            self.queue_position = Some(i as u32 + 1);
+        }
+        // 3. Timed out.
+        if timed_out {
+            return match mine_queued {
+                Some(i) => {
+                    ctx.info(format!("timed out after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
+                    doc.queue.remove(i);
+                    if let Some(capacity) = ctx.capacity {
+                        doc.admit(capacity, now);
+                    }
+                    Decision::Write { doc, action: "timeout" }
+                }
+                None => {
+                    ctx.info(format!("timed out waiting for {}", self.s.lock));
+                    Decision::Finish(self.outcome(ResultWord::Timeout, now))
+                }
+            };
+        }
+        // An invalid config stops an acquire that has not yet written anything.
+        if let (Some(e), None) = (ctx.config_error, mine_queued) {
+            return self.refuse("config-invalid", e.to_string(), now);
+        }
+        let Some(capacity) = ctx.capacity else {
+            unreachable!("acquire plans only with a known capacity")
+        };
+        // 4. Enqueue and admit.
+        let mut changed = adopted;
+        if mine_queued.is_none() {
+            doc.queue.push(self.entry(now));
+            changed = true;
+        }
+        let admitted = doc.admit(capacity, now);
+        if !admitted.is_empty() {
+            changed = true;
+        }
+        if changed {
+            let action = if admitted.iter().any(|a| a == id) { "acquire" } else { "enqueue" };
+            return Decision::Write { doc, action };
+        }
+        let position = mine_queued.expect("queued when nothing changed");
+        let jitter = ctx.rng.up_to(self.s.poll_ms / 4);
+        let deadline = self.started_at.saturating_add(self.s.timeout_ms);
+        let until = (now + self.s.poll_ms + jitter).min(deadline);
+        let line = self.waiting_line(st, Some(capacity), position, until);
+        ctx.info(line);
+        Decision::Sleep { until }
+    }
+}
+
+impl AcquirePlanner {
+    fn collision(&self, other: &RunIdentity, now: Millis) -> Decision {
+        self.refuse(
+            "holder-collision",
+            format!(
+                "holder id {} is already used by another job of this run attempt (runner {:?}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
+                self.s.holder_id, other.runner_name
+            ),
+            now,
+        )
+    }
+
+    fn superseded(&self, attempt: u32, now: Millis) -> Decision {
+        self.refuse(
+            "superseded",
+            format!(
+                "holder id {} belongs to run attempt {attempt}, newer than this attempt {}; an older attempt never takes over a newer one",
+                self.s.holder_id, self.s.run.run_attempt
+            ),
+            now,
+        )
+    }
+}

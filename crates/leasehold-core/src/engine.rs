@@ -1,0 +1,604 @@
+//! The machinery every lock operation shares: read the state document, plan, write it back
+//! with a compare-and-swap on the sha that was read, and deal with whatever GitHub answers.
+//!
+//! An operation is an [`Engine`] around a [`Planner`]. The engine owns the I/O protocol
+//! (which request is in flight, what a reply means, when to retry, when a read is stale); the
+//! planner owns the decision for one version of the state (write this, sleep until then,
+//! finish with that). Plans are recomputed from scratch on every version of the state, so a
+//! conflict, a lost acknowledgement or a stale read all resolve the same way: read, plan again.
+//!
+//! Safety rests on three rules kept here:
+//! 1. Every write carries the sha of the version it was planned on (compare-and-swap); a write
+//!    planned on a missing file carries none, and GitHub refuses it (422) once the file exists.
+//! 2. Every version carries a revision one higher than the one it replaced; a read that comes
+//!    back with a lower revision than one already seen is stale and is read again, never acted on.
+//! 3. A write whose outcome is unknown is never re-sent as is: the state is read back and the
+//!    plan recomputed, so a write that landed is recognised by its effect (the claim's nonce).
+
+use crate::config::{self, DEFAULT_CAPACITY};
+use crate::error::{ConfigError, ProtocolError};
+use crate::protocol::{Command, Event, Failure, Level, LogLine, Outcome, Reply, SleepReason, Stats, Step, TreeFile};
+use crate::retry::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
+use crate::state::{ConfigRecord, LockState};
+use crate::time::Millis;
+
+/// A request leasehold lets run this long before it aborts it; GitHub itself kills requests
+/// after 10 s.
+pub const REQUEST_TIMEOUT_MS: Millis = 15_000;
+/// Consecutive compare-and-swap conflicts before giving up: only a pathological pile-up gets
+/// here, since every conflict means somebody else's write landed.
+pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
+/// Re-reads allowed for stale answers, spaced [`STALE_REREAD_MS`] apart (GitHub's contents
+/// cache answers with `max-age=60`).
+pub const MAX_STALE_READS: u32 = 45;
+pub const STALE_REREAD_MS: Millis = 2_000;
+
+pub fn state_path(lock: &str) -> String {
+    format!("locks/{lock}.json")
+}
+
+/// The text of the README at the root of a new state branch.
+pub fn branch_readme(branch: &str) -> String {
+    format!(
+        "# {branch}\n\nThis branch holds lock state written by leasehold (`locks/<lock>.json`).\n\
+         Every change is a compare-and-swap commit made by a leasehold action; do not edit,\n\
+         rebase, force-push or delete it while any lock is in use. Capacity is configured in\n\
+         `locks/<lock>.config.json` on the default branch, not here.\n"
+    )
+}
+
+/// Where the state an operation plans on came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provenance {
+    /// From a read: current when GitHub answered, though possibly already overtaken.
+    Read,
+    /// Our own write was accepted on this exact version: it was current at that moment.
+    Written,
+}
+
+/// What a planner sees.
+pub struct PlanCtx<'a> {
+    pub now: Millis,
+    pub state: &'a LockState,
+    /// Whether the state file exists (an absent file plans on an empty state).
+    pub exists: bool,
+    pub provenance: Provenance,
+    /// The capacity to admit with, when known and fresh.
+    pub capacity: Option<u32>,
+    /// The config file is present but invalid (capacity is then 1).
+    pub config_error: Option<&'a ConfigError>,
+    pub rng: &'a mut Rng,
+    pub log: &'a mut Vec<LogLine>,
+}
+
+impl PlanCtx<'_> {
+    pub fn info(&mut self, text: String) {
+        self.log.push(LogLine { level: Level::Info, text });
+    }
+    pub fn warn(&mut self, text: String) {
+        self.log.push(LogLine { level: Level::Warning, text });
+    }
+}
+
+pub enum Decision {
+    /// Write this version (the engine stamps its revision and `lastChange`).
+    Write { doc: LockState, action: &'static str },
+    /// Nothing to write now: wake at `until` and read again.
+    Sleep { until: Millis },
+    Finish(Outcome),
+}
+
+pub trait Planner {
+    /// Whether this operation must know the lock's capacity (it then reads the config file
+    /// when the state's record of it is not fresh).
+    fn needs_config(&self) -> bool;
+    /// Called once with the start time.
+    fn start(&mut self, now: Millis);
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision;
+    /// The outcome when the operation fails for `failure`.
+    fn failed(&self, failure: Failure, now: Millis) -> Outcome;
+    /// An absolute deadline for retries, if this operation is deadline-bounded.
+    fn retry_deadline(&self) -> Option<Millis> {
+        None
+    }
+}
+
+/// Per-lock settings every operation needs.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub lock: String,
+    pub state_branch: String,
+    /// Names the writer in commit messages and `lastChange`.
+    pub holder_id: String,
+    pub retry: RetryPolicy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    StateRead,
+    ConfigRead,
+    StateWrite,
+    Tree,
+    Commit,
+    Branch,
+}
+
+impl Pending {
+    fn kind(self) -> RequestKind {
+        match self {
+            Pending::StateRead | Pending::ConfigRead => RequestKind::Read,
+            Pending::StateWrite => RequestKind::Write,
+            Pending::Tree | Pending::Commit | Pending::Branch => RequestKind::Create,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Wake {
+    Poll,
+    Reread,
+    Retry(Command, Pending),
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    NotStarted,
+    Awaiting(Command, Pending),
+    Sleeping(Wake),
+    Done,
+}
+
+struct Known {
+    doc: LockState,
+    sha: Option<String>,
+    etag: Option<String>,
+    provenance: Provenance,
+}
+
+#[derive(Default)]
+struct ConfigKnowledge {
+    record: Option<ConfigRecord>,
+    etag: Option<String>,
+    error: Option<ConfigError>,
+}
+
+pub struct Engine<P> {
+    pub planner: P,
+    target: Target,
+    rng: Rng,
+    stats: Stats,
+    phase: Phase,
+    known: Option<Known>,
+    max_revision: Option<u64>,
+    config: ConfigKnowledge,
+    pending_doc: Option<LockState>,
+    failures: u32,
+    auth_streak_since: Option<Millis>,
+    conflicts_in_row: u32,
+    stale_reads_in_row: u32,
+}
+
+impl<P: Planner> Engine<P> {
+    pub fn new(planner: P, target: Target, seed: u64) -> Self {
+        Engine {
+            planner,
+            target,
+            rng: Rng::new(seed),
+            stats: Stats::default(),
+            phase: Phase::NotStarted,
+            known: None,
+            max_revision: None,
+            config: ConfigKnowledge::default(),
+            pending_doc: None,
+            failures: 0,
+            auth_streak_since: None,
+            conflicts_in_row: 0,
+            stale_reads_in_row: 0,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
+    }
+
+    /// Feeds one event; returns the one thing to do next.
+    pub fn step(&mut self, event: Event) -> Result<Step, ProtocolError> {
+        let mut log = Vec::new();
+        let phase = std::mem::replace(&mut self.phase, Phase::Done);
+        let command = match (phase, event) {
+            (Phase::NotStarted, Event::Start { now }) => {
+                self.planner.start(now);
+                self.read_state(now, false)
+            }
+            (Phase::Awaiting(sent, pending), Event::Reply { now, reply }) => {
+                self.on_reply(sent, pending, now, reply, &mut log)?
+            }
+            (Phase::Sleeping(wake), Event::Timer { now }) => match wake {
+                Wake::Poll => {
+                    self.stats.polls += 1;
+                    self.read_state(now, true)
+                }
+                Wake::Reread => self.read_state(now, false),
+                Wake::Retry(command, pending) => {
+                    self.stats.retries += 1;
+                    self.issue(command, pending)
+                }
+            },
+            (phase, event) => {
+                let state = match &phase {
+                    Phase::NotStarted => "not started".to_string(),
+                    Phase::Awaiting(c, _) => format!("awaiting the answer to {}", c.name()),
+                    Phase::Sleeping(_) => "sleeping".to_string(),
+                    Phase::Done => "finished".to_string(),
+                };
+                let event = match event {
+                    Event::Start { .. } => "start",
+                    Event::Reply { .. } => "reply",
+                    Event::Timer { .. } => "timer",
+                };
+                self.phase = phase;
+                return Err(ProtocolError { event: event.into(), state });
+            }
+        };
+        Ok(Step { command, log })
+    }
+
+    fn issue(&mut self, command: Command, pending: Pending) -> Command {
+        self.stats.requests += 1;
+        match pending.kind() {
+            RequestKind::Write => self.stats.writes += 1,
+            RequestKind::Read => self.stats.reads += 1,
+            RequestKind::Create => {}
+        }
+        self.phase = Phase::Awaiting(command.clone(), pending);
+        command
+    }
+
+    fn timeout_ms(&self, now: Millis) -> Millis {
+        match self.planner.retry_deadline() {
+            Some(deadline) => deadline.saturating_sub(now).clamp(1_000, REQUEST_TIMEOUT_MS),
+            None => REQUEST_TIMEOUT_MS,
+        }
+    }
+
+    fn read_state(&mut self, now: Millis, conditional: bool) -> Command {
+        let if_none_match = if conditional { self.known.as_ref().and_then(|k| k.etag.clone()) } else { None };
+        let command = Command::ReadFile {
+            path: state_path(&self.target.lock),
+            git_ref: Some(self.target.state_branch.clone()),
+            if_none_match,
+            timeout_ms: self.timeout_ms(now),
+        };
+        self.issue(command, Pending::StateRead)
+    }
+
+    fn sleep(&mut self, until: Millis, reason: SleepReason, wake: Wake) -> Command {
+        self.phase = Phase::Sleeping(wake);
+        Command::Sleep { until_ms: until, reason }
+    }
+
+    fn finish(&mut self, mut outcome: Outcome) -> Command {
+        outcome.stats = self.stats.clone();
+        if outcome.state.is_none() {
+            outcome.state = self.known.as_ref().map(|k| k.doc.clone());
+        }
+        if outcome.capacity.is_none() {
+            outcome.capacity = self.capacity_record().map(|r| r.capacity);
+        }
+        self.phase = Phase::Done;
+        Command::Finish { outcome: Box::new(outcome) }
+    }
+
+    fn fail(&mut self, code: &str, message: String, class: Option<Class>, status: Option<u16>, now: Millis) -> Command {
+        let failure = Failure { code: code.into(), message, class: class.map(|c| c.name().into()), status };
+        let outcome = self.planner.failed(failure, now);
+        self.finish(outcome)
+    }
+
+    /// The freshest capacity record we know: our own config read, or the one in the state.
+    fn capacity_record(&self) -> Option<&ConfigRecord> {
+        let ours = self.config.record.as_ref();
+        let theirs = self.known.as_ref().and_then(|k| k.doc.config.as_ref());
+        match (ours, theirs) {
+            (Some(a), Some(b)) => Some(if b.read_at > a.read_at { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_reply(
+        &mut self,
+        sent: Command,
+        pending: Pending,
+        now: Millis,
+        reply: Reply,
+        log: &mut Vec<LogLine>,
+    ) -> Result<Command, ProtocolError> {
+        let auth_grace = match self.auth_streak_since {
+            Some(since) => now.saturating_sub(since) < self.target.retry.auth_grace_ms,
+            None => true,
+        };
+        if let Some(class) = classify(pending.kind(), &reply, now, auth_grace) {
+            if matches!(&reply, Reply::Http { status: 401, .. }) {
+                self.auth_streak_since.get_or_insert(now);
+            }
+            return Ok(self.on_failure(sent, pending, class, &reply, now, log));
+        }
+        self.failures = 0;
+        self.auth_streak_since = None;
+        let command = match (pending, reply) {
+            (Pending::StateRead, Reply::File { sha, content, etag }) => {
+                match LockState::parse(&content, &self.target.lock) {
+                    Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
+                    Ok(doc) => {
+                        if self.max_revision.is_some_and(|max| doc.revision < max) {
+                            return Ok(self.stale(now, log));
+                        }
+                        self.stale_reads_in_row = 0;
+                        self.max_revision = Some(doc.revision);
+                        self.known = Some(Known { doc, sha: Some(sha), etag, provenance: Provenance::Read });
+                        self.decide(now, log)
+                    }
+                }
+            }
+            (Pending::StateRead, Reply::NotModified) if self.known.is_some() => {
+                self.stats.not_modified += 1;
+                self.decide(now, log)
+            }
+            (Pending::ConfigRead, Reply::File { sha, content, etag }) => {
+                let path = config::config_path(&self.target.lock);
+                let capacity = match config::parse_config(&path, &content) {
+                    Ok(capacity) => {
+                        self.config.error = None;
+                        capacity
+                    }
+                    Err(e) => {
+                        log.push(LogLine { level: Level::Warning, text: format!("{e}; using capacity {DEFAULT_CAPACITY}") });
+                        self.config.error = Some(e);
+                        DEFAULT_CAPACITY
+                    }
+                };
+                self.config.record = Some(ConfigRecord { capacity, sha: Some(sha), read_at: now });
+                self.config.etag = etag;
+                self.decide(now, log)
+            }
+            (Pending::ConfigRead, Reply::NotModified) if self.config.record.is_some() => {
+                self.stats.not_modified += 1;
+                if let Some(r) = self.config.record.as_mut() {
+                    r.read_at = now;
+                }
+                self.decide(now, log)
+            }
+            (Pending::StateWrite, Reply::Written { sha }) => {
+                let doc = self.pending_doc.take().expect("a write is pending");
+                self.conflicts_in_row = 0;
+                self.max_revision = Some(doc.revision);
+                self.known = Some(Known { doc, sha: Some(sha), etag: None, provenance: Provenance::Written });
+                self.decide(now, log)
+            }
+            (Pending::Tree, Reply::Created { sha }) => {
+                let command = Command::CreateCommit {
+                    message: format!("leasehold: create state branch {}", self.target.state_branch),
+                    tree: sha,
+                    timeout_ms: self.timeout_ms(now),
+                };
+                self.issue(command, Pending::Commit)
+            }
+            (Pending::Commit, Reply::Created { sha }) => {
+                let command = Command::CreateBranch {
+                    branch: self.target.state_branch.clone(),
+                    sha,
+                    timeout_ms: self.timeout_ms(now),
+                };
+                self.issue(command, Pending::Branch)
+            }
+            (Pending::Branch, Reply::Created { .. }) => {
+                log.push(LogLine { level: Level::Info, text: format!("created state branch {}", self.target.state_branch) });
+                self.read_state(now, false)
+            }
+            (pending, reply) => {
+                self.phase = Phase::Awaiting(sent, pending);
+                let kind = serde_json::to_value(&reply).ok().and_then(|v| v.get("kind").cloned());
+                return Err(ProtocolError {
+                    event: format!("reply {}", kind.map(|k| k.to_string()).unwrap_or_default()),
+                    state: format!("awaiting the answer to {:?}", pending),
+                });
+            }
+        };
+        Ok(command)
+    }
+
+    fn stale(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        self.stats.stale_reads += 1;
+        self.stale_reads_in_row += 1;
+        if self.stale_reads_in_row > MAX_STALE_READS {
+            return self.fail(
+                "stale-reads",
+                format!("GitHub kept answering with a version older than one already seen ({MAX_STALE_READS} times)"),
+                None,
+                None,
+                now,
+            );
+        }
+        log.push(LogLine { level: Level::Debug, text: "read an older version than one already seen (stale cache); reading again".into() });
+        self.sleep(now + STALE_REREAD_MS, SleepReason::StaleRead, Wake::Reread)
+    }
+
+    fn on_failure(
+        &mut self,
+        sent: Command,
+        pending: Pending,
+        class: Class,
+        reply: &Reply,
+        now: Millis,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
+        let (status, message) = match reply {
+            Reply::Http { status, message, .. } => (Some(*status), message.clone()),
+            Reply::Transport { message, .. } => (None, message.clone()),
+            _ => (None, String::new()),
+        };
+        let what = match status {
+            Some(s) => format!("{} answered {s} {message}", sent.name()),
+            None => format!("{} failed: {message}", sent.name()),
+        };
+        match (class, pending) {
+            (Class::NotFound, Pending::StateRead) => {
+                if self.max_revision.is_some() {
+                    // The file was there before: a 404 now is a stale cache (or a deleted file,
+                    // which leasehold never does). Never plan on it.
+                    return self.stale(now, log);
+                }
+                self.failures = 0;
+                let doc = LockState::empty(&self.target.lock);
+                self.known = Some(Known { doc, sha: None, etag: None, provenance: Provenance::Read });
+                self.decide_absent(now, log)
+            }
+            (Class::NotFound, Pending::ConfigRead) => {
+                self.failures = 0;
+                log.push(LogLine {
+                    level: Level::Info,
+                    text: format!("no {} on the default branch: capacity {DEFAULT_CAPACITY}", config::config_path(&self.target.lock)),
+                });
+                self.config = ConfigKnowledge {
+                    record: Some(ConfigRecord { capacity: DEFAULT_CAPACITY, sha: None, read_at: now }),
+                    etag: None,
+                    error: None,
+                };
+                self.decide(now, log)
+            }
+            (Class::NotFound, Pending::StateWrite) => {
+                // The state branch does not exist yet: create it as an orphan branch holding
+                // only a README, so its commits never carry workflow files.
+                self.pending_doc = None;
+                log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; creating it", self.target.state_branch) });
+                let command = Command::CreateTree {
+                    files: vec![TreeFile { path: "README.md".into(), content: branch_readme(&self.target.state_branch) }],
+                    timeout_ms: self.timeout_ms(now),
+                };
+                self.issue(command, Pending::Tree)
+            }
+            (Class::AlreadyExists, Pending::Branch) => {
+                log.push(LogLine { level: Level::Info, text: format!("state branch {} was created by another job", self.target.state_branch) });
+                self.read_state(now, false)
+            }
+            (Class::Conflict, _) => {
+                self.pending_doc = None;
+                self.stats.conflicts += 1;
+                self.conflicts_in_row += 1;
+                if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
+                    return self.fail("contention", format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"), Some(class), status, now);
+                }
+                log.push(LogLine { level: Level::Debug, text: format!("conflict: {what}; reading again") });
+                if self.conflicts_in_row >= 3 {
+                    let spread = (50u64 << self.conflicts_in_row.min(6)).min(2_000);
+                    let until = now + self.rng.up_to(spread);
+                    return self.sleep(until, SleepReason::Contention, Wake::Reread);
+                }
+                self.read_state(now, false)
+            }
+            (Class::UnknownOutcome, _) => {
+                // Never re-send: read back, and let the plan recognise the write by its effect.
+                self.pending_doc = None;
+                self.failures += 1;
+                log.push(LogLine { level: Level::Warning, text: format!("{what}: the write may have been applied; reading it back") });
+                match next_attempt_at(&self.target.retry, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
+                    Some(_) => self.read_state(now, false),
+                    None => self.fail("api-unavailable", format!("gave up after {what}"), Some(class), status, now),
+                }
+            }
+            (Class::Transient | Class::RateLimited { .. }, _) => {
+                self.failures += 1;
+                let deadline = self.planner.retry_deadline();
+                match next_attempt_at(&self.target.retry, class, self.failures, now, deadline, &mut self.rng) {
+                    None => {
+                        let budget = match deadline {
+                            Some(_) => "the retry deadline passed".to_string(),
+                            None => format!("{} attempts", self.failures),
+                        };
+                        self.fail("api-unavailable", format!("gave up after {budget}: {what}"), Some(class), status, now)
+                    }
+                    Some(at) => {
+                        let reason = if matches!(class, Class::RateLimited { .. }) {
+                            self.stats.rate_limit_waits += 1;
+                            SleepReason::RateLimit
+                        } else {
+                            SleepReason::Backoff
+                        };
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!("{} ({}): retrying in {} ms", what, class.name(), at - now),
+                        });
+                        // A request that failed this way was not applied (a rate-limited or
+                        // unsent write is refused before it is processed), so repeating it as is
+                        // is safe; it is still a compare-and-swap.
+                        self.sleep(at, reason, Wake::Retry(sent, pending))
+                    }
+                }
+            }
+            (Class::NotFound | Class::Refusal | Class::AlreadyExists, _) => {
+                let hint = match status {
+                    Some(401) => " (the token was refused: check the `token` input)",
+                    Some(403) => " (the token lacks permission: it needs contents: write on the lock repository)",
+                    Some(404) => " (repository not found, or the token cannot see it)",
+                    _ => "",
+                };
+                self.fail("refused", format!("{what}{hint}"), Some(class), status, now)
+            }
+        }
+    }
+
+    fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        self.decide_inner(now, log, false)
+    }
+
+    fn decide(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        let exists = self.known.as_ref().is_some_and(|k| k.sha.is_some());
+        self.decide_inner(now, log, exists)
+    }
+
+    fn decide_inner(&mut self, now: Millis, log: &mut Vec<LogLine>, exists: bool) -> Command {
+        let fresh = self.capacity_record().filter(|r| config::is_fresh(r, now)).cloned();
+        if self.planner.needs_config() && fresh.is_none() {
+            let command = Command::ReadFile {
+                path: config::config_path(&self.target.lock),
+                git_ref: None,
+                if_none_match: self.config.etag.clone(),
+                timeout_ms: self.timeout_ms(now),
+            };
+            return self.issue(command, Pending::ConfigRead);
+        }
+        let known = self.known.as_ref().expect("state known before planning");
+        let mut ctx = PlanCtx {
+            now,
+            state: &known.doc,
+            exists,
+            provenance: known.provenance,
+            capacity: fresh.as_ref().map(|r| r.capacity),
+            config_error: self.config.error.as_ref(),
+            rng: &mut self.rng,
+            log,
+        };
+        match self.planner.plan(&mut ctx) {
+            Decision::Write { mut doc, action } => {
+                doc.stamp(now, &self.target.holder_id, action);
+                if let Some(ours) = fresh {
+                    if doc.config.as_ref().is_none_or(|r| r.read_at < ours.read_at) {
+                        doc.config = Some(ours);
+                    }
+                }
+                let command = Command::WriteFile {
+                    path: state_path(&self.target.lock),
+                    branch: self.target.state_branch.clone(),
+                    content: doc.to_document(),
+                    sha: known.sha.clone(),
+                    message: format!("leasehold: {action} {} by {}", self.target.lock, self.target.holder_id),
+                    timeout_ms: self.timeout_ms(now),
+                };
+                self.pending_doc = Some(doc);
+                self.issue(command, Pending::StateWrite)
+            }
+            Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
+            Decision::Finish(outcome) => self.finish(outcome),
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Typed errors. Each has a stable machine-readable `code` that the binding puts on the
+//! JavaScript `Error`, so callers branch on data, never on message text.
+
+use serde::Serialize;
+
+/// A bad input, found before any request is sent. Names the input and the rule it breaks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("input `{input}` {rule} (got {value:?})")]
+pub struct InputError {
+    pub input: String,
+    pub rule: String,
+    pub value: String,
+}
+
+impl InputError {
+    pub fn new(input: &str, rule: &str, value: &str) -> Self {
+        // Never echo a long value back into a log line.
+        let value: String = value.chars().take(120).collect();
+        InputError { input: input.into(), rule: rule.into(), value }
+    }
+}
+
+/// A state document leasehold must not act on. Fail closed: never rewrite what you cannot read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "kebab-case")]
+pub enum StateError {
+    #[error("lock state is not valid JSON: {detail}")]
+    NotJson { detail: String },
+    #[error("lock state has no integer \"schema\"")]
+    NoSchema,
+    #[error("lock state was written with schema {found}, newer than this version of leasehold understands ({supported}); upgrade the pinned leasehold actions")]
+    NewerSchema { found: u64, supported: u64 },
+    #[error("lock state has unknown schema {found}")]
+    UnknownSchema { found: u64 },
+    #[error("lock state does not match schema {schema}: {detail}")]
+    Invalid { schema: u64, detail: String },
+    #[error("lock state file is for lock {found:?}, expected {expected:?}")]
+    WrongLock { expected: String, found: String },
+}
+
+impl StateError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            StateError::NotJson { .. } => "state-not-json",
+            StateError::NoSchema => "state-no-schema",
+            StateError::NewerSchema { .. } => "state-newer-schema",
+            StateError::UnknownSchema { .. } => "state-unknown-schema",
+            StateError::Invalid { .. } => "state-invalid",
+            StateError::WrongLock { .. } => "state-wrong-lock",
+        }
+    }
+}
+
+/// The lock's reviewed config file is present but unusable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("config {path}: {rule}")]
+pub struct ConfigError {
+    pub path: String,
+    pub rule: String,
+}
+
+/// The driver fed an event the operation cannot take in its current state. A bug in the
+/// driver, never a condition of GitHub.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("protocol error: {event} is not expected while {state}")]
+pub struct ProtocolError {
+    pub event: String,
+    pub state: String,
+}
+
+/// Everything that can come out of constructing or stepping an operation as an error (rather
+/// than as a finished outcome).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+}
+
+impl Error {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Input(_) => "invalid-input",
+            Error::Protocol(_) => "protocol",
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Inputs arrive as the strings a workflow gives: action inputs by their kebab-case names and
+//! the run context by its environment variable names. They are parsed and checked here, once,
+//! before anything is sent; an error names the input and the rule.
+
+use std::collections::BTreeMap;
+
+use crate::error::InputError;
+use crate::ids::{self, RunIdentity};
+
+/// Raw inputs: `lock`, `timeout-minutes`, …, plus context such as `GITHUB_RUN_ID`.
+pub type RawInputs = BTreeMap<String, String>;
+
+pub const DEFAULT_STATE_BRANCH: &str = "leasehold-state";
+
+/// Entropy drawn by the binding (or fixed by a test) and handed in: the core draws none.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Entropy {
+    /// Seeds the jitter of polls and backoffs.
+    pub seed: u64,
+    /// Unique per claim; tells this acquire's holding from any other with the same holder id.
+    pub nonce: String,
+}
+
+pub(crate) struct Reader<'a> {
+    raw: &'a RawInputs,
+    pub warnings: Vec<String>,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(raw: &'a RawInputs) -> Self {
+        Reader { raw, warnings: Vec::new() }
+    }
+
+    /// The trimmed value, or `None` when absent or empty.
+    pub fn get(&self, name: &str) -> Option<&'a str> {
+        self.raw.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+
+    /// The exact value (not trimmed), for inputs where whitespace is itself an error.
+    pub fn get_exact(&self, name: &str) -> Option<&'a str> {
+        self.raw.get(name).map(String::as_str).filter(|v| !v.is_empty())
+    }
+
+    pub fn required(&self, name: &str) -> Result<&'a str, InputError> {
+        self.get(name).ok_or_else(|| InputError::new(name, "is required", ""))
+    }
+
+    /// An integer in `min..=max`, or `default` when not given.
+    pub fn int(&self, name: &str, default: u64, min: u64, max: u64) -> Result<u64, InputError> {
+        let Some(text) = self.get(name) else { return Ok(default) };
+        let rule = format!("must be a whole number from {min} to {max}");
+        match text.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) && text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
+            _ => Err(InputError::new(name, &rule, text)),
+        }
+    }
+
+    /// Like [`Reader::int`], but a bad value is reported and ignored rather than fatal (for
+    /// knobs of release, which must never fail over a tuning typo).
+    pub fn int_or_warn(&mut self, name: &str, default: u64, ok: impl Fn(u64) -> bool, rule: &str) -> u64 {
+        let Some(text) = self.get(name) else { return default };
+        match text.parse::<u64>() {
+            Ok(n) if ok(n) && text.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => {
+                self.warnings.push(format!("input `{name}` {rule} (got {text:?}); using {default}"));
+                default
+            }
+        }
+    }
+
+    /// The run this job belongs to, from the runner's environment.
+    pub fn run_identity(&self) -> Result<RunIdentity, InputError> {
+        let repository = self.required("GITHUB_REPOSITORY")?;
+        ids::validate_repository("GITHUB_REPOSITORY", repository)?;
+        let run_id = self.int("GITHUB_RUN_ID", 0, 1, u64::MAX)?;
+        if self.get("GITHUB_RUN_ID").is_none() {
+            return Err(InputError::new("GITHUB_RUN_ID", "is required", ""));
+        }
+        let run_attempt = self.int("GITHUB_RUN_ATTEMPT", 1, 1, u64::from(u32::MAX))? as u32;
+        let job = self.required("GITHUB_JOB")?;
+        ids::validate_job("GITHUB_JOB", job)?;
+        let runner_name = self.get("RUNNER_NAME").unwrap_or("").to_string();
+        let server = self.get("GITHUB_SERVER_URL").unwrap_or("https://github.com").trim_end_matches('/');
+        let url = format!("{server}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}");
+        Ok(RunIdentity { repository: repository.into(), run_id, run_attempt, job: job.into(), runner_name, url })
+    }
+
+    /// The lock repository (`repository`, default the calling repository), lock and branch.
+    pub fn lock_target(&self) -> Result<(String, String, String), InputError> {
+        let lock = self.required("lock")?;
+        ids::validate_lock_name("lock", lock)?;
+        let repository = match self.get("repository") {
+            Some(r) => r,
+            None => self.required("GITHUB_REPOSITORY")?,
+        };
+        ids::validate_repository("repository", repository)?;
+        let branch = self.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
+        ids::validate_branch("state-branch", branch)?;
+        Ok((lock.into(), repository.into(), branch.into()))
+    }
+
+    pub fn suffix(&self) -> Result<&'a str, InputError> {
+        let suffix = self.get_exact("holder-suffix").unwrap_or("");
+        ids::validate_suffix("holder-suffix", suffix)?;
+        Ok(suffix)
+    }
+}
+
+pub fn validate_entropy(entropy: &Entropy) -> Result<(), InputError> {
+    let n = &entropy.nonce;
+    if n.len() < 16 || n.len() > 64 || !n.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+        return Err(InputError::new("nonce", "must be 16 to 64 lowercase hex digits", n));
+    }
+    Ok(())
+}

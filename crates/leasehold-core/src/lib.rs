@@ -1,0 +1,111 @@
+//! # leasehold-core
+//!
+//! The decision core of leasehold: leases, locks and queues for GitHub Actions jobs, with a
+//! GitHub repository as the only shared store. Sans-IO: this crate never reads a clock, the
+//! environment or a random source, and performs no I/O. `now` and entropy are arguments; an
+//! operation is a state machine that takes [`Event`]s and answers each with one [`Command`]
+//! (read, compare-and-swap write, sleep, finish).
+//!
+//! ```
+//! use leasehold_core::{Operation, OperationKind, Entropy, Event, Command};
+//! let inputs = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "7"),
+//!               ("GITHUB_RUN_ATTEMPT", "1"), ("GITHUB_JOB", "build")]
+//!     .into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+//! let entropy = Entropy { seed: 1, nonce: "0123456789abcdef".into() };
+//! let (mut op, _warnings) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+//! let step = op.step(Event::Start { now: 1_000 }).unwrap();
+//! assert!(matches!(step.command, Command::ReadFile { .. }));
+//! ```
+
+pub mod acquire;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod ids;
+pub mod inputs;
+pub mod protocol;
+pub mod release;
+pub mod retry;
+pub mod state;
+pub mod status;
+pub mod time;
+
+pub use error::{Error, InputError, ProtocolError, StateError};
+pub use inputs::{Entropy, RawInputs};
+pub use protocol::{Command, Event, Outcome, Reply, ResultWord, Step};
+pub use state::LockState;
+
+use acquire::{AcquirePlanner, AcquireSettings};
+use engine::{Engine, Target};
+use release::{ReleasePlanner, ReleaseSettings};
+use retry::RetryPolicy;
+use serde::{Deserialize, Serialize};
+use status::{StatusPlanner, StatusSettings};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperationKind {
+    Acquire,
+    Release,
+    Status,
+}
+
+/// Facts about an operation the driver needs before it starts: where to send requests.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub kind: OperationKind,
+    pub lock: String,
+    /// `owner/name` of the lock repository.
+    pub repository: String,
+    pub state_branch: String,
+    pub holder_id: String,
+    /// Inputs that were out of range and were ignored (reported, never fatal).
+    pub warnings: Vec<String>,
+}
+
+/// One lock operation, whichever it is.
+pub enum Operation {
+    Acquire(Engine<AcquirePlanner>),
+    Release(Engine<ReleasePlanner>),
+    Status(Engine<StatusPlanner>),
+}
+
+impl Operation {
+    /// Parses and checks the inputs; nothing is sent before this succeeds.
+    pub fn new(kind: OperationKind, inputs: &RawInputs, entropy: &Entropy) -> Result<(Self, Plan), Error> {
+        inputs::validate_entropy(entropy)?;
+        let retry = RetryPolicy::default();
+        let (op, plan) = match kind {
+            OperationKind::Acquire => {
+                let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry };
+                (Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)), plan)
+            }
+            OperationKind::Release => {
+                let (s, warnings) = ReleaseSettings::parse(inputs)?;
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry };
+                (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed)), plan)
+            }
+            OperationKind::Status => {
+                let s = StatusSettings::parse(inputs)?;
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), warnings: Vec::new() };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: "status".into(), retry };
+                (Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)), plan)
+            }
+        };
+        Ok((op, plan))
+    }
+
+    /// Feeds one event and returns the one thing to do next.
+    pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        let step = match self {
+            Operation::Acquire(e) => e.step(event),
+            Operation::Release(e) => e.step(event),
+            Operation::Status(e) => e.step(event),
+        }?;
+        Ok(step)
+    }
+}

@@ -1,0 +1,276 @@
+//! What crosses between the core and its driver. The driver feeds [`Event`]s; the core answers
+//! each with one [`Step`]: exactly one [`Command`] to perform next, plus log lines to print.
+//! All of it is plain serde data, camelCase in JSON, tagged by `kind`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::state::LockState;
+use crate::time::Millis;
+
+/// An event the driver feeds to an operation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Event {
+    /// The operation begins. Exactly once, first.
+    Start { now: Millis },
+    /// The answer to the request the last command asked for.
+    Reply { now: Millis, reply: Reply },
+    /// The time the last `sleep` command named has come.
+    Timer { now: Millis },
+}
+
+/// One answer from GitHub, normalized by the driver. Success shapes depend on the request;
+/// anything else is `http` (an HTTP answer that was not a success) or `transport` (no answer).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Reply {
+    /// `readFile` found the file (200). `content` is the decoded text.
+    File {
+        sha: String,
+        content: String,
+        #[serde(default)]
+        etag: Option<String>,
+    },
+    /// `readFile` with `ifNoneMatch`: unchanged (304).
+    NotModified,
+    /// `writeFile` succeeded (200 or 201): the new blob sha of the file.
+    Written { sha: String },
+    /// `createTree`, `createCommit` or `createBranch` succeeded: the new object's sha.
+    Created { sha: String },
+    /// An HTTP answer that is not a success (including 404 and 409), with the facts that matter.
+    #[serde(rename_all = "camelCase")]
+    Http {
+        status: u16,
+        #[serde(default)]
+        message: String,
+        /// Raw `retry-after` header (delta-seconds or an HTTP date).
+        #[serde(default)]
+        retry_after: Option<String>,
+        /// `x-ratelimit-remaining`.
+        #[serde(default)]
+        ratelimit_remaining: Option<u64>,
+        /// `x-ratelimit-reset`, epoch seconds.
+        #[serde(default)]
+        ratelimit_reset: Option<u64>,
+        /// The `date` header.
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
+    /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
+    Transport { sent: bool, message: String },
+}
+
+/// One file in a new tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeFile {
+    pub path: String,
+    pub content: String,
+}
+
+/// What the driver must do next. Every request carries its own time limit (`timeoutMs`): the
+/// driver aborts it then and answers `transport { sent: true }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Command {
+    /// `GET /repos/{repository}/contents/{path}?ref={ref}`; no `ref` means the default branch.
+    /// With `ifNoneMatch`, send `If-None-Match` and expect `notModified` on 304.
+    #[serde(rename_all = "camelCase")]
+    ReadFile {
+        path: String,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none", default)]
+        git_ref: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        if_none_match: Option<String>,
+        timeout_ms: Millis,
+    },
+    /// `PUT /repos/{repository}/contents/{path}` with `branch`, the content (base64-encode it)
+    /// and, when present, the `sha` precondition.
+    #[serde(rename_all = "camelCase")]
+    WriteFile {
+        path: String,
+        branch: String,
+        content: String,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        sha: Option<String>,
+        message: String,
+        timeout_ms: Millis,
+    },
+    /// `POST /repos/{repository}/git/trees` with these files (mode 100644, no base tree).
+    #[serde(rename_all = "camelCase")]
+    CreateTree { files: Vec<TreeFile>, timeout_ms: Millis },
+    /// `POST /repos/{repository}/git/commits` with this tree and no parents.
+    #[serde(rename_all = "camelCase")]
+    CreateCommit { message: String, tree: String, timeout_ms: Millis },
+    /// `POST /repos/{repository}/git/refs` for `refs/heads/{branch}` at `sha`.
+    #[serde(rename_all = "camelCase")]
+    CreateBranch { branch: String, sha: String, timeout_ms: Millis },
+    /// Feed `timer` at (or after) `untilMs`.
+    #[serde(rename_all = "camelCase")]
+    Sleep { until_ms: Millis, reason: SleepReason },
+    /// The operation is over: write the outputs and exit.
+    Finish { outcome: Box<Outcome> },
+}
+
+impl Command {
+    pub fn is_request(&self) -> bool {
+        !matches!(self, Command::Sleep { .. } | Command::Finish { .. })
+    }
+
+    /// A stable name for logs and protocol errors.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::ReadFile { .. } => "readFile",
+            Command::WriteFile { .. } => "writeFile",
+            Command::CreateTree { .. } => "createTree",
+            Command::CreateCommit { .. } => "createCommit",
+            Command::CreateBranch { .. } => "createBranch",
+            Command::Sleep { .. } => "sleep",
+            Command::Finish { .. } => "finish",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SleepReason {
+    /// Waiting in the queue for a slot.
+    Poll,
+    /// Waiting before retrying a request that failed.
+    Backoff,
+    /// Waiting because GitHub said so (rate limit).
+    RateLimit,
+    /// A short pause after repeated compare-and-swap conflicts.
+    Contention,
+    /// A read came back older than one already seen (a stale cache): read again shortly.
+    StaleRead,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Debug,
+    Info,
+    Warning,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub level: Level,
+    pub text: String,
+}
+
+/// The core's answer to one event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub command: Command,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<LogLine>,
+}
+
+/// The stable result word of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultWord {
+    /// acquire: this job holds a slot.
+    Acquired,
+    /// acquire: the timeout passed before a slot came free; the queue entry was removed.
+    Timeout,
+    /// release: the holding was removed.
+    Released,
+    /// release: the job was only waiting; its queue entry was removed.
+    QueueCleaned,
+    /// release: nothing of this holder id was in the lock (confirmed against the latest state).
+    Noop,
+    /// release: the resource was released by the job but the lock state could not be updated
+    /// within the release's budget. The record is in doubt; the step fails.
+    ReleaseUnrecorded,
+    /// status: the summary was read.
+    Status,
+    /// The operation could not complete; see `error`.
+    Failed,
+}
+
+impl ResultWord {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultWord::Acquired => "acquired",
+            ResultWord::Timeout => "timeout",
+            ResultWord::Released => "released",
+            ResultWord::QueueCleaned => "queue-cleaned",
+            ResultWord::Noop => "noop",
+            ResultWord::ReleaseUnrecorded => "release-unrecorded",
+            ResultWord::Status => "status",
+            ResultWord::Failed => "failed",
+        }
+    }
+}
+
+/// Why an operation failed, in data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// Stable code, e.g. `refused`, `api-unavailable`, `state-newer-schema`, `config-invalid`,
+    /// `holder-collision`, `contention`.
+    pub code: String,
+    pub message: String,
+    /// The class of the last failed answer (`refusal`, `transient`, …) when one caused this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+/// Counters over one operation, reported at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Requests sent (every command that was a request).
+    pub requests: u32,
+    pub reads: u32,
+    pub writes: u32,
+    /// Reads answered 304.
+    pub not_modified: u32,
+    /// Compare-and-swap conflicts (409, or 422 for a file that appeared).
+    pub conflicts: u32,
+    /// Requests repeated after a failure.
+    pub retries: u32,
+    pub rate_limit_waits: u32,
+    /// Reads that came back older than a version already seen.
+    pub stale_reads: u32,
+    pub polls: u32,
+}
+
+/// Everything an operation reports when it finishes. The driver turns it into step outputs,
+/// a job summary and the exit code; it decides none of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub result: ResultWord,
+    /// Whether the step succeeded (false fails the step).
+    pub success: bool,
+    pub lock: String,
+    pub holder_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acquired: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<Millis>,
+    /// Waiters ahead of this job when it enqueued, plus one (0: admitted without waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Failure>,
+    /// The last state known, for the job summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<LockState>,
+    pub stats: Stats,
+}

@@ -1,0 +1,170 @@
+//! release: remove exactly this holder id's holding or queue entry. Idempotent, and safe when
+//! acquire never reached the front (or never ran).
+//!
+//! Release is deadline-bounded rather than attempt-bounded: the protected work is done, so
+//! waiting costs only this step's clock while giving up leaves a slot taken.
+//!
+//! Results: `released` (the holding was removed), `queue-cleaned` (only a queue entry was),
+//! `noop` (nothing of this holder id, confirmed by a compare-and-swap write on the version that
+//! showed it absent, so a stale read can never turn into a leaked slot), and
+//! `release-unrecorded` (the budget ran out before the removal was recorded).
+
+use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::error::InputError;
+use crate::ids;
+use crate::inputs::{RawInputs, Reader};
+use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::time::Millis;
+
+pub const DEFAULT_DEADLINE_SECONDS: u64 = 120;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReleaseSettings {
+    pub lock: String,
+    pub repository: String,
+    pub state_branch: String,
+    pub holder_id: String,
+    /// This job's run attempt: a holding of a newer attempt is never removed.
+    pub run_attempt: u32,
+    /// 0 means attempt-bounded retries instead of a deadline.
+    pub deadline_ms: Millis,
+}
+
+impl ReleaseSettings {
+    pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
+        let mut r = Reader::new(raw);
+        let (lock, repository, state_branch) = r.lock_target()?;
+        let run = r.run_identity()?;
+        let holder_id = match r.get_exact("holder-id") {
+            Some(explicit) => {
+                ids::validate_holder_id("holder-id", explicit)?;
+                let own_run = format!("{}:{}:", run.repository, run.run_id);
+                if !explicit.starts_with(&own_run) {
+                    return Err(InputError::new("holder-id", &format!("must belong to this workflow run (start with {own_run:?})"), explicit));
+                }
+                explicit.to_string()
+            }
+            None => ids::holder_id(&run.repository, run.run_id, &run.job, r.suffix()?),
+        };
+        let deadline_s = r.int_or_warn(
+            "release-deadline-seconds",
+            DEFAULT_DEADLINE_SECONDS,
+            |n| n == 0 || (30..=3600).contains(&n),
+            "must be 0 or a whole number from 30 to 3600",
+        );
+        let settings = ReleaseSettings {
+            lock,
+            repository,
+            state_branch,
+            holder_id,
+            run_attempt: run.run_attempt,
+            deadline_ms: deadline_s * 1000,
+        };
+        Ok((settings, r.warnings))
+    }
+}
+
+pub struct ReleasePlanner {
+    pub s: ReleaseSettings,
+    deadline: Option<Millis>,
+    /// What this release set out to remove, once it saw it present.
+    intent: Option<ResultWord>,
+}
+
+impl ReleasePlanner {
+    pub fn new(s: ReleaseSettings) -> Self {
+        ReleasePlanner { s, deadline: None, intent: None }
+    }
+
+    fn outcome(&self, result: ResultWord) -> Outcome {
+        Outcome {
+            result,
+            success: matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop),
+            lock: self.s.lock.clone(),
+            holder_id: self.s.holder_id.clone(),
+            acquired: None,
+            released: Some(result == ResultWord::Released),
+            fence: None,
+            nonce: None,
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+        }
+    }
+}
+
+impl Planner for ReleasePlanner {
+    fn needs_config(&self) -> bool {
+        false
+    }
+
+    fn start(&mut self, now: Millis) {
+        self.deadline = (self.s.deadline_ms > 0).then(|| now + self.s.deadline_ms);
+    }
+
+    fn retry_deadline(&self) -> Option<Millis> {
+        self.deadline
+    }
+
+    fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
+        // Running out of budget leaves the record in doubt: say so distinctly. A refusal or an
+        // unreadable state is a plain failure.
+        let unrecorded = matches!(failure.code.as_str(), "api-unavailable" | "stale-reads" | "contention");
+        let mut o = self.outcome(if unrecorded { ResultWord::ReleaseUnrecorded } else { ResultWord::Failed });
+        o.released = None;
+        o.error = Some(failure);
+        o
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        let now = ctx.now;
+        let id = self.s.holder_id.as_str();
+        let st = ctx.state;
+        let mut doc = st.clone();
+        let newer = |attempt: u32| attempt > self.s.run_attempt;
+        if let Some(h) = st.holder(id) {
+            if newer(h.run.run_attempt) {
+                ctx.warn(format!("{id} is held by run attempt {}, newer than this attempt {}; leaving it", h.run.run_attempt, self.s.run_attempt));
+                return Decision::Finish(self.outcome(ResultWord::Noop));
+            }
+            doc.holders.retain(|h| h.holder_id != id);
+            // Hand the slot on in the same write when the capacity is known to be fresh.
+            let admitted = ctx.capacity.map(|c| doc.admit(c, now)).unwrap_or_default();
+            if !admitted.is_empty() {
+                ctx.info(format!("handing the slot to {}", admitted.join(", ")));
+            }
+            self.intent = Some(ResultWord::Released);
+            return Decision::Write { doc, action: "release" };
+        }
+        if let Some(i) = st.queue_index(id) {
+            if newer(st.queue[i].run.run_attempt) {
+                ctx.warn(format!("{id} is queued by a newer run attempt {}; leaving it", st.queue[i].run.run_attempt));
+                return Decision::Finish(self.outcome(ResultWord::Noop));
+            }
+            doc.queue.remove(i);
+            self.intent.get_or_insert(ResultWord::QueueCleaned);
+            return Decision::Write { doc, action: "leave-queue" };
+        }
+        // Absent. Either our removal landed (a version newer than the one that showed it
+        // present: revisions only grow), or there was never anything to remove.
+        if let Some(result) = self.intent {
+            ctx.info(format!("{} {id} from {}", if result == ResultWord::Released { "released" } else { "removed queue entry of" }, self.s.lock));
+            return Decision::Finish(self.outcome(result));
+        }
+        if !ctx.exists {
+            ctx.info(format!("lock {} has no state yet: nothing to release for {id}", self.s.lock));
+            return Decision::Finish(self.outcome(ResultWord::Noop));
+        }
+        match ctx.provenance {
+            Provenance::Written => {
+                ctx.info(format!("{id} neither holds nor waits for {}: nothing to release", self.s.lock));
+                Decision::Finish(self.outcome(ResultWord::Noop))
+            }
+            // A read may be stale: confirm the absence with a compare-and-swap on this version.
+            Provenance::Read => Decision::Write { doc, action: "release-check" },
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! status: a read-only look at the lock — its holders, its queue and its capacity. Never writes.
+
+use crate::engine::{Decision, PlanCtx, Planner};
+use crate::error::InputError;
+use crate::inputs::{RawInputs, Reader};
+use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::time::Millis;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusSettings {
+    pub lock: String,
+    pub repository: String,
+    pub state_branch: String,
+}
+
+impl StatusSettings {
+    pub fn parse(raw: &RawInputs) -> Result<Self, InputError> {
+        let (lock, repository, state_branch) = Reader::new(raw).lock_target()?;
+        Ok(StatusSettings { lock, repository, state_branch })
+    }
+}
+
+pub struct StatusPlanner {
+    pub s: StatusSettings,
+}
+
+impl StatusPlanner {
+    fn outcome(&self, result: ResultWord) -> Outcome {
+        Outcome {
+            result,
+            success: result == ResultWord::Status,
+            lock: self.s.lock.clone(),
+            holder_id: String::new(),
+            acquired: None,
+            released: None,
+            fence: None,
+            nonce: None,
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+        }
+    }
+}
+
+impl Planner for StatusPlanner {
+    fn needs_config(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, _now: Millis) {}
+
+    fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
+        let mut o = self.outcome(ResultWord::Failed);
+        o.error = Some(failure);
+        o
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        let mut o = self.outcome(ResultWord::Status);
+        o.capacity = ctx.capacity;
+        Decision::Finish(o)
+    }
+}

@@ -1,0 +1,92 @@
+//! Runs the shared transcripts in `fixtures/*.json` (the same files the node tests run against
+//! the built wasm): feed each event, compare each command with the expected one.
+//!
+//! A fixture: `{ name, operation, inputs, entropy, steps: [{ event, expect }] }` or, for an
+//! operation that must not start, `{ name, operation, inputs, entropy, error: { code, input } }`.
+//! `expect` matches partially: every key it names must match; arrays must have the same length.
+//! A `contentJson` key in `expect` is matched against the command's `content` parsed as JSON.
+
+use std::path::PathBuf;
+
+use leasehold_core::{Entropy, Event, Operation, OperationKind, RawInputs};
+use serde_json::Value;
+
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                if k == "contentJson" {
+                    let text = a.get("content").and_then(Value::as_str).ok_or(format!("{path}: no content"))?;
+                    let parsed: Value = serde_json::from_str(text).map_err(|err| format!("{path}.content: {err}"))?;
+                    matches(ev, &parsed, &format!("{path}.content"))?;
+                    continue;
+                }
+                let av = a.get(k).unwrap_or(&Value::Null);
+                matches(ev, av, &format!("{path}.{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Err(format!("{path}: expected {} items, got {}: {actual}", e.len(), a.len()));
+            }
+            e.iter().zip(a).enumerate().try_for_each(|(i, (ev, av))| matches(ev, av, &format!("{path}[{i}]")))
+        }
+        (e, a) if e == a => Ok(()),
+        (e, a) => Err(format!("{path}: expected {e}, got {a}")),
+    }
+}
+
+fn run_fixture(file: &PathBuf) -> Result<usize, String> {
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).map_err(|e| e.to_string())?;
+    let kind: OperationKind = serde_json::from_value(fixture["operation"].clone()).map_err(|e| e.to_string())?;
+    let inputs: RawInputs = serde_json::from_value(fixture["inputs"].clone()).map_err(|e| e.to_string())?;
+    let entropy: Entropy = serde_json::from_value(fixture["entropy"].clone()).map_err(|e| e.to_string())?;
+    let created = Operation::new(kind, &inputs, &entropy);
+    if let Some(want) = fixture.get("error") {
+        let err = created.err().ok_or("expected the operation to be refused")?;
+        let mut got = serde_json::json!({ "code": err.code(), "message": err.to_string() });
+        if let leasehold_core::Error::Input(i) = &err {
+            got["input"] = Value::String(i.input.clone());
+        }
+        matches(want, &got, "error")?;
+        return Ok(0);
+    }
+    let (mut op, _plan) = created.map_err(|e| format!("refused: {e}"))?;
+    let steps = fixture["steps"].as_array().ok_or("no steps")?;
+    for (i, step) in steps.iter().enumerate() {
+        let event: Event = serde_json::from_value(step["event"].clone()).map_err(|e| format!("step {i}: bad event: {e}"))?;
+        match (op.step(event), step.get("protocolError")) {
+            (Err(e), Some(_)) if e.code() == "protocol" => continue,
+            (Err(e), _) => return Err(format!("step {i}: {e}")),
+            (Ok(out), Some(_)) => return Err(format!("step {i}: expected a protocol error, got {:?}", out.command)),
+            (Ok(out), None) => {
+                let actual = serde_json::to_value(&out.command).unwrap();
+                matches(&step["expect"], &actual, &format!("step {i}"))?;
+            }
+        }
+    }
+    Ok(steps.len())
+}
+
+#[test]
+fn shared_fixtures() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "expected the shared fixtures, found {}", files.len());
+    let mut failures = Vec::new();
+    for file in &files {
+        if let Err(e) = run_fixture(file) {
+            failures.push(format!("{}: {e}", file.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} fixtures failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}

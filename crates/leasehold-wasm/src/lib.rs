@@ -1,0 +1,91 @@
+//! Thin wasm-bindgen binding of `leasehold-core`. No logic lives here: values cross as plain
+//! data (serde-wasm-bindgen, JSON-compatible), entropy is drawn with `getrandom` and handed to
+//! the core as an argument, and every error reaches JavaScript as an `Error` with a stable
+//! `code` (and, for bad input, the `input` and `rule`).
+
+use leasehold_core::{Entropy, Error, Event, Operation as CoreOperation, OperationKind, RawInputs};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| js_error("internal", &e.to_string(), &[]))
+}
+
+fn js_error(code: &str, message: &str, fields: &[(&str, &str)]) -> JsValue {
+    let err = js_sys::Error::new(message);
+    let set = |k: &str, v: &str| js_sys::Reflect::set(&err, &JsValue::from_str(k), &JsValue::from_str(v));
+    let _ = set("code", code);
+    for (k, v) in fields {
+        let _ = set(k, v);
+    }
+    err.into()
+}
+
+fn core_error(e: &Error) -> JsValue {
+    match e {
+        Error::Input(i) => js_error(e.code(), &e.to_string(), &[("input", &i.input), ("rule", &i.rule)]),
+        Error::Protocol(_) => js_error(e.code(), &e.to_string(), &[]),
+    }
+}
+
+fn bad_argument(what: &str, e: impl std::fmt::Display) -> JsValue {
+    js_error("invalid-argument", &format!("{what}: {e}"), &[])
+}
+
+/// Draws the entropy an operation needs from the platform's secure random source.
+fn draw_entropy() -> Result<Entropy, JsValue> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| js_error("entropy", &e.to_string(), &[]))?;
+    let seed = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")) >> 11; // a safe JS integer
+    let nonce = bytes[8..].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Entropy { seed, nonce })
+}
+
+/// One lock operation (acquire, release or status) as a state machine.
+#[wasm_bindgen]
+pub struct Operation {
+    inner: CoreOperation,
+    plan: JsValue,
+}
+
+#[wasm_bindgen]
+impl Operation {
+    /// `new Operation(kind, inputs, entropy?)`: `kind` is "acquire", "release" or "status";
+    /// `inputs` maps input names and context variables to strings; `entropy`
+    /// (`{seed, nonce}`) is for tests that replay a run, otherwise drawn here.
+    #[wasm_bindgen(constructor)]
+    pub fn new(kind: JsValue, inputs: JsValue, entropy: JsValue) -> Result<Operation, JsValue> {
+        let kind: OperationKind = serde_wasm_bindgen::from_value(kind).map_err(|e| bad_argument("kind", e))?;
+        let inputs: RawInputs = serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
+        let entropy = if entropy.is_undefined() || entropy.is_null() {
+            draw_entropy()?
+        } else {
+            serde_wasm_bindgen::from_value(entropy).map_err(|e| bad_argument("entropy", e))?
+        };
+        let (inner, plan) = CoreOperation::new(kind, &inputs, &entropy).map_err(|e| core_error(&e))?;
+        Ok(Operation { inner, plan: to_js(&plan)? })
+    }
+
+    /// Where requests go and what the inputs resolved to: `{kind, lock, repository,
+    /// stateBranch, holderId, warnings}`.
+    #[wasm_bindgen(getter)]
+    pub fn plan(&self) -> JsValue {
+        self.plan.clone()
+    }
+
+    /// Feeds one event (`{kind: "start"|"reply"|"timer", now, reply?}`) and returns the next
+    /// step: `{command: {kind, ...}, log?: [{level, text}]}`.
+    pub fn step(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+        let event: Event = serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
+        let step = self.inner.step(event).map_err(|e| core_error(&e))?;
+        to_js(&step)
+    }
+}
+
+/// The version of the core, for logs.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
