@@ -7,9 +7,11 @@
 //!    runner is this same job acquiring again (returns the existing holding); the same attempt on
 //!    another runner is a second job using the same id (a matrix without `holder-suffix`) and
 //!    is refused; a newer attempt's entry is never touched.
-//! 3. Timed out: remove the queue entry and finish with `timeout`.
-//! 4. Otherwise enqueue at the back, admit from the front while slots are free (the write may
-//!    admit waiters ahead of this one too), and write if anything changed; else sleep and poll.
+//! 3. Enqueue at the back (if not queued yet) and admit from the front while slots are free
+//!    (the write may admit waiters ahead of this one too). Admitted → write, then finished.
+//! 4. Not admitted: at the timeout, leave the queue (write) and finish with `timeout`; a claim
+//!    that never joined the queue (`timeout-minutes: 0` on a full lock) writes nothing.
+//!    Otherwise write if anything changed (enqueued), else sleep and poll.
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
@@ -236,15 +238,31 @@ impl Planner for AcquirePlanner {
         if let (Some(i), None, Provenance::Written) = (mine_queued, self.queue_position, ctx.provenance) {
             self.queue_position = Some(i as u32 + 1);
         }
-        // 3. Timed out.
+        // An invalid config stops an acquire that has not yet written anything.
+        if let (Some(e), None, false) = (ctx.config_error, mine_queued, timed_out) {
+            return self.refuse("config-invalid", e.to_string(), now);
+        }
+        // 3. Enqueue and admit from the front.
+        let mut changed = adopted;
+        if mine_queued.is_none() {
+            doc.queue.push(self.entry(now));
+            changed = true;
+        }
+        let capacity = ctx.capacity.expect("acquire plans only with a known capacity");
+        if !doc.admit(capacity, now).is_empty() {
+            changed = true;
+        }
+        if doc.holder(id).is_some() {
+            return Decision::Write { doc, action: "acquire" };
+        }
+        // 4. Not admitted. At the timeout, leave the queue (if this claim ever joined it).
         if timed_out {
             return match mine_queued {
-                Some(i) => {
+                Some(_) => {
                     ctx.info(format!("timed out after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
-                    doc.queue.remove(i);
-                    if let Some(capacity) = ctx.capacity {
-                        doc.admit(capacity, now);
-                    }
+                    let mut doc = st.clone();
+                    doc.queue.retain(|q| q.holder_id != id);
+                    doc.admit(capacity, now);
                     Decision::Write { doc, action: "timeout" }
                 }
                 None => {
@@ -253,26 +271,8 @@ impl Planner for AcquirePlanner {
                 }
             };
         }
-        // An invalid config stops an acquire that has not yet written anything.
-        if let (Some(e), None) = (ctx.config_error, mine_queued) {
-            return self.refuse("config-invalid", e.to_string(), now);
-        }
-        let Some(capacity) = ctx.capacity else {
-            unreachable!("acquire plans only with a known capacity")
-        };
-        // 4. Enqueue and admit.
-        let mut changed = adopted;
-        if mine_queued.is_none() {
-            doc.queue.push(self.entry(now));
-            changed = true;
-        }
-        let admitted = doc.admit(capacity, now);
-        if !admitted.is_empty() {
-            changed = true;
-        }
         if changed {
-            let action = if admitted.iter().any(|a| a == id) { "acquire" } else { "enqueue" };
-            return Decision::Write { doc, action };
+            return Decision::Write { doc, action: "enqueue" };
         }
         let position = mine_queued.expect("queued when nothing changed");
         let jitter = ctx.rng.up_to(self.s.poll_ms / 4);
