@@ -1,0 +1,1930 @@
+// Local emulator of the slice of GitHub's REST API that leasehold uses, backed by
+// a real bare git repository (one per owner/repo).
+//
+// Node.js 20 built-ins and the `git` binary only: no npm packages.
+//
+// GitHub behaviour copied here is described in /work/shared/github-semantics.md; comments
+// below cite it as "semantics: <table>, <row>". Where GitHub's behaviour is surprising the
+// code says so.
+//
+// Usage (in-process):
+//   import { startEmulator } from './emulator.mjs';
+//   const emu = await startEmulator({ files: { 'locks/a.json': '{}' } });
+//   process.env.GITHUB_API_URL = emu.url; ...; await emu.close();
+//
+// Usage (CLI):
+//   node tests/emulator/emulator.mjs --port 8080 [--owner o --repo r --branch main
+//        --dir DIR --token T ...]      prints the URL, serves until SIGINT/SIGTERM.
+
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+// ---------------------------------------------------------------------------------------
+// Constants
+// ---------------------------------------------------------------------------------------
+
+const ZERO_SHA = '0'.repeat(40);
+const SHA_RE = /^[0-9a-f]{40}$/;
+
+// The tree entry modes POST /git/trees accepts, and the object type each must point at.
+const TREE_MODES = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
+
+const DOCS = {
+  root: 'https://docs.github.com/rest',
+  repo: 'https://docs.github.com/rest/repos/repos#get-a-repository',
+  getContent: 'https://docs.github.com/rest/repos/contents#get-repository-content',
+  putContent: 'https://docs.github.com/rest/repos/contents#create-or-update-file-contents',
+  deleteContent: 'https://docs.github.com/rest/repos/contents#delete-a-file',
+  getRef: 'https://docs.github.com/rest/git/refs#get-a-reference',
+  matchingRefs: 'https://docs.github.com/rest/git/refs#list-matching-references',
+  createRef: 'https://docs.github.com/rest/git/refs#create-a-reference',
+  updateRef: 'https://docs.github.com/rest/git/refs#update-a-reference',
+  deleteRef: 'https://docs.github.com/rest/git/refs#delete-a-reference',
+  createTree: 'https://docs.github.com/rest/git/trees#create-a-tree',
+  createCommit: 'https://docs.github.com/rest/git/commits#create-a-commit',
+  getCommit: 'https://docs.github.com/rest/git/commits#get-a-commit-object',
+  rateLimit: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
+  secondary:
+    'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+};
+
+// Identity used for commits when the PUT body names no committer. On GitHub the default is
+// the authenticated user; inside Actions with GITHUB_TOKEN that is this bot.
+const DEFAULT_IDENTITY = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+
+// Default messages for injected error statuses (faults.add({ action: { status } })).
+const DEFAULT_FAULT_MESSAGES = {
+  400: 'Problems parsing JSON',
+  401: 'Bad credentials',
+  403:
+    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. ' +
+    'If you reach out to GitHub Support for help, please include the request ID {id}.',
+  404: 'Not Found',
+  409: 'Conflict',
+  422: 'Validation Failed',
+  429:
+    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. ' +
+    'If you reach out to GitHub Support for help, please include the request ID {id}.',
+  500: 'Server Error',
+  502: 'Server Error',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------
+
+const sha1 = (s) => crypto.createHash('sha1').update(s).digest('hex');
+
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** GitHub error body: always message + documentation_url + status (a string). */
+function errorBody(status, message, doc = DOCS.root) {
+  return { message, documentation_url: doc, status: String(status) };
+}
+
+/** A handler result. body: object (JSON), Buffer (raw) or null (empty). */
+function reply(status, body, headers = {}) {
+  return { status, body, headers };
+}
+
+function fail(status, message, doc) {
+  return reply(status, errorBody(status, message, doc));
+}
+
+/** `"message" wasn't supplied.` / `"a", "b" weren't supplied.` as GitHub words it. */
+function notSupplied(keys, doc) {
+  const list = keys.map((k) => `"${k}"`).join(', ');
+  const verb = keys.length === 1 ? "wasn't" : "weren't";
+  return fail(422, `Invalid request.\n\n${list} ${verb} supplied.`, doc);
+}
+
+/** A JSON value as GitHub's (Ruby) schema errors print it: null is "nil". */
+const rubyInspect = (v) => (v === null ? 'nil' : JSON.stringify(v));
+
+/** The JSON-schema "date-time" format (RFC 3339): a zone is required. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Base64 the way GitHub returns file content (Ruby's Base64.encode64): a "\n" after every
+ *  60 characters and after the last line. */
+function githubBase64(buf) {
+  const b64 = buf.toString('base64');
+  let out = '';
+  for (let i = 0; i < b64.length; i += 60) out += b64.slice(i, i + 60) + '\n';
+  return out;
+}
+
+/** GitHub decodes PUT content strictly (Ruby strict_decode64): no whitespace, no missing
+ *  padding. A client that sends wrapped base64 gets 422 "content is not valid Base64". */
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
+
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function nodeId(prefix, key) {
+  return `${prefix}_kwDO${Buffer.from(sha1(key).slice(0, 18), 'hex').toString('base64url')}`;
+}
+
+function requestId() {
+  const h = (n) => crypto.randomBytes(n).toString('hex').toUpperCase();
+  return `${h(2)}:${h(2)}:${h(3)}:${h(3)}:${h(4)}`;
+}
+
+/** Matches a string|RegExp|undefined pattern against any of the candidates. */
+function matchPattern(pattern, ...candidates) {
+  if (pattern == null) return true;
+  if (pattern instanceof RegExp) {
+    return candidates.some((c) => {
+      pattern.lastIndex = 0;
+      return pattern.test(c);
+    });
+  }
+  return candidates.includes(pattern);
+}
+
+/** A repository file path GitHub would accept: no empty, "." or ".." segments, no ".git". */
+function validRepoPath(p) {
+  if (!p || p.includes('\0')) return false;
+  return p.split('/').every((s) => s && s !== '.' && s !== '..' && s.toLowerCase() !== '.git');
+}
+
+/** A ref name we are willing to hand to git (never an option, never a revision expression). */
+function safeRefName(ref) {
+  return (
+    typeof ref === 'string' &&
+    ref.length > 0 &&
+    !ref.startsWith('-') &&
+    !/[\0-\x20\x7f~^:?*[\\]/.test(ref) &&
+    !ref.includes('..') &&
+    !ref.includes('@{')
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// git plumbing
+// ---------------------------------------------------------------------------------------
+
+// The environment for every git child: nothing from the caller's GIT_* variables (a test run
+// from inside a git hook would otherwise inherit GIT_INDEX_FILE and friends), no system or
+// global config, literal pathspecs (a path like "a*b" means that file, not a glob).
+const GIT_ENV = (() => {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
+  return Object.assign(env, {
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: os.devNull,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_LITERAL_PATHSPECS: '1',
+    LC_ALL: 'C',
+    LANG: 'C',
+  });
+})();
+
+class GitError extends Error {
+  constructor(args, code, stderr) {
+    super(`git ${args.join(' ')} exited ${code}: ${stderr.trim()}`);
+    this.code = code;
+    this.stderr = stderr;
+  }
+}
+
+/** A tree entry path that runs through a file (Repo.buildTree). */
+class TreeConflict extends Error {}
+
+/** Runs git asynchronously (concurrent requests really interleave). Never throws on a
+ *  non-zero exit: returns { code, stdout: Buffer, stderr: string }. */
+function runGit(gitDir, args, { input, env } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      env: { ...GIT_ENV, GIT_DIR: gitDir, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.on('error', () => {}); // EPIPE when git exits without reading stdin
+    child.stdin.end(input ?? undefined);
+  });
+}
+
+/** Runs git and returns trimmed stdout; throws GitError on failure. */
+async function git(gitDir, args, opts) {
+  const r = await runGit(gitDir, args, opts);
+  if (r.code !== 0) throw new GitError(args, r.code, r.stderr);
+  return r.stdout.toString('utf8').trim();
+}
+
+function gitDate(ms) {
+  return `@${Math.floor(ms / 1000)} +0000`;
+}
+
+// ---------------------------------------------------------------------------------------
+// One hosted repository
+// ---------------------------------------------------------------------------------------
+
+let nextId = 100000;
+
+class Repo {
+  constructor(emu, { owner, name, defaultBranch, gitDir, private: priv }) {
+    this.emu = emu;
+    this.owner = owner;
+    this.name = name;
+    this.fullName = `${owner}/${name}`;
+    this.defaultBranch = defaultBranch;
+    this.gitDir = gitDir;
+    this.private = priv;
+    this.id = nextId++;
+    this.ownerId = nextId++;
+    this.createdAt = isoSeconds(emu.now());
+    this.pushedAt = this.createdAt;
+    // `${branch}\0${path}` -> { until, prev: {sha,size}|null } for staleReads().
+    this.staleWindows = new Map();
+  }
+
+  git(args, opts) {
+    return git(this.gitDir, args, opts);
+  }
+
+  tmpIndex() {
+    return path.join(this.emu.tmpDir, `index-${crypto.randomUUID()}`);
+  }
+
+  /** Commit sha at refs/heads/<branch>, or null. */
+  async branchHead(branch) {
+    if (!safeRefName(branch)) return null;
+    const r = await runGit(this.gitDir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+    return r.code === 0 ? r.stdout.toString().trim() : null;
+  }
+
+  async revParseCommit(rev) {
+    const r = await runGit(this.gitDir, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]);
+    return r.code === 0 ? r.stdout.toString().trim() : null;
+  }
+
+  /** Resolves a contents `ref` (branch, tag, refs/..., or commit sha) to
+   *  { commit, branch } (branch null unless the ref named a branch), or null. */
+  async resolveRef(ref) {
+    if (!safeRefName(ref)) return null;
+    let commit = await this.branchHead(ref);
+    if (commit) return { commit, branch: ref };
+    if (ref.startsWith('refs/')) {
+      commit = await this.revParseCommit(ref);
+      if (commit) {
+        return { commit, branch: ref.startsWith('refs/heads/') ? ref.slice(11) : null };
+      }
+      return null;
+    }
+    commit = await this.revParseCommit(`refs/tags/${ref}`);
+    if (commit) return { commit, branch: null };
+    if (/^[0-9a-f]{7,40}$/i.test(ref)) {
+      commit = await this.revParseCommit(ref.toLowerCase());
+      if (commit) return { commit, branch: null };
+    }
+    return null;
+  }
+
+  /** Parses `git ls-tree -l -z` output into [{ mode, type, sha, size, path }]. */
+  static parseLsTree(buf) {
+    const entries = [];
+    for (const rec of buf.toString('utf8').split('\0')) {
+      if (!rec) continue;
+      const tab = rec.indexOf('\t');
+      const [mode, type, sha, size] = rec.slice(0, tab).split(/\s+/);
+      entries.push({ mode, type, sha, size: size === '-' ? 0 : Number(size), path: rec.slice(tab + 1) });
+    }
+    return entries;
+  }
+
+  /** The tree entry at `p` in `commit` ({ mode, type: blob|tree|commit, sha, size }), or null. */
+  async entry(commit, p) {
+    const r = await runGit(this.gitDir, ['ls-tree', '-l', '-z', commit, '--', p]);
+    if (r.code !== 0) return null;
+    return Repo.parseLsTree(r.stdout).find((e) => e.path === p) ?? null;
+  }
+
+  /** Entries of the directory `dir` ('' = root) in `commit`. */
+  async list(commit, dir) {
+    const args = ['ls-tree', '-l', '-z', commit];
+    if (dir) args.push('--', `${dir}/`);
+    return Repo.parseLsTree((await runGit(this.gitDir, args)).stdout);
+  }
+
+  async blob(sha) {
+    const r = await runGit(this.gitDir, ['cat-file', 'blob', sha]);
+    if (r.code !== 0) throw new GitError(['cat-file', 'blob', sha], r.code, r.stderr);
+    return r.stdout;
+  }
+
+  /** All refs: [{ ref, sha, type }]. Repositories here are tiny, so list and filter. */
+  async refs() {
+    const out = await this.git(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)']);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [ref, sha, type] = line.split(' ');
+        return { ref, sha, type };
+      });
+  }
+
+  async objectType(sha) {
+    const r = await runGit(this.gitDir, ['cat-file', '-t', sha]);
+    return r.code === 0 ? r.stdout.toString().trim() : null;
+  }
+
+  /** Types of many objects in one git call: Map sha -> 'blob'|'tree'|'commit'|'tag'|null. */
+  async objectTypes(shas) {
+    const list = [...new Set(shas)].filter((s) => SHA_RE.test(s));
+    const types = new Map(list.map((s) => [s, null]));
+    if (!list.length) return types;
+    const out = await this.git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+      input: list.join('\n') + '\n',
+    });
+    for (const line of out.split('\n')) {
+      const [sha, type] = line.split(' ');
+      if (types.has(sha) && type !== 'missing') types.set(sha, type);
+    }
+    return types;
+  }
+
+  /** The commit `sha` as { sha, tree, parents, author, committer ({ name, email, ms }),
+   *  message }, or null if it is not a commit. */
+  async readCommit(sha) {
+    if (!SHA_RE.test(sha)) return null;
+    const r = await runGit(this.gitDir, ['cat-file', 'commit', sha]);
+    if (r.code !== 0) return null;
+    const text = r.stdout.toString('utf8');
+    const end = text.indexOf('\n\n');
+    const head = end === -1 ? text : text.slice(0, end);
+    const c = { sha, tree: null, parents: [], author: null, committer: null };
+    const person = (v) => {
+      const m = /^(.*) <(.*)> (-?\d+) [+-]\d{4}$/.exec(v);
+      return m ? { name: m[1], email: m[2], ms: Number(m[3]) * 1000 } : { name: '', email: '', ms: 0 };
+    };
+    for (const line of head.split('\n')) {
+      const sp = line.indexOf(' ');
+      const [key, value] = [line.slice(0, sp), line.slice(sp + 1)];
+      if (key === 'tree') c.tree = value;
+      else if (key === 'parent') c.parents.push(value);
+      else if (key === 'author') c.author = person(value);
+      else if (key === 'committer') c.committer = person(value);
+    }
+    c.message = end === -1 ? '' : text.slice(end + 2);
+    return c;
+  }
+
+  /**
+   * Builds a tree the way POST /git/trees does: start from `base` (a tree sha, or null for
+   * an empty tree), then apply `changes` in order, each { path, value } where value is
+   * { mode, type, sha } or null (delete the path). Intermediate trees of nested paths are
+   * created as needed; a subtree left empty by deletions disappears, as on GitHub (an empty
+   * tree stays only when an entry names it by sha).
+   *
+   * Only the directories on changed paths are read (ls-tree) and rewritten (mktree).
+   * Returns the new tree sha, or null if the result is empty. Throws TreeConflict when a
+   * path runs through a file ("a/b" where "a" is a blob).
+   */
+  async buildTree(base, changes) {
+    const load = async (node) => {
+      if (node.entries) return;
+      node.entries = new Map();
+      if (!node.sha) return;
+      const out = (await runGit(this.gitDir, ['ls-tree', '-z', node.sha])).stdout.toString('utf8');
+      for (const rec of out.split('\0')) {
+        if (!rec) continue;
+        const tab = rec.indexOf('\t');
+        const [mode, type, sha] = rec.slice(0, tab).split(' ');
+        node.entries.set(rec.slice(tab + 1), { mode, type, sha });
+      }
+    };
+    const root = { sha: base, entries: null, dirty: false };
+    for (const { path: p, value } of changes) {
+      const segs = p.split('/');
+      const leaf = segs.pop();
+      let node = root;
+      let reachable = true;
+      for (const name of segs) {
+        await load(node);
+        let e = node.entries.get(name);
+        if (!e || e.type !== 'tree') {
+          if (value === null) {
+            reachable = false; // deleting below a missing directory: nothing to do
+            break;
+          }
+          if (e) throw new TreeConflict(p);
+          e = { mode: '040000', type: 'tree', sha: null };
+          node.entries.set(name, e);
+        }
+        e.node ??= { sha: e.sha, entries: null, dirty: false };
+        node.dirty = true;
+        node = e.node;
+      }
+      if (!reachable) continue;
+      await load(node);
+      if (value === null) node.entries.delete(leaf);
+      else node.entries.set(leaf, { ...value });
+      node.dirty = true;
+    }
+    const write = async (node) => {
+      if (!node.dirty) return node.sha;
+      let input = '';
+      for (const [name, e] of node.entries) {
+        const sha = e.node ? await write(e.node) : e.sha;
+        if (sha === null) continue; // emptied subtree
+        input += `${e.mode} ${e.type} ${sha}\t${name}\0`;
+      }
+      if (!input) return null;
+      // --missing: gitlinks name commits of other repositories; every other sha was checked.
+      return this.git(['mktree', '-z', '--missing'], { input });
+    };
+    return write(root);
+  }
+
+  /**
+   * Makes one real commit on `branch` changing one path, starting from `head` (the branch
+   * head the caller read at the start of its request), then moves the branch with a
+   * compare-and-swap. `blob` is the new blob sha, or null to delete the path.
+   *
+   * There is deliberately no lock around this: two requests may both start from the same
+   * head, and the second `update-ref` then fails with "is at X but expected Y", which is
+   * exactly what GitHub answers (semantics: "Writes and compare-and-swap", row "contents
+   * writes to different files on one branch").
+   *
+   * Returns { ok: true, commit, tree } or { ok: false, current } (current: the branch head
+   * that won, or null if the branch vanished). Throws GitError when the tree cannot be built
+   * (for example a file/directory clash).
+   */
+  async commitChange({ branch, head, path: p, blob, message, author, committer, hooks }) {
+    const idx = this.tmpIndex();
+    const idxEnv = { GIT_INDEX_FILE: idx };
+    let tree;
+    let commit;
+    try {
+      await this.git(['read-tree', head], { env: idxEnv });
+      if (blob) {
+        await this.git(['update-index', '--add', '--cacheinfo', '100644', blob, p], { env: idxEnv });
+      } else {
+        // --force-remove needs a work tree; an --index-info line with mode 0 removes the
+        // path from a bare repository's temporary index.
+        await this.git(['update-index', '-z', '--index-info'], {
+          input: `0 ${ZERO_SHA}\t${p}\0`,
+          env: idxEnv,
+        });
+      }
+      tree = await this.git(['write-tree'], { env: idxEnv });
+      commit = await this.git(['commit-tree', tree, '-p', head, '-F', '-'], {
+        input: message,
+        env: {
+          GIT_AUTHOR_NAME: author.name,
+          GIT_AUTHOR_EMAIL: author.email,
+          GIT_AUTHOR_DATE: gitDate(author.ms),
+          GIT_COMMITTER_NAME: committer.name,
+          GIT_COMMITTER_EMAIL: committer.email,
+          GIT_COMMITTER_DATE: gitDate(committer.ms),
+        },
+      });
+    } finally {
+      await fs.rm(idx, { force: true });
+      await fs.rm(`${idx}.lock`, { force: true });
+    }
+
+    // Test hook: a fault rule can hold or delay the request here, after it has read the
+    // head and built its commit but before it moves the branch. That makes the
+    // "is at X but expected Y" race deterministic in tests.
+    if (hooks?.beforeRefUpdate) await hooks.beforeRefUpdate();
+
+    const moved = await this.casRef(`refs/heads/${branch}`, commit, head);
+    if (!moved.ok) return moved;
+    this.pushedAt = isoSeconds(this.emu.now());
+    return { ok: true, commit, tree };
+  }
+
+  /** `git update-ref ref new old`, retrying while another writer holds the ref's lock file
+   *  (the CAS itself is decided under the lock). old = ZERO_SHA means "must not exist".
+   *  Returns { ok: true } or { ok: false, current, reason }. */
+  async casRef(ref, next, old) {
+    for (let attempt = 0; ; attempt++) {
+      const r = await runGit(this.gitDir, ['update-ref', ref, next, old]);
+      if (r.code === 0) return { ok: true };
+      const moved = /is at ([0-9a-f]{40}) but expected ([0-9a-f]{40})/.exec(r.stderr);
+      if (moved) return { ok: false, current: moved[1], reason: 'moved' };
+      if (/reference already exists/.test(r.stderr)) return { ok: false, current: null, reason: 'exists' };
+      if (/unable to resolve reference|reference is missing/.test(r.stderr)) {
+        return { ok: false, current: null, reason: 'missing' };
+      }
+      if (/exists; cannot create|cannot process .* and .* at the same time/.test(r.stderr)) {
+        return { ok: false, current: null, reason: 'clash' };
+      }
+      if (/Unable to create .*\.lock.*File exists/s.test(r.stderr) && attempt < 200) {
+        await sleep(2 + Math.random() * 8);
+        continue;
+      }
+      throw new GitError(['update-ref', ref, next, old], r.code, r.stderr);
+    }
+  }
+
+  /** Records a successful contents write for staleReads(). */
+  noteWrite(branch, p, prev) {
+    const cfg = this.emu.stale;
+    const key = `${branch}\0${p}`;
+    if (cfg && matchPattern(cfg.path, p, this.contentsUrlPath(p))) {
+      this.staleWindows.set(key, { until: this.emu.now() + cfg.ms, prev });
+    } else {
+      this.staleWindows.delete(key);
+    }
+  }
+
+  /** The previous version ({sha,size} or null = absent) if a stale window is open for this
+   *  branch/path, else undefined. */
+  staleVersion(branch, p) {
+    if (!this.emu.stale) return undefined;
+    const w = this.staleWindows.get(`${branch}\0${p}`);
+    if (!w) return undefined;
+    if (this.emu.now() >= w.until) {
+      this.staleWindows.delete(`${branch}\0${p}`);
+      return undefined;
+    }
+    return w.prev;
+  }
+
+  contentsUrlPath(p) {
+    return `/repos/${this.owner}/${this.name}/contents/${encodePath(p)}`;
+  }
+
+  // ---- test helpers (straight from git, no HTTP) --------------------------------------
+
+  async readFile(branch, p) {
+    const head = await this.branchHead(branch ?? this.defaultBranch);
+    if (!head) return null;
+    const e = await this.entry(head, p);
+    if (!e || e.type !== 'blob') return null;
+    return (await this.blob(e.sha)).toString('utf8');
+  }
+
+  async history(branch, p) {
+    branch ??= this.defaultBranch;
+    if (!(await this.branchHead(branch))) return [];
+    const out = await this.git(['log', '--reverse', '--format=%H', `refs/heads/${branch}`, '--', p]);
+    const result = [];
+    for (const commit of out.split('\n').filter(Boolean)) {
+      const r = await runGit(this.gitDir, ['show', `${commit}:${p}`]);
+      result.push({ commit, content: r.code === 0 ? r.stdout.toString('utf8') : null });
+    }
+    return result;
+  }
+
+  /** Commits `content` (string|Buffer, or null to delete) at `p` on `branch` directly,
+   *  as another writer would; retries on a branch race. Returns the commit sha. */
+  async writeFile(branch, p, content, message = `update ${p}`) {
+    branch ??= this.defaultBranch;
+    for (;;) {
+      const head = await this.branchHead(branch);
+      if (!head) throw new Error(`branch ${branch} not found`);
+      const prevEntry = await this.entry(head, p);
+      const blob =
+        content == null
+          ? null
+          : await this.git(['hash-object', '-w', '--stdin'], { input: Buffer.from(content) });
+      const ms = this.emu.now();
+      const id = { ...DEFAULT_IDENTITY, ms };
+      const r = await this.commitChange({ branch, head, path: p, blob, message, author: id, committer: id });
+      if (r.ok) {
+        this.noteWrite(branch, p, prevEntry ? { sha: prevEntry.sha, size: prevEntry.size } : null);
+        return r.commit;
+      }
+      if (r.reason === 'missing') throw new Error(`branch ${branch} vanished`);
+    }
+  }
+
+  handle() {
+    return {
+      owner: this.owner,
+      repo: this.name,
+      defaultBranch: this.defaultBranch,
+      gitDir: this.gitDir,
+      readFile: (branch, p) => this.readFile(branch, p),
+      history: (branch, p) => this.history(branch, p),
+      head: (branch) => this.branchHead(branch ?? this.defaultBranch),
+      writeFile: (branch, p, content, message) => this.writeFile(branch, p, content, message),
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fault injection
+// ---------------------------------------------------------------------------------------
+
+const ACTION_KINDS = ['status', 'applyThen', 'reset', 'latencyMs', 'pause', 'conflict'];
+
+class FaultRule {
+  constructor(spec, closing) {
+    const { method, path: p, skip = 0, times = 1, action, name } = spec ?? {};
+    if (!action || typeof action !== 'object') throw new TypeError('fault rule needs an action');
+    const kinds = ACTION_KINDS.filter((k) => action[k] !== undefined && action[k] !== false);
+    if (kinds.length !== 1) {
+      throw new TypeError(`fault action needs exactly one of ${ACTION_KINDS.join(', ')}`);
+    }
+    this.kind = kinds[0];
+    if (this.kind === 'applyThen' && action.applyThen !== 'reset' && !action.applyThen?.status) {
+      throw new TypeError("applyThen must be 'reset' or { status }");
+    }
+    const at = action.at ?? 'request';
+    if (!['request', 'beforeRefUpdate'].includes(at)) throw new TypeError(`bad 'at': ${at}`);
+    if (at !== 'request' && !['latencyMs', 'pause'].includes(this.kind)) {
+      throw new TypeError("'at' applies only to latencyMs and pause");
+    }
+    this.at = at;
+    this.method = method?.toUpperCase();
+    this.path = p;
+    this.skip = skip;
+    this.times = times;
+    this.action = action;
+    this.name = name ?? FaultRule.defaultName(this.kind, action);
+    this.fired = 0;
+    this.seen = 0;
+    // pause gate
+    this._closing = closing;
+    this._released = false;
+    this.paused = new Promise((r) => (this._onPaused = r));
+    this._releasedP = new Promise((r) => (this._onRelease = r));
+  }
+
+  static defaultName(kind, a) {
+    switch (kind) {
+      case 'status':
+        return `status:${a.status}`;
+      case 'applyThen':
+        return a.applyThen === 'reset' ? 'applyThen:reset' : `applyThen:${a.applyThen.status}`;
+      case 'latencyMs':
+        return `latency:${a.latencyMs}`;
+      default:
+        return kind;
+    }
+  }
+
+  matches(method, p) {
+    if (this.fired >= this.times) return false;
+    if (this.method && this.method !== method) return false;
+    // A conflict is a branch race: it only makes sense for contents writes.
+    if (this.kind === 'conflict' && method !== 'PUT' && method !== 'DELETE') return false;
+    return matchPattern(this.path, p);
+  }
+
+  /** Holds the calling request until release() (or emulator close). */
+  async hold(info) {
+    this._onPaused(info);
+    if (!this._released) await Promise.race([this._releasedP, this._closing]);
+  }
+
+  /** Lets every held (and any future) request of this rule continue. */
+  release() {
+    this._released = true;
+    this._onRelease();
+  }
+}
+
+class Faults {
+  constructor(closing) {
+    this._closing = closing;
+    this.rules = [];
+  }
+
+  /**
+   * add({ method?, path?: string|RegExp, skip?: n, times?: n (default 1, Infinity ok),
+   *       name?, action }) -> rule handle { fired, paused (Promise), release(), remove() }
+   * Actions: { status, headers?, body? } | { applyThen: { status, headers?, body? } | 'reset' }
+   *        | { reset: true } | { latencyMs, at?: 'request'|'beforeRefUpdate' }
+   *        | { pause: true, at?: 'request'|'beforeRefUpdate' } | { conflict: true }
+   * Rules are tried in insertion order; the first one that matches and has not used up its
+   * skip count fires. A rule that lets a request pass because of `skip` does not stop later
+   * rules from firing on it.
+   */
+  add(spec) {
+    const rule = new FaultRule(spec, this._closing);
+    rule.remove = () => {
+      this.rules = this.rules.filter((r) => r !== rule);
+      rule.release();
+    };
+    this.rules.push(rule);
+    return rule;
+  }
+
+  /** staleReads({ path?, ms }) | staleReads(null): see Emulator. Installed by the emulator. */
+  staleReads() {}
+
+  clear() {
+    for (const r of this.rules) r.release();
+    this.rules = [];
+  }
+
+  /** Finds the rule firing for this request and counts it. */
+  take(method, p) {
+    for (const rule of this.rules) {
+      if (!rule.matches(method, p)) continue;
+      rule.seen++;
+      if (rule.seen <= rule.skip) continue;
+      rule.fired++;
+      return rule;
+    }
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Primary rate limit: a per-token hourly window (semantics: "Rate limits").
+// ---------------------------------------------------------------------------------------
+
+class RateLimiter {
+  constructor(limit, now) {
+    this.limit = limit;
+    this.now = now;
+    this.windows = new Map();
+  }
+
+  _window(token) {
+    const nowS = Math.floor(this.now() / 1000);
+    let w = this.windows.get(token);
+    if (!w || nowS >= w.reset) {
+      w = { used: 0, reset: nowS + 3600 };
+      this.windows.set(token, w);
+    }
+    return w;
+  }
+
+  peek(token) {
+    const w = this._window(token);
+    return { limit: this.limit, used: w.used, remaining: Math.max(0, this.limit - w.used), reset: w.reset };
+  }
+
+  consume(token) {
+    const w = this._window(token);
+    if (w.used < this.limit) w.used++;
+  }
+
+  headers(token) {
+    const s = this.peek(token);
+    return {
+      'x-ratelimit-limit': String(s.limit),
+      'x-ratelimit-remaining': String(s.remaining),
+      'x-ratelimit-used': String(s.used),
+      'x-ratelimit-reset': String(s.reset),
+      'x-ratelimit-resource': 'core',
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The emulator
+// ---------------------------------------------------------------------------------------
+
+class Emulator {
+  constructor(options) {
+    this.options = options;
+    this.now = options.now ?? (() => Date.now());
+    this.tokens = options.tokens ? new Set(options.tokens) : null;
+    this.repos = new Map(); // lowercased "owner/repo" -> Repo (GitHub names are case-insensitive)
+    this.log = [];
+    this.seq = 0;
+    this.stale = null;
+    this.inflight = new Set();
+    this.abort = new AbortController();
+    this.closing = new Promise((r) => this.abort.signal.addEventListener('abort', r, { once: true }));
+    this.faults = new Faults(this.closing);
+    this.faults.staleReads = (cfg) => this.staleReads(cfg);
+    this.rate = new RateLimiter(options.rateLimit ?? 5000, this.now);
+    this.url = null;
+  }
+
+  /** staleReads({ path?: string|RegExp, ms }) : for `ms` after each successful write to a
+   *  matching file (matched against the repo path, e.g. "locks/a.json", or the request path
+   *  "/repos/o/r/contents/locks/a.json"), contents GETs by branch return the version the
+   *  write replaced (404 if the write created the file). staleReads(null) turns it off.
+   *  Only writes made while it is on open a window (semantics: "contents GET after a write"). */
+  staleReads(cfg) {
+    if (cfg == null) {
+      this.stale = null;
+      for (const repo of this.repos.values()) repo.staleWindows.clear();
+      return;
+    }
+    if (!(cfg.ms > 0)) throw new TypeError('staleReads needs ms > 0');
+    this.stale = { path: cfg.path, ms: cfg.ms };
+  }
+
+  async init() {
+    const o = this.options;
+    this.ownsDir = !o.dir;
+    this.baseDir = o.dir ? path.resolve(o.dir) : await fs.mkdtemp(path.join(os.tmpdir(), 'leasehold-emu-'));
+    this.tmpDir = path.join(this.baseDir, '.tmp');
+    await fs.mkdir(this.tmpDir, { recursive: true });
+    const primary = await this.createRepo(o.owner, o.repo, o.defaultBranch, o.files);
+    this.primary = this.repos.get(`${o.owner}/${o.repo}`.toLowerCase());
+    this.gitDir = primary.gitDir;
+
+    this.server = http.createServer((req, res) => this.onRequest(req, res));
+    await new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(o.port, o.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = this.server.address();
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    this.url = `http://${host}:${addr.port}`;
+  }
+
+  async createRepo(owner, name, defaultBranch = 'main', files = {}) {
+    const ok = /^[A-Za-z0-9_.-]+$/;
+    if (!ok.test(owner) || !ok.test(name)) throw new Error(`bad owner/repo: ${owner}/${name}`);
+    const key = `${owner}/${name}`.toLowerCase();
+    if (this.repos.has(key)) throw new Error(`repository ${owner}/${name} already exists`);
+    const gitDir = path.join(this.baseDir, owner, `${name}.git`);
+    const repo = new Repo(this, { owner, name, defaultBranch, gitDir, private: this.options.private });
+    const exists = await fs.access(path.join(gitDir, 'HEAD')).then(() => true, () => false);
+    if (!exists) {
+      // Reusing an existing bare repo (CLI with --dir) keeps its history; otherwise make one
+      // with a single initial commit holding `files` (like "Initialize this repository").
+      await fs.mkdir(gitDir, { recursive: true });
+      await git(gitDir, ['init', '--bare', '-q', `--initial-branch=${defaultBranch}`]);
+      await git(gitDir, ['config', 'gc.auto', '0']);
+      const idx = repo.tmpIndex();
+      try {
+        let info = '';
+        for (const [p, content] of Object.entries(files ?? {})) {
+          if (!validRepoPath(p)) throw new Error(`bad file path: ${p}`);
+          const blob = await git(gitDir, ['hash-object', '-w', '--stdin'], { input: Buffer.from(content) });
+          info += `100644 ${blob}\t${p}\0`;
+        }
+        if (info) {
+          await git(gitDir, ['update-index', '--add', '-z', '--index-info'], {
+            input: info,
+            env: { GIT_INDEX_FILE: idx },
+          });
+        }
+        const tree = await git(gitDir, ['write-tree'], { env: { GIT_INDEX_FILE: idx } });
+        const date = gitDate(this.now());
+        const commit = await git(gitDir, ['commit-tree', tree, '-F', '-'], {
+          input: 'Initial commit',
+          env: {
+            GIT_AUTHOR_NAME: DEFAULT_IDENTITY.name,
+            GIT_AUTHOR_EMAIL: DEFAULT_IDENTITY.email,
+            GIT_AUTHOR_DATE: date,
+            GIT_COMMITTER_NAME: DEFAULT_IDENTITY.name,
+            GIT_COMMITTER_EMAIL: DEFAULT_IDENTITY.email,
+            GIT_COMMITTER_DATE: date,
+          },
+        });
+        await git(gitDir, ['update-ref', `refs/heads/${defaultBranch}`, commit, ZERO_SHA]);
+      } finally {
+        await fs.rm(idx, { force: true });
+      }
+    }
+    this.repos.set(key, repo);
+    return repo.handle();
+  }
+
+  repo(owner, name) {
+    return this.repos.get(`${owner}/${name}`.toLowerCase())?.handle() ?? null;
+  }
+
+  async close() {
+    if (this.closed) return this.closed;
+    this.closed = (async () => {
+      this.abort.abort(); // releases held requests, cuts latency sleeps
+      this.faults.clear();
+      const stopped = new Promise((r) => this.server.close(() => r()));
+      this.server.closeAllConnections?.();
+      await stopped;
+      await Promise.allSettled([...this.inflight]);
+      if (this.ownsDir) await fs.rm(this.baseDir, { recursive: true, force: true });
+      else await fs.rm(this.tmpDir, { recursive: true, force: true });
+    })();
+    return this.closed;
+  }
+
+  // ---- HTTP plumbing ---------------------------------------------------------------------
+
+  onRequest(req, res) {
+    const p = this.handleRequest(req, res);
+    this.inflight.add(p);
+    p.finally(() => this.inflight.delete(p));
+  }
+
+  async handleRequest(req, res) {
+    const t0 = performance.now();
+    const u = new URL(req.url, 'http://emulator');
+    const entry = {
+      seq: ++this.seq,
+      method: req.method,
+      path: u.pathname,
+      query: Object.fromEntries(u.searchParams),
+      status: null,
+      ms: null,
+      fault: null,
+    };
+    this.log.push(entry);
+    const ctx = { req, res, url: u, method: req.method, entry, id: requestId(), hooks: {}, token: null };
+    try {
+      ctx.rawBody = await readBody(req);
+      const rule = this.faults.take(req.method, u.pathname);
+      if (rule) entry.fault = rule.name;
+      const a = rule?.action;
+      switch (rule?.kind) {
+        case undefined:
+          return this.send(ctx, await this.process(ctx));
+        case 'reset': // the request never reaches "GitHub"
+          return this.resetSocket(ctx);
+        case 'status': // answered by the "edge", nothing applied
+          return this.send(ctx, this.faultReply(ctx, a));
+        case 'conflict':
+          return this.send(ctx, await this.conflictReply(ctx));
+        case 'applyThen': {
+          // The request is applied for real, then the client is lied to: the outcome of the
+          // write is unknown to it (semantics: "request time limit" row).
+          const real = await this.process(ctx);
+          entry.applied = real.status;
+          if (a.applyThen === 'reset') return this.resetSocket(ctx);
+          return this.send(ctx, this.faultReply(ctx, a.applyThen));
+        }
+        case 'latencyMs':
+        case 'pause': {
+          const wait = () =>
+            rule.kind === 'pause'
+              ? rule.hold({ method: req.method, path: u.pathname, seq: entry.seq })
+              : sleep(a.latencyMs, this.abort.signal);
+          if (rule.at === 'request') await wait();
+          else ctx.hooks.beforeRefUpdate = wait;
+          if (this.abort.signal.aborted) return this.resetSocket(ctx);
+          return this.send(ctx, await this.process(ctx));
+        }
+      }
+    } catch (e) {
+      if (!this.abort.signal.aborted) console.error('[emulator]', e);
+      this.send(ctx, fail(500, 'Server Error'));
+    } finally {
+      entry.ms = Math.round((performance.now() - t0) * 10) / 10;
+    }
+  }
+
+  resetSocket(ctx) {
+    ctx.entry.status = null;
+    const s = ctx.req.socket;
+    // resetAndDestroy sends a TCP RST: the client sees ECONNRESET, like a dropped connection.
+    if (typeof s.resetAndDestroy === 'function' && s._handle) s.resetAndDestroy();
+    else s.destroy();
+  }
+
+  faultReply(ctx, a) {
+    const status = a.status;
+    const token = this.tokenOf(ctx.req);
+    const headers = { ...(token ? this.rate.headers(token) : {}) };
+    let body = a.body;
+    if (body === undefined) {
+      let msg = (DEFAULT_FAULT_MESSAGES[status] ?? 'Error').replace('{id}', ctx.id);
+      let doc = DOCS.root;
+      if (status === 403 || status === 429) {
+        const primary = String(a.headers?.['x-ratelimit-remaining']) === '0';
+        if (primary) {
+          msg = `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${ctx.id}.`;
+          doc = DOCS.rateLimit;
+        } else {
+          // Secondary rate limit: GitHub sends retry-after. Default kept short (1 s) so client
+          // tests that honour it stay fast; set headers: { 'retry-after': '60' } for realism.
+          headers['retry-after'] = '1';
+          doc = DOCS.secondary;
+        }
+      }
+      body = errorBody(status, msg, doc);
+    }
+    Object.assign(headers, lowerKeys(a.headers ?? {}));
+    return reply(status, body, headers);
+  }
+
+  async conflictReply(ctx) {
+    // As if another write on the branch had landed between this request's read of the head
+    // and its ref update: "is at <winner> but expected <head>". Nothing is applied.
+    let head = ZERO_SHA;
+    const m = /^\/repos\/([^/]+)\/([^/]+)\//.exec(ctx.url.pathname);
+    const repo = m && this.repos.get(`${safeDecode(m[1])}/${safeDecode(m[2])}`.toLowerCase());
+    if (repo) {
+      let branch = repo.defaultBranch;
+      try {
+        const b = JSON.parse(ctx.rawBody.toString('utf8') || '{}').branch;
+        if (typeof b === 'string' && b) branch = b;
+      } catch {}
+      head = (await repo.branchHead(branch)) ?? ZERO_SHA;
+    }
+    const winner = crypto.randomBytes(20).toString('hex');
+    return fail(409, `is at ${winner} but expected ${head}`, DOCS.putContent);
+  }
+
+  tokenOf(req) {
+    const m = /^\s*(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m) return null;
+    if (this.tokens && !this.tokens.has(m[1])) return null;
+    return m[1];
+  }
+
+  /** Authentication, rate limit, routing, conditional GET. Returns a reply. */
+  async process(ctx) {
+    const { req } = ctx;
+    const m = /^\s*(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m) return fail(401, 'Requires authentication', DOCS.root);
+    if (this.tokens && !this.tokens.has(m[1])) return fail(401, 'Bad credentials', DOCS.root);
+    const token = (ctx.token = m[1]);
+
+    if (ctx.url.pathname === '/rate_limit' && req.method === 'GET') {
+      // Does not count against the limit (as on GitHub).
+      const s = this.rate.peek(token);
+      const core = { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset };
+      return this.withRate(ctx, reply(200, { resources: { core }, rate: core }), false);
+    }
+
+    if (this.rate.peek(token).remaining === 0) {
+      return this.withRate(
+        ctx,
+        fail(
+          403,
+          `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${ctx.id}.`,
+          DOCS.rateLimit,
+        ),
+        false,
+      );
+    }
+
+    let result = await this.route(ctx);
+
+    // Conditional GET: a matching If-None-Match answers 304 with no body, and a 304 does not
+    // count against the primary rate limit (semantics: "Conditional reads").
+    if (req.method === 'GET' && result.status === 200) {
+      const etag = result.etag ?? `W/"${sha1(serialize(result.body))}"`;
+      result.headers = { ...result.headers, etag };
+      if (etagMatches(req.headers['if-none-match'], etag)) {
+        return this.withRate(ctx, reply(304, null, { etag, ...cacheHeaders() }), false);
+      }
+    }
+    return this.withRate(ctx, result, true);
+  }
+
+  withRate(ctx, result, count) {
+    if (count) this.rate.consume(ctx.token);
+    result.headers = { ...this.rate.headers(ctx.token), ...result.headers };
+    return result;
+  }
+
+  send(ctx, result) {
+    const { res, entry } = ctx;
+    entry.status = result.status;
+    if (res.destroyed || res.headersSent) return;
+    const body =
+      result.body == null ? null : Buffer.isBuffer(result.body) ? result.body : Buffer.from(serialize(result.body));
+    const headers = {
+      date: new Date(this.now()).toUTCString(),
+      'x-github-request-id': ctx.id,
+      'x-github-api-version-selected': '2022-11-28',
+      'x-github-media-type': 'github.v3; format=json',
+      'x-content-type-options': 'nosniff',
+      ...(body && !Buffer.isBuffer(result.body) ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+      ...(ctx.method === 'GET' ? cacheHeaders() : {}),
+      ...result.headers,
+    };
+    res.sendDate = false; // the date header above comes from the emulator's clock
+    if (body && result.status !== 304) headers['content-length'] = String(body.length);
+    res.writeHead(result.status, headers);
+    res.end(result.status === 304 ? undefined : body ?? undefined);
+  }
+
+  // ---- routes ----------------------------------------------------------------------------
+
+  async route(ctx) {
+    const { method } = ctx;
+    const p = ctx.url.pathname;
+    const m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(p);
+    if (!m) return fail(404, 'Not Found', DOCS.root);
+    const repo = this.repos.get(`${safeDecode(m[1])}/${safeDecode(m[2])}`.toLowerCase());
+    if (!repo) return fail(404, 'Not Found', DOCS.repo);
+    const sub = m[3] ?? '';
+
+    if (sub === '' || sub === '/') {
+      return method === 'GET' ? reply(200, this.repoBody(repo)) : fail(404, 'Not Found', DOCS.root);
+    }
+
+    let r;
+    if ((r = /^\/contents(?:\/(.*))?$/.exec(sub))) {
+      const filePath = safeDecode((r[1] ?? '').replace(/\/+$/, ''));
+      if (filePath === null) return fail(404, 'Not Found', DOCS.getContent);
+      if (method === 'GET') return this.getContents(ctx, repo, filePath);
+      if (method === 'PUT') return this.putContents(ctx, repo, filePath);
+      if (method === 'DELETE') return this.deleteContents(ctx, repo, filePath);
+      return fail(404, 'Not Found', DOCS.root);
+    }
+    if ((r = /^\/git\/ref\/(.+)$/.exec(sub)) && method === 'GET') {
+      return this.getRef(repo, safeDecode(r[1]), false);
+    }
+    if ((r = /^\/git\/matching-refs\/(.*)$/.exec(sub)) && method === 'GET') {
+      return this.matchingRefs(repo, safeDecode(r[1]));
+    }
+    if (/^\/git\/refs\/?$/.test(sub)) {
+      if (method === 'POST') return this.createRef(ctx, repo);
+      if (method === 'GET') return this.matchingRefs(repo, '');
+    }
+    if (/^\/git\/trees\/?$/.test(sub) && method === 'POST') return this.createTree(ctx, repo);
+    if (/^\/git\/commits\/?$/.test(sub) && method === 'POST') return this.createCommit(ctx, repo);
+    if ((r = /^\/git\/commits\/([^/]+)$/.exec(sub)) && method === 'GET') {
+      return this.getCommit(repo, safeDecode(r[1]));
+    }
+    if ((r = /^\/git\/refs\/(.+)$/.exec(sub))) {
+      const ref = safeDecode(r[1]);
+      if (method === 'GET') return this.getRef(repo, ref, true);
+      if (method === 'PATCH') return this.updateRef(ctx, repo, ref);
+      if (method === 'DELETE') return this.deleteRef(repo, ref);
+    }
+    return fail(404, 'Not Found', DOCS.root);
+  }
+
+  // GET /repos/{o}/{r}
+  repoBody(repo) {
+    const api = this.url;
+    const full = repo.fullName;
+    return {
+      id: repo.id,
+      node_id: nodeId('R', full),
+      name: repo.name,
+      full_name: full,
+      private: repo.private,
+      owner: {
+        login: repo.owner,
+        id: repo.ownerId,
+        node_id: nodeId('U', repo.owner),
+        avatar_url: `${api}/avatars/${repo.owner}`,
+        url: `${api}/users/${repo.owner}`,
+        html_url: `${api}/${repo.owner}`,
+        type: 'User',
+        site_admin: false,
+      },
+      html_url: `${api}/${full}`,
+      description: null,
+      fork: false,
+      url: `${api}/repos/${full}`,
+      contents_url: `${api}/repos/${full}/contents/{+path}`,
+      git_refs_url: `${api}/repos/${full}/git/refs{/sha}`,
+      created_at: repo.createdAt,
+      updated_at: repo.pushedAt,
+      pushed_at: repo.pushedAt,
+      clone_url: `${api}/${full}.git`,
+      size: 0,
+      archived: false,
+      disabled: false,
+      visibility: repo.private ? 'private' : 'public',
+      default_branch: repo.defaultBranch,
+      permissions: { admin: true, maintain: true, push: true, triage: true, pull: true },
+    };
+  }
+
+  fileBody(repo, ref, p, sha, size, type = 'file') {
+    const api = this.url;
+    const full = repo.fullName;
+    const self = `${api}/repos/${full}/contents/${encodePath(p)}?ref=${encodeURIComponent(ref)}`;
+    const gitUrl =
+      type === 'dir' ? `${api}/repos/${full}/git/trees/${sha}` : `${api}/repos/${full}/git/blobs/${sha}`;
+    const html = `${api}/${full}/${type === 'dir' ? 'tree' : 'blob'}/${encodePath(ref)}/${encodePath(p)}`;
+    return {
+      name: path.posix.basename(p),
+      path: p,
+      sha,
+      size,
+      url: self,
+      html_url: html,
+      git_url: gitUrl,
+      download_url: type === 'file' ? `${api}/_raw/${full}/${encodePath(ref)}/${encodePath(p)}` : null,
+      type,
+      _links: { self, git: gitUrl, html },
+    };
+  }
+
+  // GET /repos/{o}/{r}/contents/{path}?ref=
+  async getContents(ctx, repo, p) {
+    const ref = ctx.url.searchParams.get('ref') || repo.defaultBranch;
+    const resolved = await repo.resolveRef(ref);
+    if (!resolved) return fail(404, `No commit found for the ref ${ref}`, DOCS.getContent);
+
+    if (p === '') return this.dirReply(repo, ref, resolved.commit, '');
+    if (!validRepoPath(p)) return fail(404, 'Not Found', DOCS.getContent);
+    let entry = await repo.entry(resolved.commit, p);
+
+    // GitHub's caches may serve the version a recent write replaced, with its sha and etag
+    // (semantics: "contents GET after a write"). Reads by commit sha are never stale.
+    if (resolved.branch && entry?.type !== 'tree') {
+      const prev = repo.staleVersion(resolved.branch, p);
+      if (prev !== undefined) {
+        entry = prev && { type: 'blob', sha: prev.sha, size: prev.size };
+        ctx.entry.fault ??= 'staleRead';
+      }
+    }
+    if (!entry) return fail(404, 'Not Found', DOCS.getContent);
+    if (entry.type === 'tree') return this.dirReply(repo, ref, resolved.commit, p);
+    if (entry.type !== 'blob') return fail(404, 'Not Found', DOCS.getContent);
+
+    const data = await repo.blob(entry.sha);
+    const etag = `"${sha1(p + entry.sha)}"`;
+    const accept = String(ctx.req.headers.accept ?? '');
+    if (/application\/vnd\.github(?:\.v3)?\.raw/.test(accept)) {
+      const r = reply(200, data, { 'content-type': 'application/vnd.github.raw; charset=utf-8' });
+      r.etag = etag;
+      return r;
+    }
+    const body = {
+      ...this.fileBody(repo, ref, p, entry.sha, data.length),
+      content: githubBase64(data),
+      encoding: 'base64',
+    };
+    // Reorder like GitHub: content/encoding before _links.
+    const { _links, ...rest } = body;
+    const r = reply(200, { ...rest, _links });
+    r.etag = etag;
+    return r;
+  }
+
+  async dirReply(repo, ref, commit, dir) {
+    const entries = await repo.list(commit, dir);
+    const typeOf = (e) =>
+      e.type === 'tree' ? 'dir' : e.type === 'commit' ? 'submodule' : e.mode === '120000' ? 'symlink' : 'file';
+    return reply(
+      200,
+      entries.map((e) => this.fileBody(repo, ref, e.path, e.sha, e.size, typeOf(e))),
+    );
+  }
+
+  /** Parses and checks the JSON body of a write. Returns { body } or { error: reply }. */
+  parseJson(ctx, doc) {
+    const text = ctx.rawBody.toString('utf8');
+    if (!text.trim()) return { body: {} };
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { error: fail(400, 'Problems parsing JSON', doc) };
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      return { error: fail(400, 'Problems parsing JSON', doc) };
+    }
+    return { body };
+  }
+
+  /** author/committer from a contents write body, with dates from the emulator clock. */
+  identities(body, doc) {
+    const now = this.now();
+    const parse = (who, key) => {
+      if (who == null) return { value: null };
+      if (typeof who !== 'object') return { error: fail(422, `Invalid request.\n\nFor 'properties/${key}', ${JSON.stringify(who)} is not an object.`, doc) };
+      const missing = ['name', 'email'].filter((k) => typeof who[k] !== 'string' || !who[k]);
+      if (missing.length) return { error: notSupplied(missing, doc) };
+      let ms = now;
+      if (who.date != null) {
+        ms = Date.parse(who.date);
+        if (Number.isNaN(ms)) return { error: fail(422, `Invalid request.\n\n"date" is not a valid date.`, doc) };
+      }
+      return { value: { name: who.name, email: who.email, ms } };
+    };
+    const c = parse(body.committer, 'committer');
+    if (c.error) return c;
+    const a = parse(body.author, 'author');
+    if (a.error) return a;
+    const committer = c.value ?? { ...DEFAULT_IDENTITY, ms: now };
+    // GitHub: the author defaults to the committer.
+    const author = a.value ?? { ...committer };
+    return { author, committer };
+  }
+
+  /** A git commit as GitHub describes it (contents writes, git/commits). `parents`, or the
+   *  single `parent` of a contents write. */
+  commitBody(repo, { sha, tree, parent, parents = [parent], message, author, committer }) {
+    const api = this.url;
+    const full = repo.fullName;
+    const person = (p) => ({ name: p.name, email: p.email, date: isoSeconds(p.ms) });
+    return {
+      sha,
+      node_id: nodeId('C', `${full}:${sha}`),
+      url: `${api}/repos/${full}/git/commits/${sha}`,
+      html_url: `${api}/${full}/commit/${sha}`,
+      author: person(author),
+      committer: person(committer),
+      tree: { sha: tree, url: `${api}/repos/${full}/git/trees/${tree}` },
+      message,
+      parents: parents.map((p) => ({
+        sha: p,
+        url: `${api}/repos/${full}/git/commits/${p}`,
+        html_url: `${api}/${full}/commit/${p}`,
+      })),
+      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+    };
+  }
+
+  // PUT /repos/{o}/{r}/contents/{path}
+  async putContents(ctx, repo, p) {
+    const doc = DOCS.putContent;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    for (const k of ['message', 'content', 'sha', 'branch']) {
+      if (body[k] != null && typeof body[k] !== 'string') {
+        return fail(422, `Invalid request.\n\nFor 'properties/${k}', ${JSON.stringify(body[k])} is not a string.`, doc);
+      }
+    }
+    const missing = ['message', 'content'].filter((k) => body[k] == null);
+    if (missing.length) return notSupplied(missing, doc);
+    if (!STRICT_BASE64.test(body.content)) return fail(422, 'content is not valid Base64', doc);
+    if (!validRepoPath(p)) return fail(422, `Invalid request.\n\n"path" contains a malformed path component.`, doc);
+    const ids = this.identities(body, doc);
+    if (ids.error) return ids.error;
+
+    const branch = body.branch || repo.defaultBranch;
+    // Everything below is judged against the head read now, at the start of the request.
+    const head = await repo.branchHead(branch);
+    if (!head) return fail(404, `Branch ${branch} not found`, doc);
+
+    const existing = await repo.entry(head, p);
+    if (existing && existing.type !== 'blob') {
+      return fail(422, `Invalid request.\n\n"path" is a directory.`, doc);
+    }
+    if (existing) {
+      if (!body.sha) return notSupplied(['sha'], doc);
+      if (body.sha !== existing.sha) return fail(409, `${p} does not match ${body.sha}`, doc);
+    }
+    // A MISSING file is created whatever `sha` says: GitHub ignores it (semantics: "Writes
+    // and compare-and-swap", first row). So a deleted state file loses the CAS.
+
+    const data = Buffer.from(body.content, 'base64');
+    const blob = await repo.git(['hash-object', '-w', '--stdin'], { input: data });
+    const change = await this.applyChange(ctx, repo, { branch, head, path: p, blob, message: body.message, ...ids });
+    if (change.error) return change.error;
+    repo.noteWrite(branch, p, existing ? { sha: existing.sha, size: existing.size } : null);
+    return reply(existing ? 200 : 201, {
+      content: this.fileBody(repo, branch, p, blob, data.length),
+      commit: this.commitBody(repo, { sha: change.commit, tree: change.tree, parent: head, message: body.message, ...ids }),
+    });
+  }
+
+  // DELETE /repos/{o}/{r}/contents/{path}  (message and sha required)
+  async deleteContents(ctx, repo, p) {
+    const doc = DOCS.deleteContent;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    const missing = ['message', 'sha'].filter((k) => body[k] == null || body[k] === '');
+    if (missing.length) return notSupplied(missing, doc);
+    const ids = this.identities(body, doc);
+    if (ids.error) return ids.error;
+    const branch = body.branch || repo.defaultBranch;
+    const head = await repo.branchHead(branch);
+    if (!head) return fail(404, `Branch ${branch} not found`, doc);
+    const existing = validRepoPath(p) ? await repo.entry(head, p) : null;
+    if (!existing || existing.type !== 'blob') return fail(404, 'Not Found', doc);
+    if (body.sha !== existing.sha) return fail(409, `${p} does not match ${body.sha}`, doc);
+    const change = await this.applyChange(ctx, repo, { branch, head, path: p, blob: null, message: body.message, ...ids });
+    if (change.error) return change.error;
+    repo.noteWrite(branch, p, { sha: existing.sha, size: existing.size });
+    return reply(200, {
+      content: null,
+      commit: this.commitBody(repo, { sha: change.commit, tree: change.tree, parent: head, message: body.message, ...ids }),
+    });
+  }
+
+  async applyChange(ctx, repo, change) {
+    const doc = change.blob ? DOCS.putContent : DOCS.deleteContent;
+    let r;
+    try {
+      r = await repo.commitChange({ ...change, hooks: ctx.hooks });
+    } catch (e) {
+      if (e instanceof GitError) {
+        // e.g. writing "a/b" where "a" is a file.
+        return { error: fail(422, `Invalid request.\n\n"path" conflicts with an existing path.`, doc) };
+      }
+      throw e;
+    }
+    if (r.ok) return r;
+    if (r.reason === 'missing') return { error: fail(404, `Branch ${change.branch} not found`, doc) };
+    // Another commit landed on the branch since this request read the head: GitHub's answer,
+    // even when the other commit touched a different file (semantics: "contents writes to
+    // different files on one branch").
+    return { error: fail(409, `is at ${r.current} but expected ${change.head}`, doc) };
+  }
+
+  // ---- git data: trees and commits ----------------------------------------------------
+  //
+  // Checks and messages follow GitHub's as recorded against the live API by client test
+  // suites (PyGithub-based recordings, octokit and go-github issues). Where nothing was
+  // recorded the choice is marked "unrecorded".
+
+  // POST /git/trees { tree: [{ path, mode, type, sha | content }], base_tree? }
+  async createTree(ctx, repo) {
+    const doc = DOCS.createTree;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    const bad = (message) => fail(422, message, doc);
+    // A missing, empty or non-array `tree` all get the same answer (GitHub skips schema
+    // validation on this route, for compatibility).
+    if (!Array.isArray(body.tree) || body.tree.length === 0) return bad('Invalid tree info');
+
+    const types = await repo.objectTypes(
+      body.tree.map((e) => (typeof e?.sha === 'string' ? e.sha.toLowerCase() : '')),
+    );
+    // Later entries for the same path win, as in a hash keyed by path.
+    const changes = [];
+    for (const e of body.tree) {
+      if (!e || typeof e !== 'object' || Array.isArray(e)) return bad('Invalid tree info');
+      const p = String(e.path ?? '').replaceAll('\0', '');
+      if (p.startsWith('/')) return bad('tree.path cannot start with a slash');
+      // unrecorded: the wording for other malformed paths ("a//b", "../x", ".git/config").
+      if (!validRepoPath(p)) return bad('tree.path contains a malformed path component');
+
+      // Exactly one of the key `sha` (null or "" = delete) and a non-null `content`.
+      const hasSha = Object.hasOwn(e, 'sha');
+      const hasContent = e.content != null;
+      if (hasSha === hasContent) {
+        return bad('Must supply either tree.sha or tree.content. Request will be rejected if both are present.');
+      }
+      const sha = e.sha === null || e.sha === '' ? null : e.sha;
+      // The sha must name an object of the entry's `type`; a submodule's commit lives in
+      // another repository, so only its format is checked. `type` is checked nowhere else:
+      // with `content` it is ignored and the mode decides.
+      if (hasSha && sha !== null) {
+        const key = typeof sha === 'string' ? sha.toLowerCase() : '';
+        const ok = e.type === 'commit' ? SHA_RE.test(key) : types.get(key) === e.type;
+        if (!ok) return bad(`tree.sha ${sha} is not a valid ${e.type ?? ''}`);
+      }
+      if (typeof e.mode !== 'string' || !TREE_MODES[e.mode]) return bad('Must supply a valid tree.mode');
+      if (e.mode === '040000' && Object.hasOwn(e, 'content')) return bad('A subdirectory may not have content');
+      if (hasContent && typeof e.content !== 'string') return bad('Invalid tree info'); // unrecorded
+
+      let value = null;
+      if (hasContent || sha !== null) {
+        const want = TREE_MODES[e.mode];
+        const key = hasContent ? null : sha.toLowerCase();
+        // The mode must agree with the object: GitHub's git backend refuses a blob mode on a
+        // tree, a tree mode on a blob, a submodule of the null sha or one given as content.
+        const got = hasContent ? 'blob' : want === 'commit' ? (key === ZERO_SHA ? null : 'commit') : types.get(key);
+        if (got !== want) return bad('GitRPC::BadObjectState');
+        value = { mode: e.mode, type: want, sha: key, content: hasContent ? e.content : null };
+      }
+      changes.push({ path: p, value });
+    }
+
+    // base_tree: any value but null/false is looked up (so "" fails); a commit stands for its tree.
+    let base = null;
+    if (body.base_tree != null && body.base_tree !== false) {
+      base = await this.resolveTreeish(repo, body.base_tree);
+      if (!base) return bad('base_tree is not a valid tree oid');
+    }
+
+    for (const c of changes) {
+      if (c.value?.content != null) {
+        c.value.sha = await repo.git(['hash-object', '-w', '--stdin'], { input: Buffer.from(c.value.content, 'utf8') });
+      }
+      if (c.value) delete c.value.content;
+    }
+    let sha;
+    try {
+      sha = await repo.buildTree(base, changes);
+    } catch (err) {
+      // unrecorded: GitHub's answer to a path through a file ("a/b" where "a" is a blob).
+      if (err instanceof TreeConflict) return bad('GitRPC::BadObjectState');
+      throw err;
+    }
+    // GitHub answers 404 when the tree it built is empty (say, every file deleted).
+    if (!sha) return fail(404, 'Not Found', doc);
+    return reply(201, await this.treeBody(repo, sha));
+  }
+
+  /** A tree sha from a base_tree value: a tree, or a commit / branch / tag (its tree). */
+  async resolveTreeish(repo, v) {
+    if (typeof v !== 'string' || !v) return null;
+    const key = v.toLowerCase();
+    if (SHA_RE.test(key)) {
+      const type = await repo.objectType(key);
+      if (type === 'tree') return key;
+      if (type !== 'commit') return null;
+      return repo.git(['rev-parse', `${key}^{tree}`]);
+    }
+    const resolved = await repo.resolveRef(v);
+    return resolved ? repo.git(['rev-parse', `${resolved.commit}^{tree}`]) : null;
+  }
+
+  /** { sha, url, tree: top-level entries, truncated }, as GitHub lists a tree. */
+  async treeBody(repo, sha) {
+    const api = this.url;
+    const full = repo.fullName;
+    const entries = Repo.parseLsTree((await runGit(repo.gitDir, ['ls-tree', '-l', '-z', sha])).stdout);
+    return {
+      sha,
+      url: `${api}/repos/${full}/git/trees/${sha}`,
+      tree: entries.map((e) => {
+        const out = { path: e.path, mode: e.mode, type: e.type, sha: e.sha };
+        if (e.type === 'blob') out.size = e.size;
+        // A submodule entry has no url: its commit is in another repository.
+        if (e.type !== 'commit') out.url = `${api}/repos/${full}/git/${e.type}s/${e.sha}`;
+        return out;
+      }),
+      truncated: false,
+    };
+  }
+
+  // POST /git/commits { message, tree, parents?, author?, committer? }
+  async createCommit(ctx, repo) {
+    const doc = DOCS.createCommit;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    const bad = (message) => fail(422, message, doc);
+
+    // JSON-schema validation first: every problem in one "Invalid request." message.
+    const problems = [];
+    const missing = ['message', 'tree'].filter((k) => !Object.hasOwn(body, k));
+    if (missing.length) {
+      const list = missing.map((k) => `"${k}"`).join(', ');
+      problems.push(`${list} ${missing.length === 1 ? "wasn't" : "weren't"} supplied.`);
+    }
+    for (const k of ['message', 'tree']) {
+      if (Object.hasOwn(body, k) && typeof body[k] !== 'string') {
+        problems.push(`For 'properties/${k}', ${rubyInspect(body[k])} is not a string.`);
+      }
+    }
+    if (body.parents != null && !Array.isArray(body.parents)) {
+      problems.push(`For 'properties/parents', ${rubyInspect(body.parents)} is not an array.`);
+    }
+    for (const who of ['author', 'committer']) {
+      if (!Object.hasOwn(body, who)) continue;
+      const v = body[who];
+      if (!v || typeof v !== 'object' || Array.isArray(v)) {
+        problems.push(`For 'properties/${who}', ${rubyInspect(v)} is not an object.`);
+        continue;
+      }
+      const absent = ['name', 'email'].filter((k) => !Object.hasOwn(v, k));
+      if (absent.length) {
+        problems.push(`${absent.map((k) => `"${k}"`).join(', ')} ${absent.length === 1 ? "wasn't" : "weren't"} supplied.`);
+      }
+      for (const k of ['email', 'name', 'date']) {
+        if (Object.hasOwn(v, k) && typeof v[k] !== 'string') {
+          problems.push(`For 'properties/${k}', ${rubyInspect(v[k])} is not a string.`);
+        }
+      }
+      if (typeof v.date === 'string' && !(RFC3339.test(v.date) && !Number.isNaN(Date.parse(v.date)))) {
+        problems.push(`${v.date} is not a valid date-time.`);
+      }
+    }
+    if (problems.length) return bad(`Invalid request.\n\n${problems.join('\n')}`);
+
+    if (!SHA_RE.test(body.tree)) {
+      return bad('The tree parameter must be exactly 40 characters and contain only [0-9a-f].');
+    }
+    const treeType = await repo.objectType(body.tree);
+    if (!treeType) return bad('Tree SHA does not exist');
+    if (treeType !== 'tree') return bad('Tree SHA is not a tree object');
+
+    const parents = body.parents ?? [];
+    if (!parents.every((p) => typeof p === 'string' && SHA_RE.test(p))) {
+      return bad("Each SHA in the 'parents' parameter must be exactly 40 characters and contain only [0-9a-f].");
+    }
+    const types = await repo.objectTypes(parents);
+    if (!parents.every((p) => types.get(p) === 'commit')) {
+      return bad('Parent SHA does not exist or is not a commit object');
+    }
+
+    // Empty name/email pass the schema but not the model: 422 "Validation Failed" + errors.
+    const errors = [];
+    for (const who of ['author', 'committer']) {
+      for (const k of ['name', 'email']) {
+        if (body[who] && body[who][k] === '') errors.push({ resource: who, code: 'missing_field', field: k });
+      }
+    }
+    if (errors.length) {
+      return reply(422, { message: 'Validation Failed', errors, documentation_url: doc, status: '422' });
+    }
+
+    const now = this.now();
+    // Dates before 1970 come back clamped to the epoch (observed).
+    const actor = (v) => ({ name: v.name, email: v.email, ms: v.date ? Math.max(0, Date.parse(v.date)) : now });
+    // The author defaults to the token's user, the committer to the author (the reverse of
+    // the contents API). GitHub signs commits a bot makes without author or committer; this
+    // emulator never signs.
+    const author = body.author ? actor(body.author) : { ...DEFAULT_IDENTITY, ms: now };
+    const committer = body.committer ? actor(body.committer) : author;
+
+    const args = ['commit-tree', body.tree];
+    for (const p of new Set(parents)) args.push('-p', p);
+    args.push('-F', '-');
+    const sha = await repo.git(args, {
+      input: body.message,
+      env: {
+        GIT_AUTHOR_NAME: author.name,
+        GIT_AUTHOR_EMAIL: author.email,
+        GIT_AUTHOR_DATE: gitDate(author.ms),
+        GIT_COMMITTER_NAME: committer.name,
+        GIT_COMMITTER_EMAIL: committer.email,
+        GIT_COMMITTER_DATE: gitDate(committer.ms),
+      },
+    });
+    const out = this.commitBody(repo, await repo.readCommit(sha));
+    return reply(201, out, { location: out.url });
+  }
+
+  // GET /git/commits/{sha}: 404 for anything that is not a commit sha (also a malformed one).
+  async getCommit(repo, sha) {
+    const c = sha === null ? null : await repo.readCommit(sha);
+    if (!c) return fail(404, 'Not Found', DOCS.getCommit);
+    return reply(200, this.commitBody(repo, c));
+  }
+
+  refBody(repo, { ref, sha, type }) {
+    const api = this.url;
+    const full = repo.fullName;
+    const kind = type === 'tag' ? 'tags' : type === 'tree' ? 'trees' : type === 'blob' ? 'blobs' : 'commits';
+    return {
+      ref,
+      node_id: nodeId('REF', `${full}:${ref}`),
+      url: `${api}/repos/${full}/git/${encodePath(ref)}`,
+      object: { sha, type, url: `${api}/repos/${full}/git/${kind}/${sha}` },
+    };
+  }
+
+  // GET /git/ref/{ref} (exact) and GET /git/refs/{ref} (legacy).
+  async getRef(repo, ref, legacy) {
+    if (ref === null) return fail(404, 'Not Found', DOCS.getRef);
+    const full = `refs/${ref}`;
+    const refs = await repo.refs();
+    const exact = refs.find((r) => r.ref === full);
+    if (exact) return reply(200, this.refBody(repo, exact));
+    if (legacy) {
+      // Surprising legacy behaviour: GET /git/refs/{ref} with no exact match returns an ARRAY
+      // of the refs whose name starts with it (refs/heads/lock -> refs/heads/lock-2, ...).
+      // That is why GitHub added the singular /git/ref/{ref}; clients should use that one.
+      const prefixed = refs.filter((r) => r.ref.startsWith(full));
+      if (prefixed.length) return reply(200, prefixed.map((r) => this.refBody(repo, r)));
+    }
+    return fail(404, 'Not Found', DOCS.getRef);
+  }
+
+  async matchingRefs(repo, prefix) {
+    if (prefix === null) return fail(404, 'Not Found', DOCS.matchingRefs);
+    const full = prefix ? `refs/${prefix}` : 'refs/';
+    const refs = (await repo.refs()).filter((r) => r.ref.startsWith(full));
+    return reply(200, refs.map((r) => this.refBody(repo, r)));
+  }
+
+  async validNewRef(repo, ref) {
+    if (!ref.startsWith('refs/') || ref.split('/').length < 3) return false;
+    const r = await runGit(repo.gitDir, ['check-ref-format', ref]);
+    return r.code === 0 && safeRefName(ref);
+  }
+
+  // POST /git/refs { ref, sha }: atomic create-if-absent (semantics: "POST /git/refs").
+  async createRef(ctx, repo) {
+    const doc = DOCS.createRef;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    const missing = ['ref', 'sha'].filter((k) => body[k] == null || body[k] === '');
+    if (missing.length) return notSupplied(missing, doc);
+    if (typeof body.ref !== 'string' || !(await this.validNewRef(repo, body.ref))) {
+      return fail(422, 'Reference name is invalid', doc);
+    }
+    const sha = String(body.sha).toLowerCase();
+    const type = /^[0-9a-f]{40}$/.test(sha) ? await repo.objectType(sha) : null;
+    if (!type) return fail(422, 'Object does not exist', doc);
+    let r;
+    try {
+      r = await repo.casRef(body.ref, sha, ZERO_SHA);
+    } catch (e) {
+      if (e instanceof GitError) return fail(422, 'Reference update failed', doc);
+      throw e;
+    }
+    if (!r.ok) {
+      if (r.reason === 'exists' || r.reason === 'moved') return fail(422, 'Reference already exists', doc);
+      return fail(422, 'Reference update failed', doc);
+    }
+    const out = this.refBody(repo, { ref: body.ref, sha, type });
+    return reply(201, out, { location: out.url });
+  }
+
+  // PATCH /git/refs/{ref} { sha, force=false }: fast-forward only unless force. NOT a
+  // compare-and-swap on an expected old value: any descendant is accepted (semantics: row
+  // "PATCH /git/refs/{ref} with force: false").
+  async updateRef(ctx, repo, ref) {
+    const doc = DOCS.updateRef;
+    const { body, error } = this.parseJson(ctx, doc);
+    if (error) return error;
+    if (ref === null) return fail(422, 'Reference does not exist', doc);
+    if (body.sha == null || body.sha === '') return notSupplied(['sha'], doc);
+    const full = `refs/${ref}`;
+    const sha = String(body.sha).toLowerCase();
+    const type = /^[0-9a-f]{40}$/.test(sha) ? await repo.objectType(sha) : null;
+    if (!type) return fail(422, 'Object does not exist', doc);
+    for (;;) {
+      const current = (await repo.refs()).find((r) => r.ref === full);
+      if (!current) return fail(422, 'Reference does not exist', doc);
+      if (!body.force && current.sha !== sha) {
+        const ff = await runGit(repo.gitDir, ['merge-base', '--is-ancestor', current.sha, sha]);
+        if (ff.code !== 0) return fail(422, 'Update is not a fast forward', doc);
+      }
+      let r;
+      try {
+        r = await repo.casRef(full, sha, current.sha);
+      } catch (e) {
+        if (e instanceof GitError) return fail(422, 'Reference update failed', doc);
+        throw e;
+      }
+      if (r.ok) return reply(200, this.refBody(repo, { ref: full, sha, type }));
+      if (r.reason === 'missing') return fail(422, 'Reference does not exist', doc);
+      // The ref moved under us: judge again against the new value.
+    }
+  }
+
+  // DELETE /git/refs/{ref}: unconditional (semantics: "DELETE /git/refs/{ref}").
+  async deleteRef(repo, ref) {
+    const doc = DOCS.deleteRef;
+    if (ref === null) return fail(422, 'Reference does not exist', doc);
+    const full = `refs/${ref}`;
+    if (!(await repo.refs()).some((r) => r.ref === full)) return fail(422, 'Reference does not exist', doc);
+    const r = await runGit(repo.gitDir, ['update-ref', '-d', full]);
+    if (r.code !== 0) return fail(422, 'Reference does not exist', doc);
+    return reply(204, null);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP helpers
+// ---------------------------------------------------------------------------------------
+
+function serialize(body) {
+  return Buffer.isBuffer(body) ? body : JSON.stringify(body);
+}
+
+function safeDecode(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+function lowerKeys(h) {
+  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), String(v)]));
+}
+
+function cacheHeaders() {
+  // GitHub serves authenticated GETs with max-age=60; one reason reads can be stale.
+  return { 'cache-control': 'private, max-age=60, s-maxage=60', vary: 'Accept, Authorization, Cookie, X-GitHub-OTP' };
+}
+
+/** If-None-Match: a list of etags or "*", compared weakly (W/ prefixes ignored). */
+function etagMatches(header, etag) {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const norm = (t) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => norm(t) === norm(etag));
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > 100 * 1024 * 1024) req.destroy(new Error('body too large'));
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Starts an emulator. Resolves to:
+ *   { url, gitDir, log, faults, readFile(branch, path), history(branch, path),
+ *     head(branch), writeFile(branch, path, content|null, message?), staleReads(cfg),
+ *     createRepo(owner, repo, defaultBranch?, files?), repo(owner, repo), now(), close() }
+ * options: { owner='octo', repo='locks', defaultBranch='main', files={}, port=0,
+ *   host='127.0.0.1', tokens=null, dir=null, private=false, rateLimit=5000,
+ *   now=Date.now (clock for commit dates, Date headers, rate windows, stale windows) }
+ */
+export async function startEmulator(options = {}) {
+  const opts = {
+    owner: 'octo',
+    repo: 'locks',
+    defaultBranch: 'main',
+    files: {},
+    port: 0,
+    host: '127.0.0.1',
+    tokens: null,
+    dir: null,
+    private: false,
+    rateLimit: 5000,
+    now: null,
+    ...options,
+  };
+  const emu = new Emulator(opts);
+  try {
+    await emu.init();
+  } catch (e) {
+    if (emu.server?.listening) emu.server.close();
+    if (emu.ownsDir && emu.baseDir) await fs.rm(emu.baseDir, { recursive: true, force: true });
+    throw e;
+  }
+  const primary = emu.primary.handle();
+  return {
+    url: emu.url,
+    gitDir: emu.gitDir,
+    owner: primary.owner,
+    repo: primary.repo,
+    defaultBranch: primary.defaultBranch,
+    log: emu.log,
+    faults: emu.faults,
+    readFile: (branch, p) => primary.readFile(branch, p),
+    history: (branch, p) => primary.history(branch, p),
+    head: (branch) => primary.head(branch),
+    writeFile: (branch, p, content, message) => primary.writeFile(branch, p, content, message),
+    staleReads: (cfg) => emu.staleReads(cfg),
+    createRepo: (owner, repo, defaultBranch, files) => emu.createRepo(owner, repo, defaultBranch, files),
+    repo: (owner, repo) => emu.repo(owner, repo),
+    now: () => emu.now(),
+    close: () => emu.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// CLI
+// ---------------------------------------------------------------------------------------
+
+function parseArgs(argv) {
+  const o = { tokens: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    switch (a) {
+      case '--port': o.port = Number(val()); break;
+      case '--host': o.host = val(); break;
+      case '--owner': o.owner = val(); break;
+      case '--repo': o.repo = val(); break;
+      case '--branch': o.defaultBranch = val(); break;
+      case '--dir': o.dir = val(); break;
+      case '--token': o.tokens.push(val()); break;
+      case '-h':
+      case '--help':
+        console.log('usage: emulator.mjs [--port N] [--host H] [--owner O] [--repo R] [--branch B] [--dir DIR] [--token T]...');
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${a}`);
+    }
+  }
+  if (!o.tokens.length) o.tokens = null;
+  return o;
+}
+
+const isMain = process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isMain) {
+  const emu = await startEmulator(parseArgs(process.argv.slice(2)));
+  console.log(emu.url);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await emu.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
