@@ -1,0 +1,17 @@
+// Names of inputs, outputs and context variables, in one place.
+
+export const INPUTS = {
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes'],
+  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds'],
+};
+
+export const OUTPUTS = {
+  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code'],
+  release: ['released', 'result', 'holder-id', 'error-code'],
+};
+
+// Run context the core needs, by environment variable name.
+export const CONTEXT = ['GITHUB_REPOSITORY', 'GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_JOB', 'RUNNER_NAME', 'GITHUB_SERVER_URL'];
+
+// How the runner names an input's environment variable.
+export const inputEnvName = (name) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;

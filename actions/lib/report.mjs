@@ -1,0 +1,91 @@
+// Turns a finished outcome into step outputs, log lines and a job summary. Presentation only.
+
+const iso = (value) => (value ? String(value).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
+
+/** The step outputs for an operation's outcome, as strings keyed by output name. */
+export function outputsFor(kind, outcome) {
+  const text = (value) => (value === undefined || value === null ? '' : String(value));
+  const error = text(outcome.error?.code);
+  if (kind === 'acquire') {
+    return {
+      acquired: text(outcome.acquired ?? false),
+      result: outcome.result,
+      'holder-id': outcome.holderId,
+      fence: text(outcome.fence),
+      nonce: text(outcome.nonce),
+      'wait-ms': text(outcome.waitMs),
+      'queue-position': text(outcome.queuePosition),
+      'error-code': error,
+    };
+  }
+  return {
+    released: text(outcome.released ?? false),
+    result: outcome.result,
+    'holder-id': outcome.holderId,
+    'error-code': error,
+  };
+}
+
+function runLink(run) {
+  if (!run?.url) return `${run?.repository ?? ''} run ${run?.runId ?? ''}`;
+  return `<a href="${run.url}">${run.repository} #${run.runId} (attempt ${run.runAttempt})</a>`;
+}
+
+const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
+
+/** A job summary in GitHub-flavoured Markdown/HTML. */
+export function summaryFor(kind, outcome, plan) {
+  const lines = [];
+  const state = outcome.state;
+  const headline = {
+    acquired: `acquired \`${outcome.lock}\` with fence ${outcome.fence}`,
+    timeout: `timed out waiting for \`${outcome.lock}\``,
+    released: `released \`${outcome.lock}\``,
+    'queue-cleaned': `left the queue of \`${outcome.lock}\` (never held it)`,
+    noop: `nothing to release in \`${outcome.lock}\``,
+    'release-unrecorded': `released \`${outcome.lock}\`, but the lock state could not be updated`,
+    failed: `${kind} of \`${outcome.lock}\` failed`,
+  }[outcome.result] ?? `${kind}: ${outcome.result}`;
+  lines.push(`### leasehold: ${headline}`, '');
+  lines.push(`Holder \`${escapeCell(outcome.holderId)}\` · lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
+  if (outcome.error) {
+    lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeCell(outcome.error.message)}`, '');
+  }
+  if (kind === 'acquire' && outcome.waitMs !== undefined) {
+    const position = outcome.queuePosition ? `, queue position ${outcome.queuePosition} at enqueue` : '';
+    lines.push(`Waited ${(outcome.waitMs / 1000).toFixed(1)} s${position}.`, '');
+  }
+  if (state) {
+    const capacity = outcome.capacity ?? state.config?.capacity ?? '?';
+    lines.push(`**Holders** (${state.holders.length} of capacity ${capacity}, fence counter ${state.fence})`, '');
+    if (state.holders.length === 0) lines.push('_none_', '');
+    else {
+      lines.push('| fence | holder | since | lease until | run |', '| ---: | --- | --- | --- | --- |');
+      for (const h of state.holders) {
+        lines.push(`| ${h.fence} | \`${escapeCell(h.holderId)}\` | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+      }
+      lines.push('');
+    }
+    lines.push(`**Queue** (${state.queue.length} waiting)`, '');
+    if (state.queue.length === 0) lines.push('_empty_', '');
+    else {
+      lines.push('| # | holder | waiting since | run |', '| ---: | --- | --- | --- |');
+      state.queue.forEach((q, i) => lines.push(`| ${i + 1} | \`${escapeCell(q.holderId)}\` | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
+      lines.push('');
+    }
+  }
+  const s = outcome.stats;
+  lines.push(
+    `<sub>${s.requests} requests (${s.reads} reads, ${s.notModified} not modified, ${s.writes} writes), ` +
+      `${s.conflicts} conflicts, ${s.retries} retries, ${s.rateLimitWaits} rate-limit waits, ${s.polls} polls</sub>`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** One line for the log at the end. */
+export function finalLine(kind, outcome) {
+  const s = outcome.stats;
+  const detail = outcome.error ? `: ${outcome.error.code}: ${outcome.error.message}` : '';
+  return `leasehold ${kind} ${outcome.lock}: ${outcome.result}${detail} (${s.requests} requests, ${s.writes} writes, ${s.conflicts} conflicts)`;
+}
