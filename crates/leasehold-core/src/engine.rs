@@ -97,6 +97,11 @@ pub trait Planner {
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision;
     /// The outcome when the operation fails for `failure`.
     fn failed(&self, failure: Failure, now: Millis) -> Outcome;
+    /// The state branch does not exist (a write answered 404). `None` creates it; an
+    /// operation that never needs it finishes with the outcome returned instead.
+    fn branch_missing(&self, _now: Millis) -> Option<Outcome> {
+        None
+    }
     /// An absolute deadline for retries, if this operation is deadline-bounded.
     fn retry_deadline(&self) -> Option<Millis> {
         None
@@ -470,6 +475,9 @@ impl<P: Planner> Engine<P> {
                 // The state branch does not exist yet: create it as an orphan branch holding
                 // only a README, so its commits never carry workflow files.
                 self.pending_doc = None;
+                if let Some(outcome) = self.planner.branch_missing(now) {
+                    return self.finish(outcome);
+                }
                 log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; creating it", self.target.state_branch) });
                 let command = Command::CreateTree {
                     files: vec![TreeFile { path: "README.md".into(), content: branch_readme(&self.target.state_branch) }],

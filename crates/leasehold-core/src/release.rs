@@ -105,6 +105,11 @@ impl Planner for ReleasePlanner {
         self.deadline = (self.s.deadline_ms > 0).then(|| now + self.s.deadline_ms);
     }
 
+    fn branch_missing(&self, _now: Millis) -> Option<Outcome> {
+        // No state branch, so no state: nothing to release, and nothing to create.
+        Some(self.outcome(ResultWord::Noop))
+    }
+
     fn retry_deadline(&self) -> Option<Millis> {
         self.deadline
     }
@@ -154,16 +159,14 @@ impl Planner for ReleasePlanner {
             ctx.info(format!("{} {id} from {}", if result == ResultWord::Released { "released" } else { "removed queue entry of" }, self.s.lock));
             return Decision::Finish(self.outcome(result));
         }
-        if !ctx.exists {
-            ctx.info(format!("lock {} has no state yet: nothing to release for {id}", self.s.lock));
-            return Decision::Finish(self.outcome(ResultWord::Noop));
-        }
         match ctx.provenance {
             Provenance::Written => {
                 ctx.info(format!("{id} neither holds nor waits for {}: nothing to release", self.s.lock));
                 Decision::Finish(self.outcome(ResultWord::Noop))
             }
-            // A read may be stale: confirm the absence with a compare-and-swap on this version.
+            // A read may be stale (even a 404 just after the file was created): confirm the
+            // absence with a compare-and-swap on this version. For a missing file that is a
+            // write without a sha, which GitHub refuses if the file exists after all.
             Provenance::Read => Decision::Write { doc, action: "release-check" },
         }
     }
