@@ -1,0 +1,287 @@
+// The acquire and release bundles in dist/, run as the runner runs them (INPUT_* variables,
+// GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files, GITHUB_* context), against the
+// GitHub emulator.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { startEmulator } from './emulator/emulator.mjs';
+import { jobContext, runAction } from './helpers/action-runner.mjs';
+
+const CONFIG = 'locks/deploy.config.json';
+let emu;
+
+before(async () => {
+  const two = '{"capacity": 2}\n';
+  emu = await startEmulator({
+    owner: 'octo',
+    repo: 'app',
+    files: { [CONFIG]: two, 'locks/matrix.config.json': two, 'locks/full.config.json': two },
+  });
+});
+after(() => emu.close());
+beforeEach(() => emu.faults.clear());
+
+const api = () => emu.url;
+const stateOf = async (lock = 'deploy') => {
+  const text = await emu.readFile('leasehold-state', `locks/${lock}.json`);
+  return text === null ? null : JSON.parse(text);
+};
+const requestsSince = (seq) => emu.log.filter((r) => r.seq > seq);
+const lastSeq = () => (emu.log.length ? emu.log[emu.log.length - 1].seq : 0);
+const writesSince = (seq) => requestsSince(seq).filter((r) => r.method !== 'GET');
+
+describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
+  test('first use creates the state branch; acquire holds with fence 1; release frees it', async () => {
+    const ctx = jobContext({ runId: 501, job: 'deploy' });
+    const acquired = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+    assert.equal(acquired.code, 0, acquired.stdout + acquired.stderr);
+    assert.equal(acquired.outputs.acquired, 'true');
+    assert.equal(acquired.outputs.result, 'acquired');
+    assert.equal(acquired.outputs['holder-id'], 'octo/app:501:deploy');
+    assert.equal(acquired.outputs.fence, '1');
+    assert.equal(acquired.outputs['queue-position'], '0');
+    assert.match(acquired.outputs.nonce, /^[0-9a-f]{16,}$/);
+    assert.match(acquired.summary, /### leasehold: acquired `deploy` with fence 1/);
+    assert.match(acquired.summary, /\| 1 \| `octo\/app:501:deploy` \|/);
+
+    const readme = await emu.readFile('leasehold-state', 'README.md');
+    assert.match(readme, /lock state written by leasehold/);
+    assert.equal(await emu.readFile('leasehold-state', '.github/workflows/ci.yml'), null, 'the state branch is an orphan');
+    let state = await stateOf();
+    assert.equal(state.schema, 1);
+    assert.equal(state.holders.length, 1);
+    assert.equal(state.holders[0].holderId, 'octo/app:501:deploy');
+    assert.equal(state.holders[0].run.url, 'https://github.com/octo/app/actions/runs/501/attempts/1');
+    assert.equal(state.config.capacity, 2);
+
+    const released = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+    assert.equal(released.code, 0, released.stdout + released.stderr);
+    assert.equal(released.outputs.released, 'true');
+    assert.equal(released.outputs.result, 'released');
+    assert.match(released.summary, /### leasehold: released `deploy`/);
+    state = await stateOf();
+    assert.deepEqual(state.holders, []);
+    assert.deepEqual(state.queue, []);
+  });
+
+  test('steady state: one acquire plus release is 4 REST requests', async () => {
+    const ctx = jobContext({ runId: 502, job: 'deploy' });
+    const start = lastSeq();
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+    assert.equal(a.outputs.result, 'acquired');
+    assert.equal(r.outputs.result, 'released');
+    const requests = requestsSince(start);
+    assert.deepEqual(
+      requests.map((q) => `${q.method} ${q.status}`),
+      ['GET 200', 'PUT 200', 'GET 200', 'PUT 200'],
+      'read + compare-and-swap write, twice; the config is fresh in the state',
+    );
+    assert.equal(Number(a.outputs.fence) > 1, true);
+  });
+
+  test('the fence only grows across holdings', async () => {
+    const fences = [];
+    for (let i = 0; i < 3; i++) {
+      const ctx = jobContext({ runId: 600 + i });
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'fences' }, context: ctx });
+      fences.push(Number(a.outputs.fence));
+      await runAction('release', { apiUrl: api(), inputs: { lock: 'fences' }, context: ctx });
+    }
+    assert.deepEqual(fences, [1, 2, 3]);
+  });
+
+  test('release when acquire never ran is a confirmed noop', async () => {
+    const ctx = jobContext({ runId: 503 });
+    const seq = lastSeq();
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.outputs.result, 'noop');
+    assert.equal(r.outputs.released, 'false');
+    assert.equal(writesSince(seq).length, 1, 'absence confirmed by one compare-and-swap write');
+  });
+
+  test('release of a lock that has no state file confirms it with a create-only write', async () => {
+    const seq = lastSeq();
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'never-used' }, context: jobContext({ runId: 504 }) });
+    assert.equal(r.outputs.result, 'noop');
+    assert.deepEqual(writesSince(seq).map((q) => `${q.method} ${q.status}`), ['PUT 201']);
+    const state = await stateOf('never-used');
+    assert.deepEqual([state.holders, state.queue], [[], []]);
+  });
+
+  test('release with no state branch at all is a noop that creates nothing', async () => {
+    const seq = lastSeq();
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy', 'state-branch': 'no-such-branch' }, context: jobContext({ runId: 504 }) });
+    assert.equal(r.outputs.result, 'noop');
+    assert.deepEqual(requestsSince(seq).map((q) => `${q.method} ${q.status}`), ['GET 404', 'PUT 404']);
+  });
+
+  test('matrix cells with their own suffix hold separately; re-running acquire returns the same holding', async () => {
+    const cell = (i) => jobContext({ runId: 505, job: 'test', runner: `runner-${i}` });
+    const a0 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix', 'holder-suffix': 'linux: 0' }, context: cell(0) });
+    const a1 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix', 'holder-suffix': 'linux: 1' }, context: cell(1) });
+    assert.equal(a0.outputs['holder-id'], 'octo/app:505:test:linux: 0');
+    assert.equal(a1.outputs['holder-id'], 'octo/app:505:test:linux: 1');
+    assert.notEqual(a0.outputs.fence, a1.outputs.fence);
+    const again = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix', 'holder-suffix': 'linux: 0' }, context: cell(0) });
+    assert.equal(again.outputs.result, 'acquired');
+    assert.equal(again.outputs.fence, a0.outputs.fence, 'same holding, not a second slot');
+    // A sibling cell that forgot its suffix is refused instead of sharing a holding.
+    const b0 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix2' }, context: cell(0) });
+    assert.equal(b0.outputs.result, 'acquired');
+    const b1 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix2' }, context: cell(1) });
+    assert.notEqual(b1.code, 0);
+    assert.equal(b1.outputs['error-code'], 'holder-collision');
+    assert.match(b1.stdout, /holder-suffix/);
+  });
+
+  test('a rerun takes over the holding its first attempt left, and an explicit holder-id releases it', async () => {
+    const first = jobContext({ runId: 506, runAttempt: 1 });
+    const a1 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'rerun' }, context: first });
+    const second = jobContext({ runId: 506, runAttempt: 2, runner: 'another-runner' });
+    const a2 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'rerun' }, context: second });
+    assert.equal(a2.outputs.result, 'acquired');
+    assert.equal(a2.outputs.fence, a1.outputs.fence);
+    assert.equal((await stateOf('rerun')).holders.length, 1);
+    // The first attempt's late release must not remove the second attempt's holding.
+    const late = await runAction('release', { apiUrl: api(), inputs: { lock: 'rerun' }, context: first });
+    assert.equal(late.outputs.result, 'noop');
+    assert.equal((await stateOf('rerun')).holders.length, 1);
+    const r = await runAction('release', {
+      apiUrl: api(),
+      inputs: { lock: 'rerun', 'holder-id': a2.outputs['holder-id'] },
+      context: { ...second, GITHUB_JOB: 'cleanup' },
+    });
+    assert.equal(r.outputs.result, 'released');
+  });
+});
+
+describe('waiting', { timeout: 60_000 }, () => {
+  test('a full lock: timeout-minutes 0 tries once and writes nothing; a waiter that is killed is cleaned by release', async () => {
+    const holders = [jobContext({ runId: 700 }), jobContext({ runId: 701 })];
+    for (const ctx of holders) {
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'full' }, context: ctx });
+      assert.equal(a.outputs.result, 'acquired');
+    }
+    const seq = lastSeq();
+    const once = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'full', 'timeout-minutes': '0' }, context: jobContext({ runId: 702 }) });
+    assert.equal(once.code, 0);
+    assert.equal(once.outputs.acquired, 'false');
+    assert.equal(once.outputs.result, 'timeout');
+    assert.equal(writesSince(seq).length, 0);
+
+    const controller = new AbortController();
+    const waiterCtx = jobContext({ runId: 703 });
+    const waiter = runAction('acquire', { apiUrl: api(), inputs: { lock: 'full', 'poll-seconds': '1' }, context: waiterCtx, signal: controller.signal });
+    for (let i = 0; i < 100 && !(await stateOf('full')).queue.length; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal((await stateOf('full')).queue[0].holderId, 'octo/app:703:build');
+    controller.abort('SIGKILL');
+    await waiter.catch(() => {});
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'full' }, context: waiterCtx });
+    assert.equal(r.outputs.result, 'queue-cleaned');
+    assert.equal(r.outputs.released, 'false');
+    assert.deepEqual((await stateOf('full')).queue, []);
+  });
+
+  test('a waiter is admitted when a holder releases, and logs who holds while it waits', async () => {
+    const holder = jobContext({ runId: 710 });
+    await runAction('acquire', { apiUrl: api(), inputs: { lock: 'handoff', 'holder-suffix': 'x' }, context: holder });
+    const waiterCtx = jobContext({ runId: 711 });
+    const waiter = runAction('acquire', { apiUrl: api(), inputs: { lock: 'handoff', 'poll-seconds': '1' }, context: waiterCtx });
+    for (let i = 0; i < 100 && !(await stateOf('handoff')).queue.length; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1500));
+    await runAction('release', { apiUrl: api(), inputs: { lock: 'handoff', 'holder-suffix': 'x' }, context: holder });
+    const w = await waiter;
+    assert.equal(w.code, 0, w.stderr);
+    assert.equal(w.outputs.result, 'acquired');
+    assert.equal(w.outputs['queue-position'], '1');
+    assert.match(w.stdout, /waiting for handoff: position 1 of 1 in the queue, 1\/1 slots held by octo\/app:710:build:x \(fence 1, since .*https:\/\/github.com\/octo\/app\/actions\/runs\/710\/attempts\/1\)/);
+    assert.match(w.stdout, /next poll at/);
+  });
+});
+
+describe('bad input: an error that names the input, a failing step, no write', { timeout: 60_000 }, () => {
+  const cases = [
+    ['lock', { lock: 'team/deploy' }, /\[lock\].*must match \[A-Za-z0-9\._-\]\{1,80\}/],
+    ['holder-suffix', { lock: 'deploy', 'holder-suffix': 'a\nb' }, /\[holder-suffix\].*line break/],
+    ['holder-suffix', { lock: 'deploy', 'holder-suffix': 'a ' }, /\[holder-suffix\].*whitespace/],
+    ['timeout-minutes', { lock: 'deploy', 'timeout-minutes': '1.5' }, /\[timeout-minutes\].*whole number/],
+    ['poll-seconds', { lock: 'deploy', 'poll-seconds': '0' }, /\[poll-seconds\].*from 1 to 600/],
+    ['state-branch', { lock: 'deploy', 'state-branch': 'a..b' }, /\[state-branch\]/],
+  ];
+  for (const [input, inputs, message] of cases) {
+    test(`${input}: ${JSON.stringify(inputs[input])}`, async () => {
+      const seq = lastSeq();
+      const a = await runAction('acquire', { apiUrl: api(), inputs, context: jobContext({ runId: 800 }) });
+      assert.equal(a.code, 1);
+      assert.match(a.stdout, new RegExp(`::error::.*${message.source}`));
+      assert.equal(a.outputs['error-code'], 'invalid-input');
+      assert.equal(requestsSince(seq).length, 0, 'nothing was sent');
+    });
+  }
+
+  test('a capacity config out of range fails acquire before any write', async () => {
+    await emu.writeFile(emu.defaultBranch, 'locks/badcfg.config.json', '{"capacity": 65}\n');
+    const seq = lastSeq();
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'badcfg' }, context: jobContext({ runId: 801 }) });
+    assert.equal(a.code, 1);
+    assert.equal(a.outputs['error-code'], 'config-invalid');
+    assert.match(a.stdout, /locks\/badcfg.config.json: "capacity" must be an integer from 1 to 64 \(got 65\)/);
+    assert.equal(writesSince(seq).length, 0);
+  });
+
+  test('release reports and ignores an out-of-range deadline', async () => {
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy', 'release-deadline-seconds': '5' }, context: jobContext({ runId: 802 }) });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /::warning::input `release-deadline-seconds` must be 0 or a whole number from 30 to 3600 \(got "5"\); using 120/);
+  });
+
+  test('a refused token fails with the status and a hint, and writes nothing', async () => {
+    const seq = lastSeq();
+    emu.faults.add({ method: 'GET', times: Infinity, action: { status: 403, body: { message: 'Resource not accessible by integration' } } });
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy' }, context: jobContext({ runId: 803 }) });
+    assert.equal(a.code, 1);
+    assert.equal(a.outputs['error-code'], 'refused');
+    assert.match(a.stdout, /403 Resource not accessible by integration.*contents: write/);
+    assert.equal(writesSince(seq).length, 0);
+  });
+});
+
+describe('faults', { timeout: 60_000 }, () => {
+  test('a release whose write lands but whose answer is lost reports released after reading back, with no second write', async () => {
+    const ctx = jobContext({ runId: 900 });
+    await runAction('acquire', { apiUrl: api(), inputs: { lock: 'lost-ack' }, context: ctx });
+    const seq = lastSeq();
+    const rule = emu.faults.add({ method: 'PUT', path: /lost-ack/, action: { applyThen: 'reset' } });
+    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'lost-ack' }, context: ctx });
+    assert.equal(rule.fired, 1);
+    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.outputs.result, 'released');
+    assert.equal(writesSince(seq).length, 1, 'exactly one write');
+    assert.deepEqual((await stateOf('lost-ack')).holders, []);
+  });
+
+  test('an acquire whose write lands behind a 502 finds its own nonce and holds once', async () => {
+    const ctx = jobContext({ runId: 901 });
+    emu.faults.add({ method: 'PUT', path: /lost-502/, action: { applyThen: { status: 502 } } });
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'lost-502' }, context: ctx });
+    assert.equal(a.outputs.result, 'acquired', a.stdout);
+    const state = await stateOf('lost-502');
+    assert.equal(state.holders.length, 1);
+    assert.equal(state.holders[0].nonce, a.outputs.nonce);
+  });
+
+  test('stale reads after a write are never acted on', async () => {
+    const ctx = jobContext({ runId: 902 });
+    emu.staleReads({ path: /stale/, ms: 2500 });
+    try {
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'stale' }, context: ctx });
+      assert.equal(a.outputs.result, 'acquired');
+      const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'stale' }, context: ctx });
+      assert.equal(r.outputs.result, 'released', r.stdout);
+      assert.deepEqual((await stateOf('stale')).holders, []);
+    } finally {
+      emu.staleReads(null);
+    }
+  });
+});

@@ -1,0 +1,136 @@
+// Runs a leasehold action the way the GitHub runner does: `node dist/<bundle>` with INPUT_*
+// variables (the action.yml defaults filled in, as the runner does), GITHUB_* context, and the
+// GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files, then reads back what it wrote.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const metadataCache = new Map();
+
+function scalar(text) {
+  const t = text.trim();
+  if (t.startsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
+  if (t.startsWith('"')) return JSON.parse(t);
+  return t;
+}
+
+/**
+ * What the runner takes from actions/<name>/action.yml: each input's default and runs.main.
+ * (A reader for the shape of leasehold's own action.yml files, so the demo needs no install.)
+ */
+export function actionMetadata(name) {
+  if (!metadataCache.has(name)) {
+    const meta = { inputs: {}, runs: {} };
+    let section = null;
+    let input = null;
+    for (const line of readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8').split('\n')) {
+      const top = line.match(/^(\w[\w-]*):/);
+      if (top) {
+        section = top[1];
+        continue;
+      }
+      const key = line.match(/^  ([\w-]+):\s*(.*)$/);
+      if (key && section === 'inputs') {
+        input = key[1];
+        meta.inputs[input] = {};
+      } else if (key && section === 'runs') {
+        meta.runs[key[1]] = scalar(key[2]);
+      }
+      const field = line.match(/^    (default|required):\s*(.*)$/);
+      if (field && section === 'inputs' && input) meta.inputs[input][field[1]] = scalar(field[2]);
+    }
+    metadataCache.set(name, meta);
+  }
+  return metadataCache.get(name);
+}
+
+/** Parses the GITHUB_OUTPUT / GITHUB_STATE file format (`name<<DELIMITER … DELIMITER`). */
+export function parseCommandFile(text) {
+  const values = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line) continue;
+    const heredoc = line.match(/^([^=<]+)<<(.+)$/);
+    if (heredoc) {
+      const [, name, delimiter] = heredoc;
+      const body = [];
+      while (++i < lines.length && lines[i] !== delimiter) body.push(lines[i]);
+      values[name] = body.join('\n');
+    } else {
+      const eq = line.indexOf('=');
+      values[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+  }
+  return values;
+}
+
+let runSeq = 0;
+
+/** The environment the runner gives a step, for a simulated job. */
+export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt = 1, job = 'build', runner = `runner-${runId}-${job}` } = {}) {
+  return {
+    GITHUB_REPOSITORY: repository,
+    GITHUB_RUN_ID: String(runId),
+    GITHUB_RUN_ATTEMPT: String(runAttempt),
+    GITHUB_JOB: job,
+    RUNNER_NAME: runner,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_ACTIONS: 'true',
+    CI: 'true',
+  };
+}
+
+/**
+ * Runs actions/<name> against `apiUrl`. `inputs` are the step's `with:` values; `context` is
+ * from jobContext(). Resolves to { code, outputs, state, summary, stdout, stderr, ms }.
+ */
+export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal } = {}) {
+  const meta = actionMetadata(name);
+  const dir = mkdtempSync(join(tmpdir(), `leasehold-step-${process.pid}-${++runSeq}-`));
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
+  for (const f of Object.values(files)) writeFileSync(f, '');
+  const stepEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...context,
+    ...files,
+    GITHUB_API_URL: apiUrl,
+    RUNNER_TEMP: dir,
+    ...env,
+  };
+  for (const [input, spec] of Object.entries(meta.inputs ?? {})) {
+    let value = inputs[input] ?? spec.default ?? '';
+    if (value === '${{ github.token }}') value = token;
+    stepEnv[`INPUT_${input.replace(/ /g, '_').toUpperCase()}`] = String(value);
+  }
+  const bundle = resolve(ROOT, 'actions', name, meta.runs.main);
+  const started = Date.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bundle], { env: stepEnv, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, sig) => {
+      const read = (f) => readFileSync(f, 'utf8');
+      const result = {
+        code,
+        signal: sig,
+        outputs: parseCommandFile(read(files.GITHUB_OUTPUT)),
+        state: parseCommandFile(read(files.GITHUB_STATE)),
+        summary: read(files.GITHUB_STEP_SUMMARY),
+        stdout,
+        stderr,
+        ms: Date.now() - started,
+      };
+      rmSync(dir, { recursive: true, force: true });
+      resolvePromise(result);
+    });
+  });
+}
