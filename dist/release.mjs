@@ -19643,9 +19643,10 @@ function info(message) {
 }
 
 // actions/lib/constants.mjs
+var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
 var INPUTS = {
-  acquire: ["lock", "repository", "state-branch", "token", "holder-suffix", "timeout-minutes", "poll-seconds", "lease-minutes"],
-  release: ["lock", "repository", "state-branch", "token", "holder-suffix", "holder-id", "release-deadline-seconds"]
+  acquire: ["lock", "repository", "state-branch", "token", "holder-suffix", "timeout-minutes", "poll-seconds", "lease-minutes", ...KNOBS],
+  release: ["lock", "repository", "state-branch", "token", "holder-suffix", "holder-id", "release-deadline-seconds", ...KNOBS]
 };
 var OUTPUTS = {
   acquire: ["acquired", "result", "holder-id", "fence", "nonce", "wait-ms", "queue-position", "error-code"],

@@ -1,8 +1,11 @@
 // Names of inputs, outputs and context variables, in one place.
 
+// Retry knobs, shared by every action that talks to GitHub.
+const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
+
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes'],
-  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds'],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', ...KNOBS],
+  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
 };
 
 export const OUTPUTS = {

@@ -18,6 +18,7 @@ use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
 use crate::inputs::{Entropy, RawInputs, Reader};
 use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::retry::{RetryPolicy, Rng};
 use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
 use crate::time::{format_rfc3339, Millis};
 
@@ -32,16 +33,31 @@ pub struct AcquireSettings {
     pub timeout_ms: Millis,
     pub poll_ms: Millis,
     pub lease_ms: Millis,
+    pub retry: RetryPolicy,
 }
 
 pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
 pub const MAX_TIMEOUT_MINUTES: u64 = 24 * 60;
 pub const DEFAULT_POLL_SECONDS: u64 = 10;
 pub const DEFAULT_LEASE_MINUTES: u64 = 60;
+/// The longest a waiter far back in the queue sleeps between polls.
+pub const MAX_POLL_MS: Millis = 120_000;
+
+/// How long a waiter at `position` (0-based) sleeps before its next poll. The first
+/// `capacity` waiters (the next to be admitted) poll every `poll_ms`; each further group of
+/// `capacity` waiters polls proportionally less often, up to [`MAX_POLL_MS`]. So the whole
+/// queue polls at about `capacity / poll_ms × H(n / capacity)` requests a second (H the harmonic
+/// number): it grows with the logarithm of the queue's depth, not with the number of waiters.
+/// Plus up to 25% seeded jitter, so waiters that started together drift apart.
+pub fn poll_interval(poll_ms: Millis, position: usize, capacity: u32, rng: &mut Rng) -> Millis {
+    let rank = position as u64 / u64::from(capacity.max(1)) + 1;
+    let base = poll_ms.saturating_mul(rank).min(MAX_POLL_MS.max(poll_ms));
+    base + rng.up_to(base / 4)
+}
 
 impl AcquireSettings {
     pub fn parse(raw: &RawInputs, entropy: &Entropy) -> Result<(Self, Vec<String>), InputError> {
-        let r = Reader::new(raw);
+        let mut r = Reader::new(raw);
         let (lock, repository, state_branch) = r.lock_target()?;
         let suffix = r.suffix()?;
         let run = r.run_identity()?;
@@ -49,6 +65,9 @@ impl AcquireSettings {
         let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
         let lease_min = r.int("lease-minutes", DEFAULT_LEASE_MINUTES, 1, 7 * 24 * 60)?;
         let holder_id = ids::holder_id(&run.repository, run.run_id, &run.job, suffix);
+        let mut retry = r.retry_policy();
+        // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
+        retry.max_attempts_with_deadline = None;
         let settings = AcquireSettings {
             lock,
             repository,
@@ -59,6 +78,7 @@ impl AcquireSettings {
             timeout_ms: timeout_min * 60_000,
             poll_ms: poll_s * 1_000,
             lease_ms: lease_min * 60_000,
+            retry,
         };
         Ok((settings, r.warnings))
     }
@@ -275,9 +295,8 @@ impl Planner for AcquirePlanner {
             return Decision::Write { doc, action: "enqueue" };
         }
         let position = mine_queued.expect("queued when nothing changed");
-        let jitter = ctx.rng.up_to(self.s.poll_ms / 4);
         let deadline = self.started_at.saturating_add(self.s.timeout_ms);
-        let until = (now + self.s.poll_ms + jitter).min(deadline);
+        let until = (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
         let line = self.waiting_line(st, Some(capacity), position, until);
         ctx.info(line);
         Decision::Sleep { until }
@@ -305,5 +324,31 @@ impl AcquirePlanner {
             ),
             now,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polls_spread_by_queue_position() {
+        let mut rng = Rng::new(3);
+        let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
+        for (position, capacity, base) in [(0, 2, 10_000), (1, 2, 10_000), (2, 2, 20_000), (5, 2, 30_000), (15, 2, 80_000), (500, 2, 120_000), (0, 1, 10_000), (3, 1, 40_000)] {
+            let v = poll_interval(10_000, position, capacity, &mut rng);
+            assert!(within(v, base), "position {position} capacity {capacity}: {v}");
+        }
+        // A poll interval above the cap is kept: the cap only slows the back of the queue.
+        assert!(within(poll_interval(300_000, 9, 1, &mut rng), 300_000));
+    }
+
+    #[test]
+    fn a_deep_queue_polls_about_once_a_second_in_total() {
+        // 16 waiters on a capacity-2 lock at the default 10 s: the sum of their poll rates.
+        let rate: f64 = (0..16).map(|p| 1000.0 / (DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)) as f64).sum();
+        assert!(rate < 0.6, "{rate} polls a second");
+        let deep: f64 = (0..1000).map(|p| 1000.0 / ((DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)).min(MAX_POLL_MS)) as f64).sum();
+        assert!(deep < 10.0, "{deep} polls a second for 1000 waiters");
     }
 }

@@ -32,6 +32,12 @@ pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
 /// cache answers with `max-age=60`).
 pub const MAX_STALE_READS: u32 = 45;
 pub const STALE_REREAD_MS: Millis = 2_000;
+/// Writes of one operation are at least this far apart: GitHub asks for content-generating
+/// requests to be sent serially, about a second apart, and limits them to 80 a minute.
+pub const MIN_WRITE_GAP_MS: Millis = 1_000;
+/// A backstop on the requests of one operation, whatever else happens (a bug, a pathological
+/// pile-up): past it, the operation fails with `request-budget`.
+pub const MAX_REQUESTS: u32 = 10_000;
 
 pub fn state_path(lock: &str) -> String {
     format!("locks/{lock}.json")
@@ -143,6 +149,8 @@ enum Wake {
     Poll,
     Reread,
     Retry(Command, Pending),
+    /// A planned write held back to keep writes [`MIN_WRITE_GAP_MS`] apart.
+    Send(Command),
 }
 
 #[derive(Clone, Debug)]
@@ -181,6 +189,7 @@ pub struct Engine<P> {
     auth_streak_since: Option<Millis>,
     conflicts_in_row: u32,
     stale_reads_in_row: u32,
+    last_write_at: Option<Millis>,
 }
 
 impl<P: Planner> Engine<P> {
@@ -199,6 +208,7 @@ impl<P: Planner> Engine<P> {
             auth_streak_since: None,
             conflicts_in_row: 0,
             stale_reads_in_row: 0,
+            last_write_at: None,
         }
     }
 
@@ -226,7 +236,12 @@ impl<P: Planner> Engine<P> {
                 Wake::Reread => self.read_state(now, false),
                 Wake::Retry(command, pending) => {
                     self.stats.retries += 1;
-                    self.issue(command, pending)
+                    let command = self.refresh_timeout(command, now);
+                    self.issue_at(command, pending, now)
+                }
+                Wake::Send(command) => {
+                    let command = self.refresh_timeout(command, now);
+                    self.issue_at(command, Pending::StateWrite, now)
                 }
             },
             (phase, event) => {
@@ -248,14 +263,35 @@ impl<P: Planner> Engine<P> {
         Ok(Step { command, log })
     }
 
-    fn issue(&mut self, command: Command, pending: Pending) -> Command {
+    fn issue_at(&mut self, command: Command, pending: Pending, now: Millis) -> Command {
+        if self.stats.requests >= MAX_REQUESTS {
+            return self.fail("request-budget", format!("sent {MAX_REQUESTS} requests without finishing"), None, None, now);
+        }
         self.stats.requests += 1;
         match pending.kind() {
-            RequestKind::Write => self.stats.writes += 1,
+            RequestKind::Write => {
+                self.stats.writes += 1;
+                self.last_write_at = Some(now);
+            }
             RequestKind::Read => self.stats.reads += 1,
             RequestKind::Create => {}
         }
         self.phase = Phase::Awaiting(command.clone(), pending);
+        command
+    }
+
+    /// A request sent later than planned gets the time limit of the moment it is sent, so a
+    /// request never runs far past the retry deadline.
+    fn refresh_timeout(&self, mut command: Command, now: Millis) -> Command {
+        let fresh = self.timeout_ms(now);
+        match &mut command {
+            Command::ReadFile { timeout_ms, .. }
+            | Command::WriteFile { timeout_ms, .. }
+            | Command::CreateTree { timeout_ms, .. }
+            | Command::CreateCommit { timeout_ms, .. }
+            | Command::CreateBranch { timeout_ms, .. } => *timeout_ms = fresh,
+            Command::Sleep { .. } | Command::Finish { .. } => {}
+        }
         command
     }
 
@@ -274,7 +310,7 @@ impl<P: Planner> Engine<P> {
             if_none_match,
             timeout_ms: self.timeout_ms(now),
         };
-        self.issue(command, Pending::StateRead)
+        self.issue_at(command, Pending::StateRead, now)
     }
 
     fn sleep(&mut self, until: Millis, reason: SleepReason, wake: Wake) -> Command {
@@ -386,7 +422,7 @@ impl<P: Planner> Engine<P> {
                     tree: sha,
                     timeout_ms: self.timeout_ms(now),
                 };
-                self.issue(command, Pending::Commit)
+                self.issue_at(command, Pending::Commit, now)
             }
             (Pending::Commit, Reply::Created { sha }) => {
                 let command = Command::CreateBranch {
@@ -394,7 +430,7 @@ impl<P: Planner> Engine<P> {
                     sha,
                     timeout_ms: self.timeout_ms(now),
                 };
-                self.issue(command, Pending::Branch)
+                self.issue_at(command, Pending::Branch, now)
             }
             (Pending::Branch, Reply::Created { .. }) => {
                 log.push(LogLine { level: Level::Info, text: format!("created state branch {}", self.target.state_branch) });
@@ -483,7 +519,7 @@ impl<P: Planner> Engine<P> {
                     files: vec![TreeFile { path: "README.md".into(), content: branch_readme(&self.target.state_branch) }],
                     timeout_ms: self.timeout_ms(now),
                 };
-                self.issue(command, Pending::Tree)
+                self.issue_at(command, Pending::Tree, now)
             }
             (Class::AlreadyExists, Pending::Branch) => {
                 log.push(LogLine { level: Level::Info, text: format!("state branch {} was created by another job", self.target.state_branch) });
@@ -573,7 +609,7 @@ impl<P: Planner> Engine<P> {
                 if_none_match: self.config.etag.clone(),
                 timeout_ms: self.timeout_ms(now),
             };
-            return self.issue(command, Pending::ConfigRead);
+            return self.issue_at(command, Pending::ConfigRead, now);
         }
         let known = self.known.as_ref().expect("state known before planning");
         let mut ctx = PlanCtx {
@@ -603,7 +639,10 @@ impl<P: Planner> Engine<P> {
                     timeout_ms: self.timeout_ms(now),
                 };
                 self.pending_doc = Some(doc);
-                self.issue(command, Pending::StateWrite)
+                match self.last_write_at.map(|t| t + MIN_WRITE_GAP_MS).filter(|&at| at > now) {
+                    Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(command)),
+                    None => self.issue_at(command, Pending::StateWrite, now),
+                }
             }
             Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
             Decision::Finish(outcome) => self.finish(outcome),

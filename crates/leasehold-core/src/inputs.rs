@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
+use crate::retry::RetryPolicy;
 
 /// Raw inputs: `lock`, `timeout-minutes`, …, plus context such as `GITHUB_RUN_ID`.
 pub type RawInputs = BTreeMap<String, String>;
@@ -65,6 +66,28 @@ impl<'a> Reader<'a> {
                 self.warnings.push(format!("input `{name}` {rule} (got {text:?}); using {default}"));
                 default
             }
+        }
+    }
+
+    /// The retry knobs (`api-max-attempts`, `api-retry-base-ms`, `api-retry-max-ms`). They only
+    /// change how long a retry waits, so a value outside its range is reported and ignored,
+    /// never fatal. `api-retry-max-ms` bounds `api-retry-base-ms` too.
+    pub fn retry_policy(&mut self) -> RetryPolicy {
+        let d = RetryPolicy::default();
+        let attempts_given = self.get("api-max-attempts").is_some();
+        let max_attempts =
+            self.int_or_warn("api-max-attempts", u64::from(d.max_attempts), |n| (1..=100).contains(&n), "must be a whole number from 1 to 100") as u32;
+        let cap_ms =
+            self.int_or_warn("api-retry-max-ms", d.cap_ms, |n| (1_000..=300_000).contains(&n), "must be a whole number from 1000 to 300000");
+        let base_ms =
+            self.int_or_warn("api-retry-base-ms", d.base_ms, |n| (100..=60_000).contains(&n), "must be a whole number from 100 to 60000");
+        let valid_attempts = attempts_given && self.warnings.iter().all(|w| !w.starts_with("input `api-max-attempts`"));
+        RetryPolicy {
+            max_attempts,
+            base_ms: base_ms.min(cap_ms),
+            cap_ms,
+            max_attempts_with_deadline: valid_attempts.then_some(max_attempts),
+            ..d
         }
     }
 

@@ -75,24 +75,23 @@ impl Operation {
     /// Parses and checks the inputs; nothing is sent before this succeeds.
     pub fn new(kind: OperationKind, inputs: &RawInputs, entropy: &Entropy) -> Result<(Self, Plan), Error> {
         inputs::validate_entropy(entropy)?;
-        let retry = RetryPolicy::default();
         let (op, plan) = match kind {
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)), plan)
             }
             OperationKind::Release => {
                 let (s, warnings) = ReleaseSettings::parse(inputs)?;
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed)), plan)
             }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), warnings: Vec::new() };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: "status".into(), retry };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: "status".into(), retry: RetryPolicy::default() };
                 (Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)), plan)
             }
         };

@@ -145,6 +145,8 @@ pub enum SleepReason {
     Contention,
     /// A read came back older than one already seen (a stale cache): read again shortly.
     StaleRead,
+    /// Keeping this operation's writes about a second apart, as GitHub asks.
+    WriteSpacing,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ use crate::error::InputError;
 use crate::ids;
 use crate::inputs::{RawInputs, Reader};
 use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::retry::RetryPolicy;
 use crate::time::Millis;
 
 pub const DEFAULT_DEADLINE_SECONDS: u64 = 120;
@@ -28,6 +29,7 @@ pub struct ReleaseSettings {
     pub run_attempt: u32,
     /// 0 means attempt-bounded retries instead of a deadline.
     pub deadline_ms: Millis,
+    pub retry: RetryPolicy,
 }
 
 impl ReleaseSettings {
@@ -52,6 +54,7 @@ impl ReleaseSettings {
             |n| n == 0 || (30..=3600).contains(&n),
             "must be 0 or a whole number from 30 to 3600",
         );
+        let retry = r.retry_policy();
         let settings = ReleaseSettings {
             lock,
             repository,
@@ -59,6 +62,7 @@ impl ReleaseSettings {
             holder_id,
             run_attempt: run.run_attempt,
             deadline_ms: deadline_s * 1000,
+            retry,
         };
         Ok((settings, r.warnings))
     }
@@ -66,6 +70,9 @@ impl ReleaseSettings {
 
 pub struct ReleasePlanner {
     pub s: ReleaseSettings,
+    started_at: Millis,
+    /// Whether the state has been read once: the first phase (reaching the state) is over.
+    reached: bool,
     deadline: Option<Millis>,
     /// What this release set out to remove, once it saw it present.
     intent: Option<ResultWord>,
@@ -73,7 +80,7 @@ pub struct ReleasePlanner {
 
 impl ReleasePlanner {
     pub fn new(s: ReleaseSettings) -> Self {
-        ReleasePlanner { s, deadline: None, intent: None }
+        ReleasePlanner { s, started_at: 0, reached: false, deadline: None, intent: None }
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
@@ -102,6 +109,7 @@ impl Planner for ReleasePlanner {
     }
 
     fn start(&mut self, now: Millis) {
+        self.started_at = now;
         self.deadline = (self.s.deadline_ms > 0).then(|| now + self.s.deadline_ms);
     }
 
@@ -110,8 +118,14 @@ impl Planner for ReleasePlanner {
         Some(self.outcome(ResultWord::Noop))
     }
 
+    /// Two phases with absolute deadlines, so neither starves the other: reaching the state
+    /// (the first successful read) may use the first half of the budget; recording (the write,
+    /// and any read-back or re-read after a conflict) has until the end. An outage that eats
+    /// the first half still leaves the write time to land and, if its answer is lost, to be
+    /// read back. A phase that ends early hands its remainder on.
     fn retry_deadline(&self) -> Option<Millis> {
-        self.deadline
+        let end = self.deadline?;
+        Some(if self.reached { end } else { self.started_at + self.s.deadline_ms / 2 })
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
@@ -125,6 +139,7 @@ impl Planner for ReleasePlanner {
     }
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        self.reached = true;
         let now = ctx.now;
         let id = self.s.holder_id.as_str();
         let st = ctx.state;

@@ -164,11 +164,21 @@ pub struct RetryPolicy {
     pub server_ceiling_ms: Millis,
     /// How long a streak of 401s may last before it is taken as a real refusal.
     pub auth_grace_ms: Millis,
+    /// Under a deadline, an attempt ceiling that applies too (whichever comes first), when the
+    /// caller set one explicitly. Unset, the deadline is the only bound.
+    pub max_attempts_with_deadline: Option<u32>,
 }
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_attempts: 5, base_ms: 1_000, cap_ms: 30_000, server_ceiling_ms: 60_000, auth_grace_ms: 10_000 }
+        RetryPolicy {
+            max_attempts: 5,
+            base_ms: 1_000,
+            cap_ms: 30_000,
+            server_ceiling_ms: 60_000,
+            auth_grace_ms: 10_000,
+            max_attempts_with_deadline: None,
+        }
     }
 }
 
@@ -212,7 +222,7 @@ pub fn next_attempt_at(
             Some(at)
         }
         Some(deadline) => {
-            if now >= deadline {
+            if now >= deadline || policy.max_attempts_with_deadline.is_some_and(|max| failures >= max) {
                 return None;
             }
             let at = match class {
@@ -354,5 +364,9 @@ mod tests {
         assert_eq!(next_attempt_at(&p, primary(deadline + 1), 1, now, Some(deadline), &mut rng), None);
         assert_eq!(next_attempt_at(&p, primary(now + 30_000), 1, now, Some(deadline), &mut rng), Some(now + 30_000));
         assert_eq!(next_attempt_at(&p, Class::Transient, 1, deadline, Some(deadline), &mut rng), None);
+        // An explicit attempt ceiling applies under the deadline too: whichever comes first.
+        let capped = RetryPolicy { max_attempts_with_deadline: Some(3), ..RetryPolicy::default() };
+        assert!(next_attempt_at(&capped, Class::Transient, 2, now, Some(deadline), &mut rng).is_some());
+        assert_eq!(next_attempt_at(&capped, Class::Transient, 3, now, Some(deadline), &mut rng), None);
     }
 }
