@@ -19641,11 +19641,18 @@ function warning(message, properties = {}) {
 function info(message) {
   process.stdout.write(message + os4.EOL);
 }
+function saveState(name, value) {
+  const filePath = process.env["GITHUB_STATE"] || "";
+  if (filePath) {
+    return issueFileCommand("STATE", prepareKeyValueMessage(name, value));
+  }
+  issueCommand("save-state", { name }, toCommandValue(value));
+}
 
 // actions/lib/constants.mjs
 var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
 var INPUTS = {
-  acquire: ["lock", "repository", "state-branch", "token", "holder-suffix", "timeout-minutes", "poll-seconds", "lease-minutes", ...KNOBS],
+  acquire: ["lock", "repository", "state-branch", "token", "holder-suffix", "timeout-minutes", "poll-seconds", "lease-minutes", "release-on-exit", ...KNOBS],
   release: ["lock", "repository", "state-branch", "token", "holder-suffix", "holder-id", "release-deadline-seconds", ...KNOBS]
 };
 var OUTPUTS = {
@@ -19658,7 +19665,16 @@ var inputEnvName = (name) => `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
 // actions/lib/driver.mjs
 var systemClock = {
   now: () => Date.now(),
-  sleepUntil: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now())))
+  sleepUntil: (ms, signal) => new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms - Date.now()));
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  })
 };
 function describe(command) {
   switch (command.kind) {
@@ -19688,15 +19704,22 @@ function describeReply(reply) {
       return reply.kind;
   }
 }
-async function runOperation({ op, perform, clock = systemClock, logger: logger2 }) {
+async function runOperation({ op, perform, clock = systemClock, logger: logger2, cancel }) {
   let step = op.step({ kind: "start", now: clock.now() });
+  let told = false;
   for (; ; ) {
     for (const line of step.log ?? []) logger2[line.level](line.text);
     const command = step.command;
     if (command.kind === "finish") return command.outcome;
     if (command.kind === "sleep") {
-      await clock.sleepUntil(command.untilMs);
-      step = op.step({ kind: "timer", now: clock.now() });
+      if (!cancel?.aborted || told) await clock.sleepUntil(command.untilMs, told ? void 0 : cancel);
+      if (cancel?.aborted && !told) {
+        told = true;
+        logger2.info("cancellation received: leaving the lock before exiting");
+        step = op.step({ kind: "cancel", now: clock.now() });
+      } else {
+        step = op.step({ kind: "timer", now: clock.now() });
+      }
       continue;
     }
     const reply = await perform(command);
@@ -21858,23 +21881,51 @@ var logger = {
   info: (text) => info(text),
   warning: (text) => warning(text)
 };
+async function withCancellation(body) {
+  const controller = new AbortController();
+  const onSignal = (signal) => {
+    if (!controller.signal.aborted) info(`received ${signal}`);
+    controller.abort(signal);
+  };
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const s of signals) process.on(s, onSignal);
+  try {
+    return await body(controller.signal);
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+}
+function transportFor(plan, token) {
+  return createTransport({
+    baseUrl: (process.env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
+    token,
+    repository: plan.repository
+  });
+}
+function tokenInput() {
+  const token = (process.env[inputEnvName("token")] ?? "").trim();
+  if (!token) throw Object.assign(new Error("input `token` is required"), { code: "invalid-input", input: "token" });
+  setSecret(token);
+  return token;
+}
 async function run(kind) {
+  if (kind === "acquire" && process.env.STATE_isPost === "true") return post();
   let op;
   try {
     const { Operation: Operation2, version: version2 } = loadCore();
     op = new Operation2(kind, collectInputs(kind), void 0);
     const plan = op.plan;
-    const token = process.env[inputEnvName("token")] ?? "";
-    if (!token.trim()) throw Object.assign(new Error("input `token` is required"), { code: "invalid-input", input: "token" });
-    setSecret(token.trim());
+    const token = tokenInput();
     for (const warning2 of plan.warnings) warning(warning2);
     info(`leasehold ${version2}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
-    const perform = createTransport({
-      baseUrl: (process.env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
-      token: token.trim(),
-      repository: plan.repository
-    });
-    const outcome = await runOperation({ op, perform, logger });
+    if (kind === "acquire") {
+      saveState("isPost", "true");
+      saveState("holder-id", plan.holderId);
+      saveState("nonce", plan.nonce);
+    }
+    const perform = transportFor(plan, token);
+    const outcome = await withCancellation((cancel) => runOperation({ op, perform, logger, cancel }));
+    if (kind === "acquire") saveState("result", outcome.result);
     const outputs = outputsFor(kind, outcome);
     for (const name of OUTPUTS[kind]) setOutput(name, outputs[name] ?? "");
     info(finalLine(kind, outcome));
@@ -21891,6 +21942,41 @@ async function run(kind) {
     setOutput("result", "failed");
     setOutput("error-code", error2.code ?? "internal");
     setFailed(`leasehold ${kind}${where}: ${error2.message}`);
+  } finally {
+    op?.free?.();
+  }
+}
+var NOTHING_LEFT = /* @__PURE__ */ new Set(["timeout", "cancelled"]);
+async function post() {
+  let op;
+  try {
+    const releaseOnExit = (process.env[inputEnvName("release-on-exit")] ?? "true").trim();
+    if (!["true", "True", "TRUE", "false", "False", "FALSE"].includes(releaseOnExit)) {
+      warning(`input \`release-on-exit\` must be true or false (got ${JSON.stringify(releaseOnExit)}); cleaning up as if true`);
+    } else if (releaseOnExit.toLowerCase() === "false") {
+      info("leasehold post: release-on-exit is false; leaving the lock as it is");
+      return;
+    }
+    const holderId = process.env["STATE_holder-id"];
+    const nonce = process.env.STATE_nonce;
+    const result = process.env.STATE_result ?? "";
+    if (!holderId || !nonce) return info("leasehold post: acquire did not start; nothing to clean up");
+    if (NOTHING_LEFT.has(result)) return info(`leasehold post: acquire ended with ${result} and left nothing behind`);
+    const { Operation: Operation2 } = loadCore();
+    const inputs = { ...collectInputs("acquire"), "holder-id": holderId, nonce };
+    op = new Operation2("cleanup", inputs, void 0);
+    const plan = op.plan;
+    const perform = transportFor(plan, tokenInput());
+    const outcome = await runOperation({ op, perform, logger });
+    const said = {
+      released: "released the lock this job still held (no release step removed it)",
+      "queue-cleaned": "removed this job's queue entry",
+      noop: "nothing left to clean up"
+    }[outcome.result];
+    if (said) info(`leasehold post ${plan.lock}: ${said}`);
+    else warning(`leasehold post ${plan.lock}: could not clean up (${outcome.result}: ${outcome.error?.message ?? ""}); the release step or the lease must free it`);
+  } catch (error2) {
+    warning(`leasehold post: cleanup skipped: ${error2.message}`);
   } finally {
     op?.free?.();
   }

@@ -4,7 +4,7 @@
 const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', ...KNOBS],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
 };
 

@@ -1,10 +1,20 @@
 // The driver loop: feed the core events, perform the one command it returns, repeat until it
 // finishes. It decides nothing: no retry counts, backoff, admission or timing of its own.
 
-/** A clock for real runs. Tests pass a virtual one. */
+/** A clock for real runs. Tests pass a virtual one. `sleepUntil` ends early when `signal` aborts. */
 export const systemClock = {
   now: () => Date.now(),
-  sleepUntil: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now()))),
+  sleepUntil: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const timer = setTimeout(done, Math.max(0, ms - Date.now()));
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
 };
 
 function describe(command) {
@@ -40,17 +50,26 @@ function describeReply(reply) {
 /**
  * Runs one operation to its end.
  * op: a core Operation; perform(command) → Promise<reply>; clock: { now, sleepUntil };
- * logger: { debug, info, warning }. Returns the outcome the core finished with.
+ * logger: { debug, info, warning }; cancel: an AbortSignal that fires when the job is being
+ * cancelled (the core is then told `cancel` instead of sleeping; a request in flight is
+ * answered first). Returns the outcome the core finished with.
  */
-export async function runOperation({ op, perform, clock = systemClock, logger }) {
+export async function runOperation({ op, perform, clock = systemClock, logger, cancel }) {
   let step = op.step({ kind: 'start', now: clock.now() });
+  let told = false;
   for (;;) {
     for (const line of step.log ?? []) logger[line.level](line.text);
     const command = step.command;
     if (command.kind === 'finish') return command.outcome;
     if (command.kind === 'sleep') {
-      await clock.sleepUntil(command.untilMs);
-      step = op.step({ kind: 'timer', now: clock.now() });
+      if (!cancel?.aborted || told) await clock.sleepUntil(command.untilMs, told ? undefined : cancel);
+      if (cancel?.aborted && !told) {
+        told = true;
+        logger.info('cancellation received: leaving the lock before exiting');
+        step = op.step({ kind: 'cancel', now: clock.now() });
+      } else {
+        step = op.step({ kind: 'timer', now: clock.now() });
+      }
       continue;
     }
     const reply = await perform(command);

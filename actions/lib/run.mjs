@@ -27,23 +27,57 @@ const logger = {
   warning: (text) => core.warning(text),
 };
 
+/** Listens for the runner's cancellation signals while `body` runs. */
+async function withCancellation(body) {
+  const controller = new AbortController();
+  const onSignal = (signal) => {
+    if (!controller.signal.aborted) core.info(`received ${signal}`);
+    controller.abort(signal);
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+  try {
+    return await body(controller.signal);
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+}
+
+function transportFor(plan, token) {
+  return createTransport({
+    baseUrl: (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    token,
+    repository: plan.repository,
+  });
+}
+
+function tokenInput() {
+  const token = (process.env[inputEnvName('token')] ?? '').trim();
+  if (!token) throw Object.assign(new Error('input `token` is required'), { code: 'invalid-input', input: 'token' });
+  core.setSecret(token);
+  return token;
+}
+
 export async function run(kind) {
+  if (kind === 'acquire' && process.env.STATE_isPost === 'true') return post();
   let op;
   try {
     const { Operation, version } = loadCore();
     op = new Operation(kind, collectInputs(kind), undefined);
     const plan = op.plan;
-    const token = process.env[inputEnvName('token')] ?? '';
-    if (!token.trim()) throw Object.assign(new Error('input `token` is required'), { code: 'invalid-input', input: 'token' });
-    core.setSecret(token.trim());
+    const token = tokenInput();
     for (const warning of plan.warnings) core.warning(warning);
     core.info(`leasehold ${version}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
-    const perform = createTransport({
-      baseUrl: (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-      token: token.trim(),
-      repository: plan.repository,
-    });
-    const outcome = await runOperation({ op, perform, logger });
+    if (kind === 'acquire') {
+      // Saved before anything is sent, so the post step can clean up even if this step is
+      // killed while it waits.
+      core.saveState('isPost', 'true');
+      core.saveState('holder-id', plan.holderId);
+      core.saveState('nonce', plan.nonce);
+    }
+    const perform = transportFor(plan, token);
+    const outcome = await withCancellation((cancel) => runOperation({ op, perform, logger, cancel }));
+    if (kind === 'acquire') core.saveState('result', outcome.result);
     const outputs = outputsFor(kind, outcome);
     for (const name of OUTPUTS[kind]) core.setOutput(name, outputs[name] ?? '');
     core.info(finalLine(kind, outcome));
@@ -61,6 +95,49 @@ export async function run(kind) {
     core.setOutput('result', 'failed');
     core.setOutput('error-code', error.code ?? 'internal');
     core.setFailed(`leasehold ${kind}${where}: ${error.message}`);
+  } finally {
+    op?.free?.();
+  }
+}
+
+// Results after which the acquire step itself left nothing behind.
+const NOTHING_LEFT = new Set(['timeout', 'cancelled']);
+
+/**
+ * The acquire action's post step (post-if: always()): if this job still holds or waits under
+ * the claim acquire made, and no release removed it, remove it. Warns, never fails the job: the
+ * explicit release step is the primary path.
+ */
+async function post() {
+  let op;
+  try {
+    const releaseOnExit = (process.env[inputEnvName('release-on-exit')] ?? 'true').trim();
+    if (!['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].includes(releaseOnExit)) {
+      core.warning(`input \`release-on-exit\` must be true or false (got ${JSON.stringify(releaseOnExit)}); cleaning up as if true`);
+    } else if (releaseOnExit.toLowerCase() === 'false') {
+      core.info('leasehold post: release-on-exit is false; leaving the lock as it is');
+      return;
+    }
+    const holderId = process.env['STATE_holder-id'];
+    const nonce = process.env.STATE_nonce;
+    const result = process.env.STATE_result ?? '';
+    if (!holderId || !nonce) return core.info('leasehold post: acquire did not start; nothing to clean up');
+    if (NOTHING_LEFT.has(result)) return core.info(`leasehold post: acquire ended with ${result} and left nothing behind`);
+    const { Operation } = loadCore();
+    const inputs = { ...collectInputs('acquire'), 'holder-id': holderId, nonce };
+    op = new Operation('cleanup', inputs, undefined);
+    const plan = op.plan;
+    const perform = transportFor(plan, tokenInput());
+    const outcome = await runOperation({ op, perform, logger });
+    const said = {
+      released: 'released the lock this job still held (no release step removed it)',
+      'queue-cleaned': "removed this job's queue entry",
+      noop: 'nothing left to clean up',
+    }[outcome.result];
+    if (said) core.info(`leasehold post ${plan.lock}: ${said}`);
+    else core.warning(`leasehold post ${plan.lock}: could not clean up (${outcome.result}: ${outcome.error?.message ?? ''}); the release step or the lease must free it`);
+  } catch (error) {
+    core.warning(`leasehold post: cleanup skipped: ${error.message}`);
   } finally {
     op?.free?.();
   }

@@ -87,9 +87,11 @@ export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt =
 
 /**
  * Runs actions/<name> against `apiUrl`. `inputs` are the step's `with:` values; `context` is
- * from jobContext(). Resolves to { code, outputs, state, summary, stdout, stderr, ms }.
+ * from jobContext(). `phase: 'post'` runs the post entry with `state` (what the main step
+ * saved) as STATE_* variables, as the runner does. `onSpawn(child)` sees the process (to send
+ * it signals). Resolves to { code, signal, outputs, state, summary, stdout, stderr, ms }.
  */
-export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal } = {}) {
+export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn } = {}) {
   const meta = actionMetadata(name);
   const dir = mkdtempSync(join(tmpdir(), `leasehold-step-${process.pid}-${++runSeq}-`));
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
@@ -108,10 +110,14 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
     if (value === '${{ github.token }}') value = token;
     stepEnv[`INPUT_${input.replace(/ /g, '_').toUpperCase()}`] = String(value);
   }
-  const bundle = resolve(ROOT, 'actions', name, meta.runs.main);
+  for (const [key, value] of Object.entries(state)) stepEnv[`STATE_${key}`] = value;
+  const entry = meta.runs[phase];
+  if (!entry) throw new Error(`actions/${name} has no ${phase} entry`);
+  const bundle = resolve(ROOT, 'actions', name, entry);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [bundle], { env: stepEnv, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

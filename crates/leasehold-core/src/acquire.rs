@@ -88,6 +88,7 @@ pub struct AcquirePlanner {
     pub s: AcquireSettings,
     started_at: Millis,
     queue_position: Option<u32>,
+    cancelled: bool,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -104,7 +105,7 @@ enum Kin {
 
 impl AcquirePlanner {
     pub fn new(s: AcquireSettings) -> Self {
-        AcquirePlanner { s, started_at: 0, queue_position: None }
+        AcquirePlanner { s, started_at: 0, queue_position: None, cancelled: false }
     }
 
     fn kin(&self, other: &RunIdentity) -> Kin {
@@ -195,6 +196,10 @@ impl Planner for AcquirePlanner {
         self.started_at = now;
     }
 
+    fn cancel(&mut self) {
+        self.cancelled = true;
+    }
+
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {
         let mut o = self.outcome(ResultWord::Failed, now);
         o.error = Some(failure);
@@ -205,10 +210,21 @@ impl Planner for AcquirePlanner {
         let now = ctx.now;
         let st = ctx.state;
         let id = self.s.holder_id.as_str();
-        let timed_out = now >= self.started_at.saturating_add(self.s.timeout_ms);
+        let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
+        let gave_up = if self.cancelled { ResultWord::Cancelled } else { ResultWord::Timeout };
 
         // 1. This claim holds.
         if let Some(ClaimPlace::Holding) = st.find_claim(id, &self.s.nonce) {
+            if self.cancelled {
+                // Admitted while the job was being cancelled: hand the slot straight back.
+                ctx.info(format!("cancelled after being admitted to {}; giving the slot back", self.s.lock));
+                let mut doc = st.clone();
+                doc.holders.retain(|h| h.holder_id != id);
+                if let Some(capacity) = ctx.capacity {
+                    doc.admit(capacity, now);
+                }
+                return Decision::Write { doc, action: "cancel" };
+            }
             let holder = st.holder(id).expect("claim found").clone();
             if self.queue_position.is_none() {
                 self.queue_position = Some(0);
@@ -264,30 +280,34 @@ impl Planner for AcquirePlanner {
         }
         // 3. Enqueue and admit from the front.
         let mut changed = adopted;
-        if mine_queued.is_none() {
-            doc.queue.push(self.entry(now));
-            changed = true;
-        }
         let capacity = ctx.capacity.expect("acquire plans only with a known capacity");
-        if !doc.admit(capacity, now).is_empty() {
-            changed = true;
-        }
-        if doc.holder(id).is_some() {
-            return Decision::Write { doc, action: "acquire" };
+        if !self.cancelled {
+            if mine_queued.is_none() {
+                doc.queue.push(self.entry(now));
+                changed = true;
+            }
+            if !doc.admit(capacity, now).is_empty() {
+                changed = true;
+            }
+            if doc.holder(id).is_some() {
+                return Decision::Write { doc, action: "acquire" };
+            }
         }
         // 4. Not admitted. At the timeout, leave the queue (if this claim ever joined it).
         if timed_out {
             return match mine_queued {
                 Some(_) => {
-                    ctx.info(format!("timed out after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
+                    let why = if self.cancelled { "cancelled" } else { "timed out" };
+                    ctx.info(format!("{why} after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
                     let mut doc = st.clone();
                     doc.queue.retain(|q| q.holder_id != id);
                     doc.admit(capacity, now);
-                    Decision::Write { doc, action: "timeout" }
+                    Decision::Write { doc, action: if self.cancelled { "cancel" } else { "timeout" } }
                 }
                 None => {
-                    ctx.info(format!("timed out waiting for {}", self.s.lock));
-                    Decision::Finish(self.outcome(ResultWord::Timeout, now))
+                    let why = if self.cancelled { "cancelled" } else { "timed out" };
+                    ctx.info(format!("{why} waiting for {}", self.s.lock));
+                    Decision::Finish(self.outcome(gave_up, now))
                 }
             };
         }

@@ -100,6 +100,9 @@ pub trait Planner {
     fn needs_config(&self) -> bool;
     /// Called once with the start time.
     fn start(&mut self, now: Millis);
+    /// The job is being cancelled: plan to leave. Operations that only read or only remove
+    /// ignore it.
+    fn cancel(&mut self) {}
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision;
     /// The outcome when the operation fails for `failure`.
     fn failed(&self, failure: Failure, now: Millis) -> Outcome;
@@ -244,6 +247,16 @@ impl<P: Planner> Engine<P> {
                     self.issue_at(command, Pending::StateWrite, now)
                 }
             },
+            // Cancelled while sleeping: plan again at once on the state already known (time is
+            // short: the runner kills the job 10 s after its first signal).
+            (Phase::Sleeping(_), Event::Cancel { now }) => {
+                self.planner.cancel();
+                self.pending_doc = None;
+                match self.known {
+                    Some(_) => self.decide(now, &mut log),
+                    None => self.read_state(now, false),
+                }
+            }
             (phase, event) => {
                 let state = match &phase {
                     Phase::NotStarted => "not started".to_string(),
@@ -255,6 +268,7 @@ impl<P: Planner> Engine<P> {
                     Event::Start { .. } => "start",
                     Event::Reply { .. } => "reply",
                     Event::Timer { .. } => "timer",
+                    Event::Cancel { .. } => "cancel",
                 };
                 self.phase = phase;
                 return Err(ProtocolError { event: event.into(), state });

@@ -47,6 +47,8 @@ use status::{StatusPlanner, StatusSettings};
 pub enum OperationKind {
     Acquire,
     Release,
+    /// The acquire action's post step: release exactly the claim acquire made, best effort.
+    Cleanup,
     Status,
 }
 
@@ -60,6 +62,9 @@ pub struct Plan {
     pub repository: String,
     pub state_branch: String,
     pub holder_id: String,
+    /// The claim's nonce (acquire), saved by the driver for the post step's cleanup.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub nonce: String,
     /// Inputs that were out of range and were ignored (reported, never fatal).
     pub warnings: Vec<String>,
 }
@@ -78,19 +83,20 @@ impl Operation {
         let (op, plan) = match kind {
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce: s.nonce.clone(), warnings };
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)), plan)
             }
-            OperationKind::Release => {
-                let (s, warnings) = ReleaseSettings::parse(inputs)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), warnings };
+            OperationKind::Release | OperationKind::Cleanup => {
+                let (s, warnings) = if kind == OperationKind::Cleanup { ReleaseSettings::parse_cleanup(inputs)? } else { ReleaseSettings::parse(inputs)? };
+                let nonce = s.claim_nonce.clone().unwrap_or_default();
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce, warnings };
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed)), plan)
             }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), warnings: Vec::new() };
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), nonce: String::new(), warnings: Vec::new() };
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: "status".into(), retry: RetryPolicy::default() };
                 (Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)), plan)
             }

@@ -17,6 +17,9 @@ pub enum Event {
     Reply { now: Millis, reply: Reply },
     /// The time the last `sleep` command named has come.
     Timer { now: Millis },
+    /// The job is being cancelled (the runner sent SIGINT or SIGTERM). Fed instead of `timer`
+    /// while sleeping; the operation then leaves what it joined and finishes quickly.
+    Cancel { now: Millis },
 }
 
 /// One answer from GitHub, normalized by the driver. Success shapes depend on the request;
@@ -179,6 +182,8 @@ pub enum ResultWord {
     Acquired,
     /// acquire: the timeout passed before a slot came free; the queue entry was removed.
     Timeout,
+    /// acquire: the job was cancelled while waiting; the queue entry was removed.
+    Cancelled,
     /// release: the holding was removed.
     Released,
     /// release: the job was only waiting; its queue entry was removed.
@@ -199,6 +204,7 @@ impl ResultWord {
         match self {
             ResultWord::Acquired => "acquired",
             ResultWord::Timeout => "timeout",
+            ResultWord::Cancelled => "cancelled",
             ResultWord::Released => "released",
             ResultWord::QueueCleaned => "queue-cleaned",
             ResultWord::Noop => "noop",

@@ -30,7 +30,17 @@ pub struct ReleaseSettings {
     /// 0 means attempt-bounded retries instead of a deadline.
     pub deadline_ms: Millis,
     pub retry: RetryPolicy,
+    /// Cleanup (the acquire action's post step): remove only this exact claim (holder id and
+    /// nonce), never a holding a rerun has taken over since.
+    pub claim_nonce: Option<String>,
+    /// Whether an absence read from GitHub is confirmed with a compare-and-swap write. Release
+    /// does (a stale read must never leak a slot); the best-effort post-step cleanup does not,
+    /// since the explicit release step is the primary path and a write per job would be waste.
+    pub confirm_noop: bool,
 }
+
+/// How long the post step's cleanup may retry.
+pub const CLEANUP_DEADLINE_SECONDS: u64 = 30;
 
 impl ReleaseSettings {
     pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
@@ -63,8 +73,22 @@ impl ReleaseSettings {
             run_attempt: run.run_attempt,
             deadline_ms: deadline_s * 1000,
             retry,
+            claim_nonce: None,
+            confirm_noop: true,
         };
         Ok((settings, r.warnings))
+    }
+
+    /// The acquire action's post step: `holder-id` and `nonce` come from the saved state of
+    /// the acquire step it follows.
+    pub fn parse_cleanup(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
+        let (mut s, warnings) = Self::parse(raw)?;
+        let nonce = Reader::new(raw).required("nonce")?.to_string();
+        crate::inputs::validate_entropy(&crate::inputs::Entropy { seed: 0, nonce: nonce.clone() })?;
+        s.claim_nonce = Some(nonce);
+        s.confirm_noop = false;
+        s.deadline_ms = CLEANUP_DEADLINE_SECONDS * 1000;
+        Ok((s, warnings))
     }
 }
 
@@ -145,7 +169,8 @@ impl Planner for ReleasePlanner {
         let st = ctx.state;
         let mut doc = st.clone();
         let newer = |attempt: u32| attempt > self.s.run_attempt;
-        if let Some(h) = st.holder(id) {
+        let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
+        if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
             if newer(h.run.run_attempt) {
                 ctx.warn(format!("{id} is held by run attempt {}, newer than this attempt {}; leaving it", h.run.run_attempt, self.s.run_attempt));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
@@ -159,7 +184,7 @@ impl Planner for ReleasePlanner {
             self.intent = Some(ResultWord::Released);
             return Decision::Write { doc, action: "release" };
         }
-        if let Some(i) = st.queue_index(id) {
+        if let Some(i) = st.queue_index(id).filter(|&i| ours(&st.queue[i].nonce)) {
             if newer(st.queue[i].run.run_attempt) {
                 ctx.warn(format!("{id} is queued by a newer run attempt {}; leaving it", st.queue[i].run.run_attempt));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
@@ -173,6 +198,10 @@ impl Planner for ReleasePlanner {
         if let Some(result) = self.intent {
             ctx.info(format!("{} {id} from {}", if result == ResultWord::Released { "released" } else { "removed queue entry of" }, self.s.lock));
             return Decision::Finish(self.outcome(result));
+        }
+        if !self.s.confirm_noop {
+            ctx.info(format!("{id} (this claim) neither holds nor waits for {}: nothing to clean up", self.s.lock));
+            return Decision::Finish(self.outcome(ResultWord::Noop));
         }
         match ctx.provenance {
             Provenance::Written => {
