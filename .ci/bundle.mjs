@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 const entries = {
   acquire: 'actions/acquire/main.mjs',
   release: 'actions/release/main.mjs',
+  status: 'actions/status/main.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };
 

@@ -19653,11 +19653,13 @@ function saveState(name, value) {
 var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
 var INPUTS = {
   acquire: ["lock", "repository", "state-branch", "token", "holder-suffix", "timeout-minutes", "poll-seconds", "lease-minutes", "release-on-exit", ...KNOBS],
-  release: ["lock", "repository", "state-branch", "token", "holder-suffix", "holder-id", "release-deadline-seconds", ...KNOBS]
+  release: ["lock", "repository", "state-branch", "token", "holder-suffix", "holder-id", "release-deadline-seconds", ...KNOBS],
+  status: ["lock", "repository", "state-branch", "token"]
 };
 var OUTPUTS = {
   acquire: ["acquired", "result", "holder-id", "fence", "nonce", "wait-ms", "queue-position", "error-code"],
-  release: ["released", "result", "holder-id", "error-code"]
+  release: ["released", "result", "holder-id", "error-code"],
+  status: ["capacity", "holders", "waiting", "fence", "state", "result", "error-code"]
 };
 var CONTEXT = ["GITHUB_REPOSITORY", "GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT", "GITHUB_JOB", "RUNNER_NAME", "GITHUB_SERVER_URL"];
 var inputEnvName = (name) => `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
@@ -21296,6 +21298,18 @@ function outputsFor(kind, outcome) {
       "error-code": error2
     };
   }
+  if (kind === "status") {
+    const state = outcome.state;
+    return {
+      capacity: text(outcome.capacity),
+      holders: text(state?.holders.length ?? 0),
+      waiting: text(state?.queue.length ?? 0),
+      fence: text(state?.fence ?? 0),
+      state: state ? JSON.stringify(state) : "",
+      result: outcome.result,
+      "error-code": error2
+    };
+  }
   return {
     released: text(outcome.released ?? false),
     result: outcome.result,
@@ -21317,11 +21331,13 @@ function summaryFor(kind, outcome, plan) {
     released: `released \`${outcome.lock}\``,
     "queue-cleaned": `left the queue of \`${outcome.lock}\` (never held it)`,
     noop: `nothing to release in \`${outcome.lock}\``,
+    status: `status of \`${outcome.lock}\``,
     "release-unrecorded": `released \`${outcome.lock}\`, but the lock state could not be updated`,
     failed: `${kind} of \`${outcome.lock}\` failed`
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, "");
-  lines.push(`Holder \`${escapeCell(outcome.holderId)}\` \xB7 lock repository \`${plan.repository}\` \xB7 state branch \`${plan.stateBranch}\``, "");
+  const who = outcome.holderId ? `Holder \`${escapeCell(outcome.holderId)}\` \xB7 ` : "";
+  lines.push(`${who}lock repository \`${plan.repository}\` \xB7 state branch \`${plan.stateBranch}\``, "");
   if (outcome.error) {
     lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeCell(outcome.error.message)}`, "");
   }
@@ -21946,29 +21962,21 @@ async function run(kind) {
     op?.free?.();
   }
 }
-var NOTHING_LEFT = /* @__PURE__ */ new Set(["timeout", "cancelled"]);
 async function post() {
   let op;
   try {
-    const releaseOnExit = (process.env[inputEnvName("release-on-exit")] ?? "true").trim();
-    if (!["true", "True", "TRUE", "false", "False", "FALSE"].includes(releaseOnExit)) {
-      warning(`input \`release-on-exit\` must be true or false (got ${JSON.stringify(releaseOnExit)}); cleaning up as if true`);
-    } else if (releaseOnExit.toLowerCase() === "false") {
-      info("leasehold post: release-on-exit is false; leaving the lock as it is");
-      return;
-    }
     const holderId = process.env["STATE_holder-id"];
     const nonce = process.env.STATE_nonce;
-    const result = process.env.STATE_result ?? "";
     if (!holderId || !nonce) return info("leasehold post: acquire did not start; nothing to clean up");
-    if (NOTHING_LEFT.has(result)) return info(`leasehold post: acquire ended with ${result} and left nothing behind`);
     const { Operation: Operation2 } = loadCore();
     const inputs = { ...collectInputs("acquire"), "holder-id": holderId, nonce };
     op = new Operation2("cleanup", inputs, void 0);
     const plan = op.plan;
+    for (const warning2 of plan.warnings) warning(warning2);
     const perform = transportFor(plan, tokenInput());
     const outcome = await runOperation({ op, perform, logger });
     const said = {
+      skipped: "release-on-exit is false; leaving the lock as it is",
       released: "released the lock this job still held (no release step removed it)",
       "queue-cleaned": "removed this job's queue entry",
       noop: "nothing left to clean up"

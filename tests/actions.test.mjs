@@ -285,3 +285,21 @@ describe('faults', { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe('status', { timeout: 60_000 }, () => {
+  test('reports capacity, holders and queue without writing', async () => {
+    const holder = jobContext({ runId: 950 });
+    await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy' }, context: holder });
+    const seq = lastSeq();
+    const s = await runAction('status', { apiUrl: api(), inputs: { lock: 'deploy' }, context: jobContext({ runId: 951 }) });
+    assert.equal(s.code, 0, s.stdout);
+    assert.equal(s.outputs.result, 'status');
+    assert.equal(s.outputs.capacity, '2');
+    assert.equal(s.outputs.holders, '1');
+    assert.equal(s.outputs.waiting, '0');
+    assert.equal(JSON.parse(s.outputs.state).holders[0].holderId, 'octo/app:950:build');
+    assert.match(s.summary, /### leasehold: status of `deploy`/);
+    assert.equal(writesSince(seq).length, 0);
+    await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: holder });
+  });
+});

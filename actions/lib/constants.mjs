@@ -6,11 +6,13 @@ const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
+  status: ['lock', 'repository', 'state-branch', 'token'],
 };
 
 export const OUTPUTS = {
   acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code'],
   release: ['released', 'result', 'holder-id', 'error-code'],
+  status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
 };
 
 // Run context the core needs, by environment variable name.

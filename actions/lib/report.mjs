@@ -18,6 +18,18 @@ export function outputsFor(kind, outcome) {
       'error-code': error,
     };
   }
+  if (kind === 'status') {
+    const state = outcome.state;
+    return {
+      capacity: text(outcome.capacity),
+      holders: text(state?.holders.length ?? 0),
+      waiting: text(state?.queue.length ?? 0),
+      fence: text(state?.fence ?? 0),
+      state: state ? JSON.stringify(state) : '',
+      result: outcome.result,
+      'error-code': error,
+    };
+  }
   return {
     released: text(outcome.released ?? false),
     result: outcome.result,
@@ -43,11 +55,13 @@ export function summaryFor(kind, outcome, plan) {
     released: `released \`${outcome.lock}\``,
     'queue-cleaned': `left the queue of \`${outcome.lock}\` (never held it)`,
     noop: `nothing to release in \`${outcome.lock}\``,
+    status: `status of \`${outcome.lock}\``,
     'release-unrecorded': `released \`${outcome.lock}\`, but the lock state could not be updated`,
     failed: `${kind} of \`${outcome.lock}\` failed`,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, '');
-  lines.push(`Holder \`${escapeCell(outcome.holderId)}\` · lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
+  const who = outcome.holderId ? `Holder \`${escapeCell(outcome.holderId)}\` · ` : '';
+  lines.push(`${who}lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
   if (outcome.error) {
     lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeCell(outcome.error.message)}`, '');
   }

@@ -100,9 +100,6 @@ export async function run(kind) {
   }
 }
 
-// Results after which the acquire step itself left nothing behind.
-const NOTHING_LEFT = new Set(['timeout', 'cancelled']);
-
 /**
  * The acquire action's post step (post-if: always()): if this job still holds or waits under
  * the claim acquire made, and no release removed it, remove it. Warns, never fails the job: the
@@ -111,25 +108,18 @@ const NOTHING_LEFT = new Set(['timeout', 'cancelled']);
 async function post() {
   let op;
   try {
-    const releaseOnExit = (process.env[inputEnvName('release-on-exit')] ?? 'true').trim();
-    if (!['true', 'True', 'TRUE', 'false', 'False', 'FALSE'].includes(releaseOnExit)) {
-      core.warning(`input \`release-on-exit\` must be true or false (got ${JSON.stringify(releaseOnExit)}); cleaning up as if true`);
-    } else if (releaseOnExit.toLowerCase() === 'false') {
-      core.info('leasehold post: release-on-exit is false; leaving the lock as it is');
-      return;
-    }
     const holderId = process.env['STATE_holder-id'];
     const nonce = process.env.STATE_nonce;
-    const result = process.env.STATE_result ?? '';
     if (!holderId || !nonce) return core.info('leasehold post: acquire did not start; nothing to clean up');
-    if (NOTHING_LEFT.has(result)) return core.info(`leasehold post: acquire ended with ${result} and left nothing behind`);
     const { Operation } = loadCore();
     const inputs = { ...collectInputs('acquire'), 'holder-id': holderId, nonce };
     op = new Operation('cleanup', inputs, undefined);
     const plan = op.plan;
+    for (const warning of plan.warnings) core.warning(warning);
     const perform = transportFor(plan, tokenInput());
     const outcome = await runOperation({ op, perform, logger });
     const said = {
+      skipped: 'release-on-exit is false; leaving the lock as it is',
       released: 'released the lock this job still held (no release step removed it)',
       'queue-cleaned': "removed this job's queue entry",
       noop: 'nothing left to clean up',

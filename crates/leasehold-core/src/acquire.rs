@@ -192,8 +192,9 @@ impl Planner for AcquirePlanner {
         true
     }
 
-    fn start(&mut self, now: Millis) {
+    fn start(&mut self, now: Millis) -> Option<Outcome> {
         self.started_at = now;
+        None
     }
 
     fn cancel(&mut self) {

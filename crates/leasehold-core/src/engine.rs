@@ -98,8 +98,9 @@ pub trait Planner {
     /// Whether this operation must know the lock's capacity (it then reads the config file
     /// when the state's record of it is not fresh).
     fn needs_config(&self) -> bool;
-    /// Called once with the start time.
-    fn start(&mut self, now: Millis);
+    /// Called once with the start time. An outcome here finishes the operation before any
+    /// request is sent.
+    fn start(&mut self, now: Millis) -> Option<Outcome>;
     /// The job is being cancelled: plan to leave. Operations that only read or only remove
     /// ignore it.
     fn cancel(&mut self) {}
@@ -224,10 +225,10 @@ impl<P: Planner> Engine<P> {
         let mut log = Vec::new();
         let phase = std::mem::replace(&mut self.phase, Phase::Done);
         let command = match (phase, event) {
-            (Phase::NotStarted, Event::Start { now }) => {
-                self.planner.start(now);
-                self.read_state(now, false)
-            }
+            (Phase::NotStarted, Event::Start { now }) => match self.planner.start(now) {
+                Some(outcome) => self.finish(outcome),
+                None => self.read_state(now, false),
+            },
             (Phase::Awaiting(sent, pending), Event::Reply { now, reply }) => {
                 self.on_reply(sent, pending, now, reply, &mut log)?
             }

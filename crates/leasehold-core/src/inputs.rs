@@ -91,6 +91,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A boolean input in the YAML 1.2 spellings @actions/core accepts (true/True/TRUE,
+    /// false/False/FALSE). Anything else is reported and `default` is used.
+    pub fn bool_or_warn(&mut self, name: &str, default: bool) -> bool {
+        match self.get(name) {
+            None => default,
+            Some("true" | "True" | "TRUE") => true,
+            Some("false" | "False" | "FALSE") => false,
+            Some(other) => {
+                self.warnings.push(format!("input `{name}` must be true or false (got {other:?}); using {default}"));
+                default
+            }
+        }
+    }
+
     /// The run this job belongs to, from the runner's environment.
     pub fn run_identity(&self) -> Result<RunIdentity, InputError> {
         let repository = self.required("GITHUB_REPOSITORY")?;

@@ -195,6 +195,8 @@ pub enum ResultWord {
     ReleaseUnrecorded,
     /// status: the summary was read.
     Status,
+    /// cleanup: switched off (`release-on-exit: false`); nothing was sent.
+    Skipped,
     /// The operation could not complete; see `error`.
     Failed,
 }
@@ -210,6 +212,7 @@ impl ResultWord {
             ResultWord::Noop => "noop",
             ResultWord::ReleaseUnrecorded => "release-unrecorded",
             ResultWord::Status => "status",
+            ResultWord::Skipped => "skipped",
             ResultWord::Failed => "failed",
         }
     }

@@ -37,6 +37,8 @@ pub struct ReleaseSettings {
     /// does (a stale read must never leak a slot); the best-effort post-step cleanup does not,
     /// since the explicit release step is the primary path and a write per job would be waste.
     pub confirm_noop: bool,
+    /// Cleanup only: `release-on-exit: false` switches it off (it then sends nothing).
+    pub enabled: bool,
 }
 
 /// How long the post step's cleanup may retry.
@@ -75,6 +77,7 @@ impl ReleaseSettings {
             retry,
             claim_nonce: None,
             confirm_noop: true,
+            enabled: true,
         };
         Ok((settings, r.warnings))
     }
@@ -82,8 +85,11 @@ impl ReleaseSettings {
     /// The acquire action's post step: `holder-id` and `nonce` come from the saved state of
     /// the acquire step it follows.
     pub fn parse_cleanup(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
-        let (mut s, warnings) = Self::parse(raw)?;
-        let nonce = Reader::new(raw).required("nonce")?.to_string();
+        let (mut s, mut warnings) = Self::parse(raw)?;
+        let mut r = Reader::new(raw);
+        s.enabled = r.bool_or_warn("release-on-exit", true);
+        warnings.append(&mut r.warnings);
+        let nonce = r.required("nonce")?.to_string();
         crate::inputs::validate_entropy(&crate::inputs::Entropy { seed: 0, nonce: nonce.clone() })?;
         s.claim_nonce = Some(nonce);
         s.confirm_noop = false;
@@ -110,7 +116,7 @@ impl ReleasePlanner {
     fn outcome(&self, result: ResultWord) -> Outcome {
         Outcome {
             result,
-            success: matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop),
+            success: matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop | ResultWord::Skipped),
             lock: self.s.lock.clone(),
             holder_id: self.s.holder_id.clone(),
             acquired: None,
@@ -132,9 +138,10 @@ impl Planner for ReleasePlanner {
         false
     }
 
-    fn start(&mut self, now: Millis) {
+    fn start(&mut self, now: Millis) -> Option<Outcome> {
         self.started_at = now;
         self.deadline = (self.s.deadline_ms > 0).then(|| now + self.s.deadline_ms);
+        (!self.s.enabled).then(|| self.outcome(ResultWord::Skipped))
     }
 
     fn branch_missing(&self, _now: Millis) -> Option<Outcome> {

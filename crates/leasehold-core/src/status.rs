@@ -50,7 +50,9 @@ impl Planner for StatusPlanner {
         true
     }
 
-    fn start(&mut self, _now: Millis) {}
+    fn start(&mut self, _now: Millis) -> Option<Outcome> {
+        None
+    }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         let mut o = self.outcome(ResultWord::Failed);
