@@ -21248,13 +21248,13 @@ function createTransport({ baseUrl, token, repository, userAgent: userAgent2 = "
       if (Array.isArray(data) || data?.type !== "file" || data.encoding !== "base64") {
         return { kind: "http", status: 422, message: `${c.path} is not a file leasehold can read (type ${data?.type ?? "list"})` };
       }
-      return { kind: "file", sha: data.sha, content: Buffer.from(data.content, "base64").toString("utf8"), etag: h.etag ?? null };
+      return { kind: "file", sha: data.sha, content: Buffer.from(data.content, "base64").toString("utf8"), etag: h.etag ?? null, date: h.date ?? null };
     },
     async writeFile(c) {
       const body = { message: c.message, content: Buffer.from(c.content, "utf8").toString("base64"), branch: c.branch };
       if (c.sha) body.sha = c.sha;
-      const { data } = await send(`PUT ${base}/contents/${encodePath(c.path)}`, body, c.timeoutMs);
-      return { kind: "written", sha: data.content.sha };
+      const { data, headers: h } = await send(`PUT ${base}/contents/${encodePath(c.path)}`, body, c.timeoutMs);
+      return { kind: "written", sha: data.content.sha, date: h.date ?? null };
     },
     async createTree(c) {
       const tree = c.files.map((f) => ({ path: f.path, mode: "100644", type: "blob", content: f.content }));

@@ -17,7 +17,8 @@ use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
 use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::protocol::{Failure, LeaseView, Outcome, ResultWord, Stats};
+use crate::lease::LeasePolicy;
 use crate::retry::{RetryPolicy, Rng};
 use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
 use crate::time::{format_rfc3339, Millis};
@@ -32,14 +33,15 @@ pub struct AcquireSettings {
     pub nonce: String,
     pub timeout_ms: Millis,
     pub poll_ms: Millis,
-    pub lease_ms: Millis,
+    /// The lease asked for with `lease-minutes`; unset, the lock's policy decides.
+    pub lease_ms: Option<Millis>,
     pub retry: RetryPolicy,
 }
 
 pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
 pub const MAX_TIMEOUT_MINUTES: u64 = 24 * 60;
 pub const DEFAULT_POLL_SECONDS: u64 = 10;
-pub const DEFAULT_LEASE_MINUTES: u64 = 60;
+pub const MAX_LEASE_MINUTES: u64 = 7 * 24 * 60;
 /// The longest a waiter far back in the queue sleeps between polls.
 pub const MAX_POLL_MS: Millis = 120_000;
 
@@ -63,7 +65,7 @@ impl AcquireSettings {
         let run = r.run_identity()?;
         let timeout_min = r.int("timeout-minutes", DEFAULT_TIMEOUT_MINUTES, 0, MAX_TIMEOUT_MINUTES)?;
         let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
-        let lease_min = r.int("lease-minutes", DEFAULT_LEASE_MINUTES, 1, 7 * 24 * 60)?;
+        let lease_min = r.int("lease-minutes", 0, 1, MAX_LEASE_MINUTES)?;
         let holder_id = ids::holder_id(&run.repository, run.run_id, &run.job, suffix);
         let mut retry = r.retry_policy();
         // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
@@ -77,7 +79,7 @@ impl AcquireSettings {
             nonce: entropy.nonce.clone(),
             timeout_ms: timeout_min * 60_000,
             poll_ms: poll_s * 1_000,
-            lease_ms: lease_min * 60_000,
+            lease_ms: (lease_min > 0).then_some(lease_min * 60_000),
             retry,
         };
         Ok((settings, r.warnings))
@@ -138,11 +140,13 @@ impl AcquirePlanner {
             error: None,
             state: None,
             stats: Stats::default(),
+            lease: None,
         }
     }
 
-    fn held(&mut self, holder: &Holder, now: Millis) -> Decision {
+    fn held(&mut self, holder: &Holder, now: Millis, lease: LeaseView) -> Decision {
         let mut o = self.outcome(ResultWord::Acquired, now);
+        o.lease = Some(lease);
         o.fence = Some(holder.fence);
         o.nonce = Some(holder.nonce.clone());
         o.queue_position = Some(self.queue_position.unwrap_or(0));
@@ -153,14 +157,20 @@ impl AcquirePlanner {
         Decision::Finish(self.failed(Failure { code: code.into(), message, class: None, status: None }, now))
     }
 
-    fn entry(&self, now: Millis) -> QueueEntry {
+    /// The lease this claim asks for: `lease-minutes`, within the lock's ceiling, or else the
+    /// lock's own lease.
+    fn lease_ms(&self, policy: &LeasePolicy) -> Millis {
+        self.s.lease_ms.map_or(policy.ttl_ms, |asked| asked.min(policy.max_ttl_ms))
+    }
+
+    fn entry(&self, server_now: Millis, policy: &LeasePolicy) -> QueueEntry {
         QueueEntry {
             holder_id: self.s.holder_id.clone(),
             nonce: self.s.nonce.clone(),
             run: self.s.run.clone(),
-            lease_ms: self.s.lease_ms,
-            enqueued_at: now,
-            last_seen_at: now,
+            lease_ms: self.lease_ms(policy),
+            enqueued_at: server_now,
+            last_seen_at: server_now,
         }
     }
 
@@ -222,7 +232,7 @@ impl Planner for AcquirePlanner {
                 let mut doc = st.clone();
                 doc.holders.retain(|h| h.holder_id != id);
                 if let Some(capacity) = ctx.capacity {
-                    doc.admit(capacity, now);
+                    doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
                 }
                 return Decision::Write { doc, action: "cancel" };
             }
@@ -231,7 +241,8 @@ impl Planner for AcquirePlanner {
                 self.queue_position = Some(0);
             }
             ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now - self.started_at));
-            return self.held(&holder, now);
+            let lease = LeaseView::of(&holder, &ctx.lease, now, ctx.server_now);
+            return self.held(&holder, now, lease);
         }
         // 2. The holder id holds or waits under another nonce.
         let mut doc = st.clone();
@@ -240,7 +251,8 @@ impl Planner for AcquirePlanner {
             match self.kin(&h.run) {
                 Kin::SameJob => {
                     ctx.info(format!("{id} already holds {} (fence {}); returning that holding", self.s.lock, h.fence));
-                    return self.held(&h.clone(), now);
+                    let lease = LeaseView::of(h, &ctx.lease, now, ctx.server_now);
+                    return self.held(&h.clone(), now, lease);
                 }
                 Kin::Predecessor => {
                     ctx.info(format!("taking over the holding left by run attempt {} of {id}", h.run.run_attempt));
@@ -262,8 +274,8 @@ impl Planner for AcquirePlanner {
                         let q = &mut doc.queue[i];
                         q.nonce = self.s.nonce.clone();
                         q.run = self.s.run.clone();
-                        q.lease_ms = self.s.lease_ms;
-                        q.last_seen_at = now;
+                        q.lease_ms = self.lease_ms(&ctx.lease);
+                        q.last_seen_at = ctx.server_now;
                         adopted = true;
                     }
                     Kin::Collision => return self.collision(&q.run, now),
@@ -283,11 +295,21 @@ impl Planner for AcquirePlanner {
         let mut changed = adopted;
         let capacity = ctx.capacity.expect("acquire plans only with a known capacity");
         if !self.cancelled {
+            // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
+            let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
+            for r in &removed {
+                ctx.warn(format!(
+                    "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",
+                    r.holder_id, r.fence, self.s.lock, format_rfc3339(r.expires_at)
+                ));
+            }
+            changed |= !removed.is_empty();
+            ctx.removed.extend(removed);
             if mine_queued.is_none() {
-                doc.queue.push(self.entry(now));
+                doc.queue.push(self.entry(ctx.server_now, &ctx.lease));
                 changed = true;
             }
-            if !doc.admit(capacity, now).is_empty() {
+            if !doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms).is_empty() {
                 changed = true;
             }
             if doc.holder(id).is_some() {
@@ -302,7 +324,7 @@ impl Planner for AcquirePlanner {
                     ctx.info(format!("{why} after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
                     let mut doc = st.clone();
                     doc.queue.retain(|q| q.holder_id != id);
-                    doc.admit(capacity, now);
+                    doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
                     Decision::Write { doc, action: if self.cancelled { "cancel" } else { "timeout" } }
                 }
                 None => {

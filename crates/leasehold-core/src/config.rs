@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use crate::error::ConfigError;
+use crate::lease::LeasePolicy;
 use crate::state::{ConfigRecord, MAX_CAPACITY};
 use crate::time::Millis;
 
@@ -22,23 +23,64 @@ pub fn config_path(lock: &str) -> String {
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     capacity: serde_json::Value,
+    #[serde(default)]
+    lease: Option<RawLease>,
+}
+
+/// The `lease` block, in seconds; every key optional (defaults: [`LeasePolicy::guarded`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawLease {
+    ttl_seconds: Option<u64>,
+    renew_seconds: Option<u64>,
+    grace_seconds: Option<u64>,
+    max_ttl_seconds: Option<u64>,
+    skew_seconds: Option<u64>,
+    min_remaining_seconds: Option<u64>,
+}
+
+/// A lock's reviewed configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockConfig {
+    pub capacity: u32,
+    /// The lease policy, when the config sets one (`"lease": {…}`); else holders keep the
+    /// unguarded defaults.
+    pub lease: Option<LeasePolicy>,
 }
 
 /// Reads a config file's text. Unknown keys are refused: a key this version does not know may
-/// be a safety setting it would silently ignore.
-pub fn parse_config(path: &str, text: &str) -> Result<u32, ConfigError> {
+/// be a safety setting it would silently ignore. A lease policy is checked by its rules.
+pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
     let err = |rule: String| ConfigError { path: path.into(), rule };
-    let shape = |e: String| err(format!("must be a JSON object {{\"capacity\": N}} with no other keys ({e})"));
+    let shape = |e: String| err(format!("must be a JSON object {{\"capacity\": N, \"lease\": {{…}}}} with no other keys ({e})"));
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| shape(e.to_string()))?;
     if !value.is_object() {
         return Err(shape("not an object".into()));
     }
     let raw: RawConfig = serde_json::from_value(value).map_err(|e| shape(e.to_string()))?;
     let rule = format!("\"capacity\" must be an integer from 1 to {MAX_CAPACITY}");
-    match raw.capacity.as_u64() {
-        Some(n) if (1..=u64::from(MAX_CAPACITY)).contains(&n) => Ok(n as u32),
-        _ => Err(err(format!("{rule} (got {})", raw.capacity))),
-    }
+    let capacity = match raw.capacity.as_u64() {
+        Some(n) if (1..=u64::from(MAX_CAPACITY)).contains(&n) => n as u32,
+        _ => return Err(err(format!("{rule} (got {})", raw.capacity))),
+    };
+    let lease = match raw.lease {
+        None => None,
+        Some(l) => {
+            let d = LeasePolicy::guarded();
+            let ms = |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
+            let policy = LeasePolicy {
+                ttl_ms: ms(l.ttl_seconds, d.ttl_ms),
+                renew_ms: ms(l.renew_seconds, d.renew_ms),
+                grace_ms: ms(l.grace_seconds, d.grace_ms),
+                max_ttl_ms: ms(l.max_ttl_seconds, d.max_ttl_ms),
+                skew_ms: ms(l.skew_seconds, d.skew_ms),
+                min_remaining_ms: ms(l.min_remaining_seconds, d.min_remaining_ms),
+            };
+            policy.validate().map_err(|r| err(format!("\"lease\": {r}")))?;
+            Some(policy)
+        }
+    };
+    Ok(LockConfig { capacity, lease })
 }
 
 /// Is the recorded config young enough to use without reading the file again? A record from
@@ -53,8 +95,8 @@ mod tests {
 
     #[test]
     fn capacity_range() {
-        assert_eq!(parse_config("p", r#"{"capacity": 2}"#), Ok(2));
-        assert_eq!(parse_config("p", r#"{"capacity": 64}"#), Ok(64));
+        assert_eq!(parse_config("p", r#"{"capacity": 2}"#).map(|c| c.capacity), Ok(2));
+        assert_eq!(parse_config("p", r#"{"capacity": 64}"#), Ok(LockConfig { capacity: 64, lease: None }));
         for bad in [r#"{"capacity": 0}"#, r#"{"capacity": 65}"#, r#"{"capacity": 1.5}"#, r#"{"capacity": "2"}"#,
                     r#"{"capacity": -1}"#, r#"{}"#, r#"{"capacity": 2, "x": 1}"#, "[2]", "nonsense"] {
             let e = parse_config("locks/x.config.json", bad).expect_err(bad);
@@ -63,8 +105,18 @@ mod tests {
     }
 
     #[test]
+    fn lease_block() {
+        let c = parse_config("p", r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 180}}"#).unwrap();
+        let lease = c.lease.unwrap();
+        assert_eq!((lease.ttl_ms, lease.renew_ms, lease.grace_ms), (600_000, 180_000, LeasePolicy::guarded().grace_ms));
+        let e = parse_config("locks/x.config.json", r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 400}}"#).unwrap_err();
+        assert_eq!(e.rule, "\"lease\": the renew interval must be at least 10 s and at most half the lease (ttl)");
+        assert!(parse_config("p", r#"{"capacity": 1, "lease": {"ttl": 600}}"#).is_err(), "unknown lease keys are refused");
+    }
+
+    #[test]
     fn freshness() {
-        let r = ConfigRecord { capacity: 2, sha: None, read_at: 1_000_000 };
+        let r = ConfigRecord { capacity: 2, lease: None, sha: None, read_at: 1_000_000 };
         assert!(is_fresh(&r, 1_000_000));
         assert!(is_fresh(&r, 1_000_000 + CONFIG_TTL_MS - 1));
         assert!(!is_fresh(&r, 1_000_000 + CONFIG_TTL_MS));

@@ -17,9 +17,10 @@
 
 use crate::config::{self, DEFAULT_CAPACITY};
 use crate::error::{ConfigError, ProtocolError};
+use crate::lease::{ClockEstimate, LeasePolicy};
 use crate::protocol::{Command, Event, Failure, Level, LogLine, Outcome, Reply, SleepReason, Stats, Step, TreeFile};
 use crate::retry::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
-use crate::state::{ConfigRecord, LockState};
+use crate::state::{ConfigRecord, LockState, Removal};
 use crate::time::Millis;
 
 /// A request leasehold lets run this long before it aborts it; GitHub itself kills requests
@@ -64,7 +65,15 @@ pub enum Provenance {
 
 /// What a planner sees.
 pub struct PlanCtx<'a> {
+    /// The local clock: for deadlines and sleeps.
     pub now: Millis,
+    /// GitHub's clock as estimated from its `date` headers: for every time written to the
+    /// state and for judging leases.
+    pub server_now: Millis,
+    /// The lock's lease policy (from its config, or [`LeasePolicy::unconfigured`]).
+    pub lease: LeasePolicy,
+    /// Holdings the plan removed for someone else (expired leases), for `lastChange`.
+    pub removed: Vec<Removal>,
     pub state: &'a LockState,
     /// Whether the state file exists (an absent file plans on an empty state).
     pub exists: bool,
@@ -194,6 +203,8 @@ pub struct Engine<P> {
     conflicts_in_row: u32,
     stale_reads_in_row: u32,
     last_write_at: Option<Millis>,
+    /// GitHub's clock, estimated from the `date` of its answers: leases are judged by it.
+    clock: ClockEstimate,
 }
 
 impl<P: Planner> Engine<P> {
@@ -213,6 +224,7 @@ impl<P: Planner> Engine<P> {
             conflicts_in_row: 0,
             stale_reads_in_row: 0,
             last_write_at: None,
+            clock: ClockEstimate::default(),
         }
     }
 
@@ -369,6 +381,11 @@ impl<P: Planner> Engine<P> {
         reply: Reply,
         log: &mut Vec<LogLine>,
     ) -> Result<Command, ProtocolError> {
+        let date = match &reply {
+            Reply::File { date, .. } | Reply::Written { date, .. } | Reply::Http { date, .. } => date.as_deref(),
+            _ => None,
+        };
+        self.clock.observe(date, now);
         let auth_grace = match self.auth_streak_since {
             Some(since) => now.saturating_sub(since) < self.target.retry.auth_grace_ms,
             None => true,
@@ -382,10 +399,12 @@ impl<P: Planner> Engine<P> {
         self.failures = 0;
         self.auth_streak_since = None;
         let command = match (pending, reply) {
-            (Pending::StateRead, Reply::File { sha, content, etag }) => {
+            (Pending::StateRead, Reply::File { sha, content, etag, .. }) => {
                 match LockState::parse(&content, &self.target.lock) {
                     Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
                     Ok(doc) => {
+                        #[cfg(feature = "planted-bugs")]
+                        if crate::planted::active(crate::planted::Bug::AcceptStaleRead) { self.max_revision = None; }
                         if self.max_revision.is_some_and(|max| doc.revision < max) {
                             return Ok(self.stale(now, log));
                         }
@@ -400,31 +419,31 @@ impl<P: Planner> Engine<P> {
                 self.stats.not_modified += 1;
                 self.decide(now, log)
             }
-            (Pending::ConfigRead, Reply::File { sha, content, etag }) => {
+            (Pending::ConfigRead, Reply::File { sha, content, etag, .. }) => {
                 let path = config::config_path(&self.target.lock);
-                let capacity = match config::parse_config(&path, &content) {
-                    Ok(capacity) => {
+                let (capacity, lease) = match config::parse_config(&path, &content) {
+                    Ok(c) => {
                         self.config.error = None;
-                        capacity
+                        (c.capacity, c.lease)
                     }
                     Err(e) => {
                         log.push(LogLine { level: Level::Warning, text: format!("{e}; using capacity {DEFAULT_CAPACITY}") });
                         self.config.error = Some(e);
-                        DEFAULT_CAPACITY
+                        (DEFAULT_CAPACITY, None)
                     }
                 };
-                self.config.record = Some(ConfigRecord { capacity, sha: Some(sha), read_at: now });
+                self.config.record = Some(ConfigRecord { capacity, lease, sha: Some(sha), read_at: self.clock.server_now(now) });
                 self.config.etag = etag;
                 self.decide(now, log)
             }
             (Pending::ConfigRead, Reply::NotModified) if self.config.record.is_some() => {
                 self.stats.not_modified += 1;
                 if let Some(r) = self.config.record.as_mut() {
-                    r.read_at = now;
+                    r.read_at = self.clock.server_now(now);
                 }
                 self.decide(now, log)
             }
-            (Pending::StateWrite, Reply::Written { sha }) => {
+            (Pending::StateWrite, Reply::Written { sha, .. }) => {
                 let doc = self.pending_doc.take().expect("a write is pending");
                 self.conflicts_in_row = 0;
                 self.max_revision = Some(doc.revision);
@@ -516,7 +535,7 @@ impl<P: Planner> Engine<P> {
                     text: format!("no {} on the default branch: capacity {DEFAULT_CAPACITY}", config::config_path(&self.target.lock)),
                 });
                 self.config = ConfigKnowledge {
-                    record: Some(ConfigRecord { capacity: DEFAULT_CAPACITY, sha: None, read_at: now }),
+                    record: Some(ConfigRecord { capacity: DEFAULT_CAPACITY, lease: None, sha: None, read_at: self.clock.server_now(now) }),
                     etag: None,
                     error: None,
                 };
@@ -542,6 +561,8 @@ impl<P: Planner> Engine<P> {
             }
             (Class::Conflict, _) => {
                 self.pending_doc = None;
+                #[cfg(feature = "planted-bugs")]
+                if crate::planted::active(crate::planted::Bug::ConflictIsFailure) { return self.fail("contention", format!("conflict: {what}"), Some(class), status, now); }
                 self.stats.conflicts += 1;
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
@@ -616,7 +637,10 @@ impl<P: Planner> Engine<P> {
     }
 
     fn decide_inner(&mut self, now: Millis, log: &mut Vec<LogLine>, exists: bool) -> Command {
-        let fresh = self.capacity_record().filter(|r| config::is_fresh(r, now)).cloned();
+        // Config records carry GitHub's time (they are shared through the state): judge their
+        // freshness by it too.
+        let server_now = self.clock.server_now(now);
+        let fresh = self.capacity_record().filter(|r| config::is_fresh(r, server_now)).cloned();
         if self.planner.needs_config() && fresh.is_none() {
             let command = Command::ReadFile {
                 path: config::config_path(&self.target.lock),
@@ -627,8 +651,12 @@ impl<P: Planner> Engine<P> {
             return self.issue_at(command, Pending::ConfigRead, now);
         }
         let known = self.known.as_ref().expect("state known before planning");
+        let lease = fresh.as_ref().and_then(|r| r.lease.clone()).unwrap_or_else(LeasePolicy::unconfigured);
         let mut ctx = PlanCtx {
             now,
+            server_now,
+            lease,
+            removed: Vec::new(),
             state: &known.doc,
             exists,
             provenance: known.provenance,
@@ -637,9 +665,11 @@ impl<P: Planner> Engine<P> {
             rng: &mut self.rng,
             log,
         };
-        match self.planner.plan(&mut ctx) {
+        let decision = self.planner.plan(&mut ctx);
+        let removed = std::mem::take(&mut ctx.removed);
+        match decision {
             Decision::Write { mut doc, action } => {
-                doc.stamp(now, &self.target.holder_id, action);
+                doc.stamp(server_now, &self.target.holder_id, action, removed);
                 if let Some(ours) = fresh {
                     if doc.config.as_ref().is_none_or(|r| r.read_at < ours.read_at) {
                         doc.config = Some(ours);

@@ -23,12 +23,16 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod inputs;
+pub mod lease;
 pub mod protocol;
 pub mod release;
+pub mod renew;
 pub mod retry;
 pub mod state;
 pub mod status;
 pub mod time;
+#[cfg(feature = "planted-bugs")]
+pub mod planted;
 
 pub use error::{Error, InputError, ProtocolError, StateError};
 pub use inputs::{Entropy, RawInputs};
@@ -40,6 +44,7 @@ use engine::{Engine, Target};
 use release::{ReleasePlanner, ReleaseSettings};
 use retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
+use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +54,8 @@ pub enum OperationKind {
     Release,
     /// The acquire action's post step: release exactly the claim acquire made, best effort.
     Cleanup,
+    /// Extend this claim's lease (holder id and nonce), within its ceiling.
+    Renew,
     Status,
 }
 
@@ -74,6 +81,7 @@ pub enum Operation {
     Acquire(Engine<AcquirePlanner>),
     Release(Engine<ReleasePlanner>),
     Status(Engine<StatusPlanner>),
+    Renew(Engine<RenewPlanner>),
 }
 
 impl Operation {
@@ -94,6 +102,12 @@ impl Operation {
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed)), plan)
             }
+            OperationKind::Renew => {
+                let (s, warnings) = RenewSettings::parse(inputs)?;
+                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce: s.nonce.clone(), warnings };
+                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
+                (Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)), plan)
+            }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), nonce: String::new(), warnings: Vec::new() };
@@ -110,6 +124,7 @@ impl Operation {
             Operation::Acquire(e) => e.step(event),
             Operation::Release(e) => e.step(event),
             Operation::Status(e) => e.step(event),
+            Operation::Renew(e) => e.step(event),
         }?;
         Ok(step)
     }

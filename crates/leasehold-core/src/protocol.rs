@@ -33,11 +33,18 @@ pub enum Reply {
         content: String,
         #[serde(default)]
         etag: Option<String>,
+        /// The `date` header: GitHub's clock, for judging leases.
+        #[serde(default)]
+        date: Option<String>,
     },
     /// `readFile` with `ifNoneMatch`: unchanged (304).
     NotModified,
     /// `writeFile` succeeded (200 or 201): the new blob sha of the file.
-    Written { sha: String },
+    Written {
+        sha: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// `createTree`, `createCommit` or `createBranch` succeeded: the new object's sha.
     Created { sha: String },
     /// An HTTP answer that is not a success (including 404 and 409), with the facts that matter.
@@ -197,6 +204,12 @@ pub enum ResultWord {
     Status,
     /// cleanup: switched off (`release-on-exit: false`); nothing was sent.
     Skipped,
+    /// renew: the lease was extended (or is at its ceiling already).
+    Renewed,
+    /// renew with `if-due`: not due yet; nothing written.
+    NotDue,
+    /// renew: this claim no longer holds (proven).
+    Lost,
     /// The operation could not complete; see `error`.
     Failed,
 }
@@ -213,6 +226,9 @@ impl ResultWord {
             ResultWord::ReleaseUnrecorded => "release-unrecorded",
             ResultWord::Status => "status",
             ResultWord::Skipped => "skipped",
+            ResultWord::Renewed => "renewed",
+            ResultWord::NotDue => "not-due",
+            ResultWord::Lost => "lost",
             ResultWord::Failed => "failed",
         }
     }
@@ -284,4 +300,37 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<LockState>,
     pub stats: Stats,
+    /// This claim's lease, when it holds (acquire, renew): what a guard needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeaseView>,
+}
+
+/// A holding's lease as its holder must act on it. `expiresAt` and `ceilingAt` are on GitHub's
+/// clock (as written in the state); `localDeadline` and `renewAt` are on the local clock, already
+/// corrected by the estimated offset to GitHub's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseView {
+    pub expires_at: Millis,
+    pub ceiling_at: Millis,
+    /// Stop the protected work by then unless a renewal is proven first.
+    pub local_deadline: Millis,
+    /// When a renewal is due.
+    pub renew_at: Millis,
+    pub renew_ms: Millis,
+    pub ttl_ms: Millis,
+}
+
+impl LeaseView {
+    pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, now: Millis, server_now: Millis) -> Self {
+        let to_local = |t: Millis| (t as i128 - (server_now as i128 - now as i128)).max(0) as Millis;
+        LeaseView {
+            expires_at: h.expires_at,
+            ceiling_at: h.ceiling_at,
+            local_deadline: to_local(policy.local_deadline(h.expires_at)),
+            renew_at: to_local(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)),
+            renew_ms: policy.renew_ms,
+            ttl_ms: h.lease_ms,
+        }
+    }
 }

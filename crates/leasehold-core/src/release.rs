@@ -129,6 +129,7 @@ impl ReleasePlanner {
             error: None,
             state: None,
             stats: Stats::default(),
+            lease: None,
         }
     }
 }
@@ -171,11 +172,12 @@ impl Planner for ReleasePlanner {
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
         self.reached = true;
-        let now = ctx.now;
         let id = self.s.holder_id.as_str();
         let st = ctx.state;
         let mut doc = st.clone();
         let newer = |attempt: u32| attempt > self.s.run_attempt;
+        #[cfg(feature = "planted-bugs")]
+        let newer = |attempt: u32| newer(attempt) && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt);
         let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
         if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
             if newer(h.run.run_attempt) {
@@ -184,7 +186,7 @@ impl Planner for ReleasePlanner {
             }
             doc.holders.retain(|h| h.holder_id != id);
             // Hand the slot on in the same write when the capacity is known to be fresh.
-            let admitted = ctx.capacity.map(|c| doc.admit(c, now)).unwrap_or_default();
+            let admitted = ctx.capacity.map(|c| doc.admit(c, ctx.server_now, ctx.lease.max_ttl_ms)).unwrap_or_default();
             if !admitted.is_empty() {
                 ctx.info(format!("handing the slot to {}", admitted.join(", ")));
             }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::StateError;
 use crate::ids::RunIdentity;
+use crate::lease::LeasePolicy;
 use crate::time::{self, Millis};
 
 /// The schema this version of leasehold reads and writes.
@@ -42,6 +43,9 @@ pub struct LockState {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfigRecord {
     pub capacity: u32,
+    /// The lease policy the config sets, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeasePolicy>,
     /// Blob sha of the config file, or absent when there was no config file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha: Option<String>,
@@ -60,8 +64,15 @@ pub struct Holder {
     pub run: RunIdentity,
     #[serde(with = "time::rfc3339")]
     pub acquired_at: Millis,
+    /// After this (plus the lock's grace and skew tolerance, by GitHub's clock) any job may
+    /// remove the holding. A renewal moves it, never past `ceilingAt`.
     #[serde(with = "time::rfc3339")]
     pub expires_at: Millis,
+    /// The lease a renewal grants.
+    pub lease_ms: u64,
+    /// The hard ceiling: `acquiredAt` plus the lock's maximum lease.
+    #[serde(with = "time::rfc3339")]
+    pub ceiling_at: Millis,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +97,21 @@ pub struct Change {
     pub at: Millis,
     pub by: String,
     pub action: String,
+    /// Holdings this change removed because their lease had run out, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<Removal>,
+}
+
+/// A holding removed by somebody other than its holder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Removal {
+    pub holder_id: String,
+    pub fence: u64,
+    #[serde(with = "time::rfc3339")]
+    pub expires_at: Millis,
+    /// A stable word: `lease-expired`.
+    pub reason: String,
 }
 
 impl LockState {
@@ -182,10 +208,14 @@ impl LockState {
     /// the next fence. Several waiters are admitted in one write when several slots are free.
     /// A lock over capacity (capacity was lowered) admits nobody until it drains below it.
     /// Returns the holder ids admitted, in order.
-    pub fn admit(&mut self, capacity: u32, now: Millis) -> Vec<String> {
+    pub fn admit(&mut self, capacity: u32, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
         let mut admitted = Vec::new();
         while self.holders.len() < capacity as usize && !self.queue.is_empty() {
+            #[cfg(feature = "planted-bugs")]
+            if crate::planted::active(crate::planted::Bug::AdmitFromBack) { self.queue.rotate_right(1); }
             let entry = self.queue.remove(0);
+            #[cfg(feature = "planted-bugs")]
+            if crate::planted::active(crate::planted::Bug::SkipFenceIncrement) { self.fence = self.fence.saturating_sub(1); }
             self.fence += 1;
             admitted.push(entry.holder_id.clone());
             self.holders.push(Holder {
@@ -194,16 +224,32 @@ impl LockState {
                 fence: self.fence,
                 run: entry.run,
                 acquired_at: now,
-                expires_at: now.saturating_add(entry.lease_ms),
+                expires_at: now.saturating_add(entry.lease_ms.min(max_ttl_ms)),
+                lease_ms: entry.lease_ms.min(max_ttl_ms),
+                ceiling_at: now.saturating_add(max_ttl_ms),
             });
         }
         admitted
     }
 
     /// Marks a new version: bumps the revision and says who changed it and why.
-    pub fn stamp(&mut self, now: Millis, by: &str, action: &str) {
+    pub fn stamp(&mut self, now: Millis, by: &str, action: &str, removed: Vec<Removal>) {
         self.revision += 1;
-        self.last_change = Some(Change { at: now, by: by.into(), action: action.into() });
+        self.last_change = Some(Change { at: now, by: by.into(), action: action.into(), removed });
+    }
+
+    /// Removes every holding whose lease ran out: `judge_now` (GitHub's clock as estimated) is
+    /// past `expiresAt + grace + skew`. Returns what was removed.
+    pub fn expire(&mut self, judge_now: Millis, grace_ms: Millis, skew_ms: Millis) -> Vec<Removal> {
+        let takeable = |h: &Holder| judge_now > h.expires_at.saturating_add(grace_ms).saturating_add(skew_ms);
+        let removed: Vec<Removal> = self
+            .holders
+            .iter()
+            .filter(|h| takeable(h))
+            .map(|h| Removal { holder_id: h.holder_id.clone(), fence: h.fence, expires_at: h.expires_at, reason: "lease-expired".into() })
+            .collect();
+        self.holders.retain(|h| !takeable(h));
+        removed
     }
 }
 
@@ -230,8 +276,8 @@ mod tests {
     fn round_trips_and_reads_strictly() {
         let mut s = LockState::empty("deploy");
         s.queue.push(entry("a"));
-        s.admit(1, 1_000);
-        s.stamp(1_000, "a", "acquire");
+        s.admit(1, 1_000, 600_000);
+        s.stamp(1_000, "a", "acquire", Vec::new());
         let text = s.to_document();
         assert!(text.contains("\"acquiredAt\": \"1970-01-01T00:00:01.000Z\""), "{text}");
         assert_eq!(LockState::parse(&text, "deploy").unwrap(), s);
@@ -256,7 +302,7 @@ mod tests {
     fn refuses_damaged_state() {
         let mut s = LockState::empty("x");
         s.queue = vec![entry("a"), entry("b")];
-        s.admit(2, 0);
+        s.admit(2, 0, 600_000);
         let mut dup = s.clone();
         dup.holders[1].fence = dup.holders[0].fence;
         assert!(LockState::parse(&dup.to_document(), "x").is_err());
@@ -269,16 +315,36 @@ mod tests {
     }
 
     #[test]
+    fn expires_only_past_grace_and_skew() {
+        let mut s = LockState::empty("x");
+        s.queue = vec![entry("a"), entry("b")];
+        s.admit(2, 0, 600_000); // both expire at 60_000
+        s.holders[1].expires_at = 90_000;
+        assert!(s.clone().expire(60_000 + 5_000 + 1_000, 5_000, 1_000).is_empty(), "not strictly past");
+        let mut t = s.clone();
+        let removed = t.expire(66_001, 5_000, 1_000);
+        assert_eq!(removed.iter().map(|r| r.holder_id.as_str()).collect::<Vec<_>>(), vec!["a"]);
+        assert_eq!(removed[0].reason, "lease-expired");
+        assert_eq!(t.holders.len(), 1);
+        // A lease longer than the ceiling is cut to it on admission.
+        let mut u = LockState::empty("x");
+        u.queue = vec![entry("c")];
+        u.admit(1, 0, 30_000);
+        assert_eq!((u.holders[0].expires_at, u.holders[0].lease_ms, u.holders[0].ceiling_at), (30_000, 30_000, 30_000));
+    }
+
+    #[test]
     fn admits_in_order_up_to_capacity() {
         let mut s = LockState::empty("x");
         s.queue = vec![entry("a"), entry("b"), entry("c")];
-        assert_eq!(s.admit(2, 5), vec!["a", "b"]);
+        assert_eq!(s.admit(2, 5, 600_000), vec!["a", "b"]);
         assert_eq!(s.holders.iter().map(|h| h.fence).collect::<Vec<_>>(), vec![1, 2]);
         assert_eq!(s.holders[0].expires_at, 60_005);
-        assert_eq!(s.admit(2, 6), Vec::<String>::new());
+        assert_eq!(s.holders[0].ceiling_at, 600_005);
+        assert_eq!(s.admit(2, 6, 600_000), Vec::<String>::new());
         s.holders.remove(0);
-        assert_eq!(s.admit(2, 7), vec!["c"]);
+        assert_eq!(s.admit(2, 7, 600_000), vec!["c"]);
         assert_eq!(s.holders[1].fence, 3);
-        assert_eq!(s.admit(1, 8), Vec::<String>::new(), "over capacity admits nobody");
+        assert_eq!(s.admit(1, 8, 600_000), Vec::<String>::new(), "over capacity admits nobody");
     }
 }

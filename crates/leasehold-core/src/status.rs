@@ -41,6 +41,7 @@ impl StatusPlanner {
             error: None,
             state: None,
             stats: Stats::default(),
+            lease: None,
         }
     }
 }

@@ -76,7 +76,7 @@ impl Store {
                     self.versions.last().cloned()
                 };
                 match text {
-                    Some(t) => (Reply::File { sha: sha_of(&t), content: t, etag: None }, None),
+                    Some(t) => (Reply::File { sha: sha_of(&t), content: t, etag: None, date: None }, None),
                     None => (Self::http(404, "Not Found"), None),
                 }
             }
@@ -100,7 +100,7 @@ impl Store {
                 let reply = match fault {
                     Fault::AppliedThen502 => Self::http(502, "Server Error"),
                     Fault::AppliedThenReset => Reply::Transport { sent: true, message: "ECONNRESET".into() },
-                    _ => Reply::Written { sha: sha_of(content) },
+                    _ => Reply::Written { sha: sha_of(content), date: None },
                 };
                 (reply, Some(content.clone()))
             }

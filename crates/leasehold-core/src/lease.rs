@@ -1,0 +1,223 @@
+//! Lease arithmetic: how long a holding lasts, when it is renewed, when another job may take
+//! it, and what the holder's own deadline is. All of it is checked before any request is sent.
+//!
+//! Times on a holding are written by the holder's clock and judged by other jobs' clocks. Two
+//! things keep a live holder from being freed by mistake:
+//! * expiry is judged against an estimate of GitHub's clock (the `date` header of its answers,
+//!   accurate to about a second), minus a skew tolerance, so a judge whose clock runs ahead of
+//!   the holder's by up to `skew` still waits;
+//! * the holder stops its work at its *local deadline*, `expiresAt - minRemaining`, unless a
+//!   renewal was proven before it; the rules below make sure a renewal tick always fits before
+//!   that deadline, and the deadline always falls before anyone may take the holding.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Millis;
+
+/// A lease policy, in milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeasePolicy {
+    /// How long a holding (or a renewal) lasts.
+    pub ttl_ms: Millis,
+    /// How often a guard renews.
+    pub renew_ms: Millis,
+    /// How long past `expiresAt` a holding still stands before another job may remove it.
+    pub grace_ms: Millis,
+    /// The hard ceiling: no renewal reaches past `acquiredAt + maxTtl`.
+    pub max_ttl_ms: Millis,
+    /// The clock disagreement tolerated between any two jobs (after correcting by GitHub's clock).
+    pub skew_ms: Millis,
+    /// The holder stops its work when less than this is left of its lease without a proven renewal.
+    pub min_remaining_ms: Millis,
+}
+
+/// The longest a single request may take before the driver aborts it (the engine's limit).
+pub const REQUEST_BUDGET_MS: Millis = crate::engine::REQUEST_TIMEOUT_MS;
+
+const MINUTE: Millis = 60_000;
+
+impl LeasePolicy {
+    /// The policy of a lock whose config sets none: a lease as long as GitHub lets a job on a
+    /// hosted runner run (6 hours), so a holder is not expired for running long; its release,
+    /// acquire's post step or a rerun frees it when it ends. `lease-minutes` may ask for up to
+    /// the ceiling of a week.
+    pub fn unconfigured() -> Self {
+        LeasePolicy {
+            ttl_ms: 6 * 60 * MINUTE,
+            renew_ms: 2 * 60 * MINUTE,
+            grace_ms: 2 * MINUTE,
+            max_ttl_ms: 7 * 24 * 60 * MINUTE,
+            skew_ms: MINUTE,
+            min_remaining_ms: 5 * MINUTE,
+        }
+    }
+
+    /// Defaults for a guarded holding: a 15-minute lease renewed every 5 minutes. One token
+    /// renewing every 5 minutes can keep 500 / 12 ≈ 41 holders alive under GitHub's limit of
+    /// 500 content-generating requests an hour (see the README).
+    pub fn guarded() -> Self {
+        LeasePolicy {
+            ttl_ms: 15 * MINUTE,
+            renew_ms: 5 * MINUTE,
+            grace_ms: MINUTE,
+            max_ttl_ms: 6 * 60 * MINUTE + 30 * MINUTE,
+            skew_ms: 30_000,
+            min_remaining_ms: 2 * MINUTE,
+        }
+    }
+
+    /// Checks the arithmetic. The error names the rule.
+    pub fn validate(&self) -> Result<(), LeaseRule> {
+        use LeaseRule::*;
+        let p = self;
+        let rules = [
+            (p.ttl_ms >= MINUTE, TtlAtLeastAMinute),
+            (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
+            (p.max_ttl_ms <= 7 * 24 * 60 * MINUTE, CeilingAtMostAWeek),
+            (p.renew_ms >= 10_000 && p.renew_ms * 2 <= p.ttl_ms, RenewAtMostHalfTtl),
+            (p.grace_ms <= p.ttl_ms && p.grace_ms <= 60 * MINUTE, GraceWithinBounds),
+            (p.skew_ms <= 10 * MINUTE, SkewWithinBounds),
+            (p.min_remaining_ms < p.renew_ms, MinRemainingBelowRenew),
+            // A renewal attempted at the renew tick, allowed a whole request budget and the
+            // clock skew, must be proven before the holder's local deadline...
+            (p.renew_ms + REQUEST_BUDGET_MS + p.skew_ms <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms), RenewTickFits),
+        ];
+        match rules.into_iter().find(|(ok, _)| !ok) {
+            Some((_, rule)) => Err(rule),
+            None => Ok(()),
+        }
+        // ...and the local deadline (expiresAt - minRemaining) falls before anyone may take the
+        // holding (expiresAt + grace + skew, judged by a clock at most `skew` ahead): true for
+        // every policy, since minRemaining, grace and skew are never negative.
+    }
+
+    /// When a holding with this expiry may be taken by a judge whose estimate of GitHub's
+    /// clock says `now`: strictly after `expiresAt + grace + skew`.
+    pub fn takeable_after(&self, expires_at: Millis) -> Millis {
+        expires_at.saturating_add(self.grace_ms).saturating_add(self.skew_ms)
+    }
+
+    /// The holder's own deadline for a holding that expires at `expires_at`.
+    pub fn local_deadline(&self, expires_at: Millis) -> Millis {
+        expires_at.saturating_sub(self.min_remaining_ms)
+    }
+
+    /// The expiry a renewal at `now` sets, never past the ceiling.
+    pub fn renewed_expiry(&self, now: Millis, ceiling_at: Millis) -> Millis {
+        now.saturating_add(self.ttl_ms).min(ceiling_at)
+    }
+
+    /// Whether a holding that expires at `expires_at` is due for renewal at `now`.
+    pub fn renewal_due(&self, now: Millis, expires_at: Millis) -> bool {
+        now >= expires_at.saturating_sub(self.ttl_ms).saturating_add(self.renew_ms)
+    }
+}
+
+/// A broken lease rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "kebab-case")]
+pub enum LeaseRule {
+    #[error("the lease (ttl) must be at least a minute")]
+    TtlAtLeastAMinute,
+    #[error("the lease (ttl) must not exceed the ceiling (maxTtl)")]
+    TtlWithinCeiling,
+    #[error("the ceiling (maxTtl) must be at most a week")]
+    CeilingAtMostAWeek,
+    #[error("the renew interval must be at least 10 s and at most half the lease (ttl)")]
+    RenewAtMostHalfTtl,
+    #[error("the grace must be at most the lease (ttl) and at most an hour")]
+    GraceWithinBounds,
+    #[error("the skew tolerance must be at most 10 minutes")]
+    SkewWithinBounds,
+    #[error("the minimum remaining time must be shorter than the renew interval")]
+    MinRemainingBelowRenew,
+    #[error("a renewal at the renew tick (plus a 15 s request and the skew) must fit before the holder's deadline (ttl - minRemaining)")]
+    RenewTickFits,
+}
+
+/// An estimate of GitHub's clock from the `date` header of its answers: the offset to add to
+/// the local clock. `date` has a resolution of one second, so the estimate is within about a
+/// second (plus the answer's transit time) of GitHub's clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClockEstimate {
+    offset_ms: Option<i64>,
+}
+
+impl ClockEstimate {
+    /// Takes in an answer's `date` header, received at local time `now`.
+    pub fn observe(&mut self, date: Option<&str>, now: Millis) {
+        if let Some(server) = date.and_then(crate::time::parse_http_date) {
+            // The header is truncated to the second: the true time is up to 999 ms later.
+            let offset = (server as i64 + 500) - now as i64;
+            self.offset_ms = Some(offset);
+        }
+    }
+
+    /// GitHub's clock as estimated now (the local clock when no answer carried a date).
+    pub fn server_now(&self, now: Millis) -> Millis {
+        match self.offset_ms {
+            Some(offset) => (now as i64 + offset).max(0) as Millis,
+            None => now,
+        }
+    }
+
+    pub fn offset_ms(&self) -> Option<i64> {
+        self.offset_ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        assert_eq!(LeasePolicy::guarded().validate(), Ok(()));
+        assert_eq!(LeasePolicy::unconfigured().validate(), Ok(()));
+    }
+
+    #[test]
+    fn each_rule_is_named() {
+        let g = LeasePolicy::guarded();
+        let cases = [
+            (LeasePolicy { ttl_ms: 30_000, ..g.clone() }, LeaseRule::TtlAtLeastAMinute),
+            (LeasePolicy { max_ttl_ms: 10 * MINUTE, ..g.clone() }, LeaseRule::TtlWithinCeiling),
+            (LeasePolicy { max_ttl_ms: 8 * 24 * 60 * MINUTE, ttl_ms: 8 * 24 * 60 * MINUTE, ..g.clone() }, LeaseRule::CeilingAtMostAWeek),
+            (LeasePolicy { renew_ms: 8 * MINUTE, ..g.clone() }, LeaseRule::RenewAtMostHalfTtl),
+            (LeasePolicy { renew_ms: 5_000, min_remaining_ms: 1_000, ..g.clone() }, LeaseRule::RenewAtMostHalfTtl),
+            (LeasePolicy { grace_ms: 16 * MINUTE, ..g.clone() }, LeaseRule::GraceWithinBounds),
+            (LeasePolicy { skew_ms: 11 * MINUTE, ..g.clone() }, LeaseRule::SkewWithinBounds),
+            (LeasePolicy { min_remaining_ms: 5 * MINUTE, ..g.clone() }, LeaseRule::MinRemainingBelowRenew),
+            (LeasePolicy { ttl_ms: 2 * MINUTE, renew_ms: MINUTE, min_remaining_ms: 50_000, skew_ms: 0, ..g.clone() }, LeaseRule::RenewTickFits),
+        ];
+        for (policy, rule) in cases {
+            assert_eq!(policy.validate(), Err(rule), "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn the_local_deadline_comes_before_anyone_may_take_the_holding() {
+        let p = LeasePolicy::guarded();
+        let expires = 20 * MINUTE;
+        assert!(p.local_deadline(expires) < expires);
+        assert!(expires < p.takeable_after(expires));
+        // A renewal is never past the ceiling.
+        assert_eq!(p.renewed_expiry(0, 5 * MINUTE), 5 * MINUTE);
+        assert_eq!(p.renewed_expiry(0, 60 * MINUTE), 15 * MINUTE);
+        assert!(!p.renewal_due(expires - p.ttl_ms + p.renew_ms - 1, expires));
+        assert!(p.renewal_due(expires - p.ttl_ms + p.renew_ms, expires));
+    }
+
+    #[test]
+    fn clock_estimate_from_date_headers() {
+        let mut c = ClockEstimate::default();
+        assert_eq!(c.server_now(1_000_000), 1_000_000);
+        // GitHub says 00:20:00; our clock says 00:19:00.5: GitHub is about a minute ahead.
+        c.observe(Some("Thu, 01 Jan 1970 00:20:00 GMT"), 1_140_500);
+        assert_eq!(c.offset_ms(), Some(60_000));
+        assert_eq!(c.server_now(1_200_000), 1_260_000);
+        c.observe(Some("garbage"), 5);
+        assert_eq!(c.offset_ms(), Some(60_000), "an unreadable date changes nothing");
+    }
+}

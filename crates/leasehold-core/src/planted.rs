@@ -1,0 +1,35 @@
+//! Deliberate defects for the simulator's recall test (`crates/leasehold-sim`), compiled only
+//! with the test-only `planted-bugs` feature: without it this module does not exist and the core
+//! is unchanged. Still sans-IO: the defect in force is set by the simulator, per thread, before
+//! it steps any operation; the core reads no environment, clock or random source to choose it.
+
+use std::cell::Cell;
+
+/// One planted defect. Each names the rule of the core it breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bug {
+    /// engine.rs: a compare-and-swap conflict (409) ends the operation instead of re-reading.
+    ConflictIsFailure,
+    /// state.rs: admission reuses the current fence instead of incrementing it.
+    SkipFenceIncrement,
+    /// state.rs: admission takes the back of the queue instead of its front.
+    AdmitFromBack,
+    /// release.rs: release removes the holder id's entry even when a newer run attempt owns it.
+    ReleaseIgnoresAttempt,
+    /// engine.rs: a read older than a version already seen is acted on (no revision check).
+    AcceptStaleRead,
+}
+
+thread_local! {
+    static ACTIVE: Cell<Option<Bug>> = const { Cell::new(None) };
+}
+
+/// Plants `bug` (or none) for every operation stepped on this thread from now on.
+pub fn set(bug: Option<Bug>) {
+    ACTIVE.with(|a| a.set(bug));
+}
+
+/// Whether `bug` is planted on this thread.
+pub fn active(bug: Bug) -> bool {
+    ACTIVE.with(|a| a.get() == Some(bug))
+}

@@ -1,0 +1,160 @@
+//! renew: extend this claim's lease (checked by holder id *and* nonce), never past its ceiling.
+//!
+//! Results: `renewed` (the new expiry is written, or the holding is at its ceiling already),
+//! `not-due` (`if-due` and the renew time has not come; nothing written), `lost` (the holding is
+//! gone or belongs to another claim: proven, never guessed). A transport failure is not a lost
+//! holding: it fails with its class, and a guard keeps its child running until its local
+//! deadline.
+//!
+//! Proof of loss: a version that shows this holder id under another nonce (nonces never come
+//! back), or this claim absent from a version that our own compare-and-swap write was accepted
+//! on. An absence seen only in a read may be a stale cache, so it is confirmed by a write first.
+
+use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::error::InputError;
+use crate::ids;
+use crate::inputs::{self, Entropy, RawInputs, Reader};
+use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::retry::RetryPolicy;
+use crate::time::{format_rfc3339, Millis};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenewSettings {
+    pub lock: String,
+    pub repository: String,
+    pub state_branch: String,
+    pub holder_id: String,
+    pub nonce: String,
+    /// Renew only when the renew time has passed.
+    pub if_due: bool,
+    pub retry: RetryPolicy,
+}
+
+impl RenewSettings {
+    pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
+        let mut r = Reader::new(raw);
+        let (lock, repository, state_branch) = r.lock_target()?;
+        let run = r.run_identity()?;
+        let holder_id = match r.get_exact("holder-id") {
+            Some(explicit) => {
+                ids::validate_holder_id("holder-id", explicit)?;
+                explicit.to_string()
+            }
+            None => ids::holder_id(&run.repository, run.run_id, &run.job, r.suffix()?),
+        };
+        let nonce = r.required("nonce")?.to_string();
+        inputs::validate_entropy(&Entropy { seed: 0, nonce: nonce.clone() })?;
+        let if_due = match r.get("if-due") {
+            None | Some("false" | "False" | "FALSE") => false,
+            Some("true" | "True" | "TRUE") => true,
+            Some(other) => return Err(InputError::new("if-due", "must be true or false", other)),
+        };
+        let retry = r.retry_policy();
+        let s = RenewSettings { lock, repository, state_branch, holder_id, nonce, if_due, retry };
+        Ok((s, r.warnings))
+    }
+}
+
+pub struct RenewPlanner {
+    pub s: RenewSettings,
+    /// The expiry this renewal wrote, once written.
+    wrote: Option<Millis>,
+}
+
+impl RenewPlanner {
+    pub fn new(s: RenewSettings) -> Self {
+        RenewPlanner { s, wrote: None }
+    }
+
+    fn outcome(&self, result: ResultWord) -> Outcome {
+        Outcome {
+            result,
+            success: matches!(result, ResultWord::Renewed | ResultWord::NotDue),
+            lock: self.s.lock.clone(),
+            holder_id: self.s.holder_id.clone(),
+            acquired: None,
+            released: None,
+            fence: None,
+            nonce: Some(self.s.nonce.clone()),
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+            lease: None,
+        }
+    }
+
+    fn lost(&self, why: String) -> Decision {
+        let mut o = self.outcome(ResultWord::Lost);
+        o.error = Some(Failure { code: "lost".into(), message: why, class: None, status: None });
+        Decision::Finish(o)
+    }
+}
+
+impl Planner for RenewPlanner {
+    fn needs_config(&self) -> bool {
+        true
+    }
+
+    fn start(&mut self, _now: Millis) -> Option<Outcome> {
+        None
+    }
+
+    fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
+        let mut o = self.outcome(ResultWord::Failed);
+        o.error = Some(failure);
+        o
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        let id = self.s.holder_id.as_str();
+        let st = ctx.state;
+        match st.holder(id) {
+            Some(h) if h.nonce == self.s.nonce => {
+                let policy = ctx.lease.clone();
+                let lease = crate::protocol::LeaseView::of(h, &policy, ctx.now, ctx.server_now);
+                let finish = |result: ResultWord, planner: &Self| {
+                    let mut o = planner.outcome(result);
+                    o.fence = Some(h.fence);
+                    o.lease = Some(lease.clone());
+                    Decision::Finish(o)
+                };
+                if self.wrote == Some(h.expires_at) {
+                    ctx.info(format!("renewed {id} on {} until {}", self.s.lock, format_rfc3339(h.expires_at)));
+                    return finish(ResultWord::Renewed, self);
+                }
+                if self.s.if_due && !policy.renewal_due(ctx.server_now, h.expires_at) {
+                    return finish(ResultWord::NotDue, self);
+                }
+                let target = h.expires_at.max(ctx.server_now.saturating_add(h.lease_ms).min(h.ceiling_at));
+                if target <= h.expires_at {
+                    ctx.warn(format!("{id} is at its ceiling ({}): the lease cannot be extended", format_rfc3339(h.ceiling_at)));
+                    return finish(ResultWord::Renewed, self);
+                }
+                let mut doc = st.clone();
+                if let Some(h) = doc.holders.iter_mut().find(|h| h.holder_id == id) {
+                    h.expires_at = target;
+                }
+                self.wrote = Some(target);
+                Decision::Write { doc, action: "renew" }
+            }
+            Some(h) => self.lost(format!(
+                "{id} on {} now belongs to another claim (run attempt {}, fence {})",
+                self.s.lock, h.run.run_attempt, h.fence
+            )),
+            None => match ctx.provenance {
+                Provenance::Written => {
+                    let why = match st.last_change.as_ref().and_then(|c| c.removed.iter().find(|r| r.holder_id == id).map(|r| (c, r))) {
+                        Some((c, r)) => format!("its lease ran out at {} and {} removed it", format_rfc3339(r.expires_at), c.by),
+                        None => "it was released or removed".to_string(),
+                    };
+                    self.lost(format!("{id} no longer holds {}: {why}", self.s.lock))
+                }
+                // A read may be stale: confirm the absence on this version before calling it lost.
+                Provenance::Read => Decision::Write { doc: st.clone(), action: "renew-check" },
+            },
+        }
+    }
+}
