@@ -7,12 +7,15 @@ export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
+  renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
+  guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce'],
 };
 
 export const OUTPUTS = {
   acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code'],
   release: ['released', 'result', 'holder-id', 'error-code'],
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
+  renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
 };
 
 // Run context the core needs, by environment variable name.

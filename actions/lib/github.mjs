@@ -42,7 +42,11 @@ export function replyFromError(error) {
     if (typeof cause.code === 'string') { code = cause.code; break; }
     cause = cause.cause;
   }
-  const aborted = error?.name === 'AbortError' || error?.name === 'TimeoutError';
+  // A request aborted at its time limit: octokit wraps the TimeoutError (or AbortError).
+  let aborted = false;
+  for (let c = error, i = 0; c && i < 5; c = c.cause, i++) {
+    if (c.name === 'AbortError' || c.name === 'TimeoutError') aborted = true;
+  }
   const message = aborted ? 'request timed out and was aborted' : `${code ?? ''} ${error?.message ?? error}`.trim();
   return { kind: 'transport', sent: aborted || !NOT_SENT.has(code), message };
 }

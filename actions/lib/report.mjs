@@ -18,6 +18,15 @@ export function outputsFor(kind, outcome) {
       'error-code': error,
     };
   }
+  if (kind === 'renew') {
+    return {
+      renewed: text(outcome.result === 'renewed'),
+      result: outcome.result,
+      'expires-at': outcome.lease ? new Date(outcome.lease.expiresAt).toISOString() : '',
+      'holder-id': outcome.holderId,
+      'error-code': error,
+    };
+  }
   if (kind === 'status') {
     const state = outcome.state;
     return {
@@ -56,6 +65,9 @@ export function summaryFor(kind, outcome, plan) {
     'queue-cleaned': `left the queue of \`${outcome.lock}\` (never held it)`,
     noop: `nothing to release in \`${outcome.lock}\``,
     status: `status of \`${outcome.lock}\``,
+    renewed: `renewed \`${outcome.lock}\`${outcome.lease ? ` until ${iso(new Date(outcome.lease.expiresAt).toISOString())}` : ''}`,
+    'not-due': `renewal of \`${outcome.lock}\` not due yet`,
+    lost: `lost \`${outcome.lock}\``,
     'release-unrecorded': `released \`${outcome.lock}\`, but the lock state could not be updated`,
     failed: `${kind} of \`${outcome.lock}\` failed`,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;

@@ -3,6 +3,7 @@
 import * as core from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
+import { guard } from './guard.mjs';
 import { createTransport } from './github.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
@@ -130,5 +131,33 @@ async function post() {
     core.warning(`leasehold post: cleanup skipped: ${error.message}`);
   } finally {
     op?.free?.();
+  }
+}
+
+/** actions/guard: run `command` under this job's holding (see guard.mjs). */
+export async function runGuard() {
+  try {
+    const core_ = loadCore();
+    const inputs = collectInputs('guard');
+    const probe = new core_.Operation('renew', inputs, undefined); // every input checked before anything is sent
+    const plan = probe.plan;
+    probe.free?.();
+    const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+    if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
+    const grace = (process.env[inputEnvName('kill-grace-seconds')] ?? '10').trim() || '10';
+    if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) {
+      throw Object.assign(new Error(`input \`kill-grace-seconds\` must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`), { code: 'invalid-input', input: 'kill-grace-seconds' });
+    }
+    for (const warning of plan.warnings) core.warning(warning);
+    const perform = transportFor(plan, tokenInput());
+    const emit = (obj) => core.info(JSON.stringify(obj));
+    const { exitCode, reason } = await guard({ core: core_, inputs, argv, perform, emit, logger, killGraceMs: Number(grace) * 1000 });
+    core.setOutput('exit-code', String(exitCode));
+    core.setOutput('result', reason);
+    if (exitCode !== 0) core.setFailed(`leasehold guard: ${reason} (exit code ${exitCode})`);
+  } catch (error) {
+    const where = error.input ? ` [${error.input}]` : '';
+    core.setOutput('result', 'failed');
+    core.setFailed(`leasehold guard${where}: ${error.message}`);
   }
 }

@@ -116,7 +116,8 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
   const bundle = resolve(ROOT, 'actions', name, entry);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [bundle], { env: stepEnv, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    // `signal` (an AbortSignal) kills the step outright, like a lost runner: SIGKILL, no cleanup.
+    const child = spawn(process.execPath, [bundle], { env: stepEnv, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
     onSpawn?.(child);
     let stdout = '';
     let stderr = '';

@@ -72,7 +72,7 @@ impl LeasePolicy {
         use LeaseRule::*;
         let p = self;
         let rules = [
-            (p.ttl_ms >= MINUTE, TtlAtLeastAMinute),
+            (p.ttl_ms >= 30_000, TtlAtLeast30Seconds),
             (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
             (p.max_ttl_ms <= 7 * 24 * 60 * MINUTE, CeilingAtMostAWeek),
             (p.renew_ms >= 10_000 && p.renew_ms * 2 <= p.ttl_ms, RenewAtMostHalfTtl),
@@ -118,8 +118,8 @@ impl LeasePolicy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "kebab-case")]
 pub enum LeaseRule {
-    #[error("the lease (ttl) must be at least a minute")]
-    TtlAtLeastAMinute,
+    #[error("the lease (ttl) must be at least 30 s")]
+    TtlAtLeast30Seconds,
     #[error("the lease (ttl) must not exceed the ceiling (maxTtl)")]
     TtlWithinCeiling,
     #[error("the ceiling (maxTtl) must be at most a week")]
@@ -181,7 +181,7 @@ mod tests {
     fn each_rule_is_named() {
         let g = LeasePolicy::guarded();
         let cases = [
-            (LeasePolicy { ttl_ms: 30_000, ..g.clone() }, LeaseRule::TtlAtLeastAMinute),
+            (LeasePolicy { ttl_ms: 20_000, ..g.clone() }, LeaseRule::TtlAtLeast30Seconds),
             (LeasePolicy { max_ttl_ms: 10 * MINUTE, ..g.clone() }, LeaseRule::TtlWithinCeiling),
             (LeasePolicy { max_ttl_ms: 8 * 24 * 60 * MINUTE, ttl_ms: 8 * 24 * 60 * MINUTE, ..g.clone() }, LeaseRule::CeilingAtMostAWeek),
             (LeasePolicy { renew_ms: 8 * MINUTE, ..g.clone() }, LeaseRule::RenewAtMostHalfTtl),

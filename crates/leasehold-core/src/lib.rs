@@ -21,6 +21,7 @@ pub mod acquire;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod guard;
 pub mod ids;
 pub mod inputs;
 pub mod lease;

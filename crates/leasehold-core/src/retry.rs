@@ -217,6 +217,15 @@ pub fn next_attempt_at(
                 Class::RateLimited { until, primary: false, .. } => {
                     until.min(now + policy.server_ceiling_ms).max(now + policy.base_ms)
                 }
+                // A primary limit reopens at its reset and not before: retrying earlier only
+                // spends attempts. Wait for a reset within the server-directed ceiling; one
+                // further away (typically most of an hour) fails fast rather than hold a runner.
+                Class::RateLimited { until, primary: true, .. } => {
+                    if until > now + policy.server_ceiling_ms {
+                        return None;
+                    }
+                    until.max(now + policy.base_ms)
+                }
                 _ => own,
             };
             Some(at)
@@ -344,6 +353,10 @@ mod tests {
         assert_eq!(next_attempt_at(&p, rl(now + 600_000), 1, now, None, &mut rng), Some(now + 60_000));
         // retry-after: 0 is floored at the base.
         assert_eq!(next_attempt_at(&p, rl(now), 1, now, None, &mut rng), Some(now + 1_000));
+        // A primary limit: wait for a near reset; fail fast on a far one.
+        let primary = |until| Class::RateLimited { until, server_directed: false, primary: true };
+        assert_eq!(next_attempt_at(&p, primary(now + 20_000), 1, now, None, &mut rng), Some(now + 20_000));
+        assert_eq!(next_attempt_at(&p, primary(now + 3_000_000), 1, now, None, &mut rng), None);
     }
 
     #[test]

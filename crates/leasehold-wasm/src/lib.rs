@@ -84,6 +84,15 @@ impl Operation {
     }
 }
 
+/// What a guard does next: `guardDecide({now, lease, last, lastAttemptAt})` →
+/// `{action: "renew"} | {action: "wait", until} | {action: "kill", reason}`.
+#[wasm_bindgen(js_name = guardDecide)]
+pub fn guard_decide(input: JsValue) -> Result<JsValue, JsValue> {
+    let input: leasehold_core::guard::GuardInput =
+        serde_wasm_bindgen::from_value(input).map_err(|e| bad_argument("guard input", e))?;
+    to_js(&leasehold_core::guard::decide(&input))
+}
+
 /// The version of the core, for logs.
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -1,0 +1,3 @@
+import { runGuard } from '../lib/run.mjs';
+
+await runGuard();

@@ -1,0 +1,89 @@
+// leasehold's command line: the same core (the same wasm) as the actions.
+//
+//   node dist/cli.mjs guard --lock L --nonce N [options] -- command [args...]
+//   node dist/cli.mjs renew --lock L --nonce N [--if-due] [options]
+//
+// Options: --repository owner/name, --state-branch B, --holder-id ID, --holder-suffix S,
+// --kill-grace-seconds N (guard). Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN),
+// GITHUB_API_URL, and the run context (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT,
+// GITHUB_JOB, RUNNER_NAME) that the holder id is built from.
+//
+// Output: JSON lines on stdout (guard: one before spawning the child, one after it exits;
+// renew: the outcome); human-readable log lines on stderr.
+// Exit codes: guard passes the child's own exit code through (128 + signal number when a signal
+// ended it, 127 when it could not be started); 70 the holding was lost and the child was
+// stopped; 71 the local deadline passed without a proven renewal and the child was stopped;
+// 72 the holding could not be verified at start (the child never ran); 64 bad usage.
+// renew: 0 renewed or not due, 1 otherwise.
+import { CONTEXT } from './constants.mjs';
+import { runOperation } from './driver.mjs';
+import { createTransport } from './github.mjs';
+import { EXIT, guard } from './guard.mjs';
+import { loadCore } from './wasm.mjs';
+
+const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
+
+function parseArgs(args) {
+  const inputs = {};
+  let command = [];
+  let ifDue = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      command = args.slice(i + 1);
+      break;
+    }
+    if (a === '--if-due') ifDue = true;
+    else if (a.startsWith('--') && FLAGS.includes(a.slice(2)) && i + 1 < args.length) inputs[a.slice(2)] = args[++i];
+    else throw usage(`unknown or incomplete option ${JSON.stringify(a)}`);
+  }
+  if (ifDue) inputs['if-due'] = 'true';
+  return { inputs, command };
+}
+
+function usage(message) {
+  return Object.assign(new Error(`${message}\nusage: leasehold guard --lock L --nonce N [options] -- command [args...]\n       leasehold renew --lock L --nonce N [--if-due] [options]`), { usage: true });
+}
+
+const logger = {
+  debug: (t) => (process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : undefined),
+  info: (t) => console.error(t),
+  warning: (t) => console.error(`warning: ${t}`),
+};
+const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+
+async function main(argv) {
+  const [verb, ...rest] = argv;
+  if (verb !== 'guard' && verb !== 'renew') throw usage(`unknown command ${JSON.stringify(verb ?? '')}`);
+  const { inputs, command } = parseArgs(rest);
+  for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
+  const token = (process.env.LEASEHOLD_TOKEN || process.env.GITHUB_TOKEN || '').trim();
+  if (!token) throw usage('set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository');
+  const core = loadCore();
+  const probe = new core.Operation('renew', inputs, undefined); // checks every input before anything is sent
+  const plan = probe.plan;
+  probe.free?.();
+  for (const w of plan.warnings) logger.warning(w);
+  const perform = createTransport({ baseUrl: (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''), token, repository: plan.repository });
+  if (verb === 'renew') {
+    const op = new core.Operation('renew', inputs, undefined);
+    const outcome = await runOperation({ op, perform, logger });
+    emit({ event: 'renew', result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
+    return outcome.success ? 0 : 1;
+  }
+  if (command.length === 0) throw usage('guard needs a command after --');
+  const grace = inputs['kill-grace-seconds'] ?? '10';
+  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
+  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1000 });
+  return exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ''}${error.message}`);
+    process.exitCode = error.usage || error.code === 'invalid-input' ? EXIT.usage : 1;
+  },
+);

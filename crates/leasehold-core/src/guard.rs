@@ -1,0 +1,111 @@
+//! What a guard does next. A guard runs a child process under a live holding: it renews the
+//! lease on a timer, one renewal at a time, and stops the child when the holding is proven lost
+//! or when the local deadline passes without a proven renewal. A renewal that fails for a
+//! transport reason is not a lost holding: the child runs on until the local deadline, and the
+//! renewal is retried before it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::LeaseView;
+use crate::time::Millis;
+
+/// The shortest wait before retrying a renewal that failed.
+pub const RETRY_FLOOR_MS: Millis = 5_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LastRenewal {
+    /// No renewal since the holding was verified.
+    None,
+    Renewed,
+    NotDue,
+    /// The renewal proved the holding lost.
+    Lost,
+    /// The renewal could not be completed (GitHub unavailable, rate limited…).
+    Failed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardInput {
+    pub now: Millis,
+    /// The lease as last proven (by the verification or the last successful renewal).
+    pub lease: LeaseView,
+    pub last: LastRenewal,
+    /// When the last renewal attempt ended (for spacing retries after a failure).
+    #[serde(default)]
+    pub last_attempt_at: Option<Millis>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum GuardDecision {
+    /// Renew now.
+    Renew,
+    /// Nothing to do before `until` (local clock); then ask again.
+    #[serde(rename_all = "camelCase")]
+    Wait { until: Millis },
+    /// Stop the child's process group.
+    Kill { reason: KillReason },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KillReason {
+    /// A renewal proved the holding lost (taken over, released, expired and removed).
+    Lost,
+    /// The local deadline passed without a proven renewal.
+    Deadline,
+}
+
+pub fn decide(input: &GuardInput) -> GuardDecision {
+    let deadline = input.lease.local_deadline;
+    if input.last == LastRenewal::Lost {
+        return GuardDecision::Kill { reason: KillReason::Lost };
+    }
+    if input.now >= deadline {
+        return GuardDecision::Kill { reason: KillReason::Deadline };
+    }
+    let next = match (input.last, input.last_attempt_at) {
+        // After a failure, try again soon (a tenth of the renew interval, at least 5 s), well
+        // before the deadline.
+        (LastRenewal::Failed, Some(at)) => at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS),
+        _ => input.lease.renew_at,
+    };
+    if input.now >= next {
+        GuardDecision::Renew
+    } else {
+        GuardDecision::Wait { until: next.min(deadline) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lease() -> LeaseView {
+        LeaseView { expires_at: 900_000, ceiling_at: 9_000_000, local_deadline: 780_000, renew_at: 300_000, renew_ms: 300_000, ttl_ms: 900_000 }
+    }
+
+    fn input(now: Millis, last: LastRenewal, last_attempt_at: Option<Millis>) -> GuardInput {
+        GuardInput { now, lease: lease(), last, last_attempt_at }
+    }
+
+    #[test]
+    fn table() {
+        use GuardDecision::*;
+        let cases = [
+            (input(0, LastRenewal::None, None), Wait { until: 300_000 }),
+            (input(300_000, LastRenewal::None, None), Renew),
+            (input(300_000, LastRenewal::Failed, Some(300_000)), Wait { until: 330_000 }),
+            (input(330_000, LastRenewal::Failed, Some(300_000)), Renew),
+            (input(779_999, LastRenewal::Failed, Some(775_000)), Wait { until: 780_000 }),
+            (input(780_000, LastRenewal::Failed, Some(775_000)), Kill { reason: KillReason::Deadline }),
+            (input(10, LastRenewal::Lost, Some(5)), Kill { reason: KillReason::Lost }),
+            (input(790_000, LastRenewal::Renewed, None), Kill { reason: KillReason::Deadline }),
+        ];
+        for (i, want) in cases {
+            assert_eq!(decide(&i), want, "{i:?}");
+        }
+    }
+}

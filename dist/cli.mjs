@@ -1,0 +1,78 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import {
+  CONTEXT,
+  EXIT,
+  createTransport,
+  guard,
+  runOperation
+} from "./shared-ULGHTPPB.mjs";
+import {
+  loadCore
+} from "./shared-GTPURL7H.mjs";
+
+// actions/lib/cli.mjs
+var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
+function parseArgs(args) {
+  const inputs = {};
+  let command = [];
+  let ifDue = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") {
+      command = args.slice(i + 1);
+      break;
+    }
+    if (a === "--if-due") ifDue = true;
+    else if (a.startsWith("--") && FLAGS.includes(a.slice(2)) && i + 1 < args.length) inputs[a.slice(2)] = args[++i];
+    else throw usage(`unknown or incomplete option ${JSON.stringify(a)}`);
+  }
+  if (ifDue) inputs["if-due"] = "true";
+  return { inputs, command };
+}
+function usage(message) {
+  return Object.assign(new Error(`${message}
+usage: leasehold guard --lock L --nonce N [options] -- command [args...]
+       leasehold renew --lock L --nonce N [--if-due] [options]`), { usage: true });
+}
+var logger = {
+  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
+  info: (t) => console.error(t),
+  warning: (t) => console.error(`warning: ${t}`)
+};
+var emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}
+`);
+async function main(argv) {
+  const [verb, ...rest] = argv;
+  if (verb !== "guard" && verb !== "renew") throw usage(`unknown command ${JSON.stringify(verb ?? "")}`);
+  const { inputs, command } = parseArgs(rest);
+  for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
+  const token = (process.env.LEASEHOLD_TOKEN || process.env.GITHUB_TOKEN || "").trim();
+  if (!token) throw usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository");
+  const core = loadCore();
+  const probe = new core.Operation("renew", inputs, void 0);
+  const plan = probe.plan;
+  probe.free?.();
+  for (const w of plan.warnings) logger.warning(w);
+  const perform = createTransport({ baseUrl: (process.env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""), token, repository: plan.repository });
+  if (verb === "renew") {
+    const op = new core.Operation("renew", inputs, void 0);
+    const outcome = await runOperation({ op, perform, logger });
+    emit({ event: "renew", result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
+    return outcome.success ? 0 : 1;
+  }
+  if (command.length === 0) throw usage("guard needs a command after --");
+  const grace = inputs["kill-grace-seconds"] ?? "10";
+  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
+  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1e3 });
+  return exitCode;
+}
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ""}${error.message}`);
+    process.exitCode = error.usage || error.code === "invalid-input" ? EXIT.usage : 1;
+  }
+);

@@ -1,0 +1,10 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import {
+  run
+} from "./shared-WSUANI6S.mjs";
+import "./shared-ULGHTPPB.mjs";
+import "./shared-GTPURL7H.mjs";
+
+// actions/renew/main.mjs
+await run("renew");
