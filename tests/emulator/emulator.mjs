@@ -12,6 +12,12 @@
 //   const emu = await startEmulator({ files: { 'locks/a.json': '{}' } });
 //   process.env.GITHUB_API_URL = emu.url; ...; await emu.close();
 //
+// Conformance: under `node --test` every emulator hands each request and answer to
+// tests/conformance/ (loaded only then), which checks them against GitHub's OpenAPI
+// description of api.github.com; close() rejects on a difference not listed in
+// tests/conformance/deviations.mjs. Requests running over the time limit (GitHub: 10 s) are
+// killed: see setTimeLimit().
+//
 // Usage (CLI):
 //   node tests/emulator/emulator.mjs --port 8080 [--owner o --repo r --branch main
 //        --dir DIR --token T ...]      prints the URL, serves until SIGINT/SIGTERM.
@@ -20,6 +26,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
@@ -51,6 +58,7 @@ const DOCS = {
   createCommit: 'https://docs.github.com/rest/git/commits#create-a-commit',
   getCommit: 'https://docs.github.com/rest/git/commits#get-a-commit-object',
   rateLimit: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
+  timeouts: 'https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#timeouts',
   secondary:
     'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
 };
@@ -86,6 +94,42 @@ const DEFAULT_FAULT_MESSAGES = {
 // ---------------------------------------------------------------------------------------
 
 const sha1 = (s) => crypto.createHash('sha1').update(s).digest('hex');
+
+const definedOnly = (o) => Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined));
+
+/** A handler result meaning "drop the connection" (TCP reset, no HTTP answer). */
+const RESET = Symbol('reset');
+const KILLED = Symbol('killed');
+
+/** Thrown at a checkpoint by a request killed at the time limit whose work is dropped. */
+class KilledRequest extends Error {
+  constructor() {
+    super('request killed at the time limit');
+  }
+}
+
+/** A request body as recorded in an exchange: parsed JSON, { $text } or { $raw } (base64),
+ *  or null when empty. */
+function decodeBody(buf, contentType) {
+  if (!buf?.length) return null;
+  const text = buf.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return Buffer.from(text, 'utf8').equals(buf) ? { $text: text, contentType: contentType ?? null } : { $raw: buf.toString('base64') };
+  }
+}
+
+/** The script that runs this emulator (a test file), named in exchanges. */
+const SOURCE = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : null;
+
+/** A recorder appending each exchange as one JSON line to DIR/exchanges-<pid>.jsonl
+ *  (LEASEHOLD_CONFORMANCE_DIR; tests/conformance/report.mjs validates such a directory). */
+function recordTo(dir) {
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `exchanges-${process.pid}.jsonl`);
+  return (exchange) => appendFileSync(file, JSON.stringify(exchange) + '\n');
+}
 
 function sleep(ms, signal) {
   return new Promise((resolve) => {
@@ -522,6 +566,8 @@ class Repo {
     // head and built its commit but before it moves the branch. That makes the
     // "is at X but expected Y" race deterministic in tests.
     if (hooks?.beforeRefUpdate) await hooks.beforeRefUpdate();
+    // A request killed at the time limit whose work is dropped stops here: nothing applied.
+    hooks?.checkpoint?.();
 
     const moved = await this.casRef(`refs/heads/${branch}`, commit, head);
     if (!moved.ok) return moved;
@@ -823,6 +869,30 @@ class Emulator {
     this.faults.staleReads = (cfg) => this.staleReads(cfg);
     this.rate = new RateLimiter(options.rateLimit ?? 5000, this.now);
     this.url = null;
+    this.id = crypto.randomBytes(4).toString('hex');
+    this.timeLimit = null;
+    this.setTimeLimit({ ms: options.timeLimitMs ?? 0, answer: options.timeLimitAnswer, work: options.killedWork });
+    // Exchange recorders: options.onExchange, and LEASEHOLD_CONFORMANCE_DIR (see recordTo()).
+    this.recorders = [];
+    if (typeof options.onExchange === 'function') this.recorders.push(options.onExchange);
+    const dir = process.env.LEASEHOLD_CONFORMANCE_DIR;
+    if (dir && options.record !== false) this.recorders.push(recordTo(dir));
+  }
+
+  /** The request time limit (semantics: "request time limit": GitHub kills a request that
+   *  runs over 10 s; the outcome of a write is then unknown). `ms` null/0 turns it off.
+   *  answer: a status (default 502 "Server Error", as GitHub's gateway answers a backend
+   *  timeout) or 'reset'. work: 'finish' (default: the killed request's work goes on and a
+   *  write lands after the client was told it failed) or 'drop' (the work stops before it
+   *  moves any ref: nothing is applied). */
+  setTimeLimit(cfg = {}) {
+    const { ms, answer, work } = { ms: 10_000, answer: 502, work: 'finish', ...this.timeLimit, ...definedOnly(cfg) };
+    if (ms != null && !(ms >= 0)) throw new TypeError('timeLimit ms must be >= 0');
+    if (answer !== 'reset' && !(Number.isInteger(answer) && answer >= 500 && answer <= 599)) {
+      throw new TypeError("timeLimit answer must be a 5xx status or 'reset'");
+    }
+    if (!['finish', 'drop'].includes(work)) throw new TypeError("timeLimit work must be 'finish' or 'drop'");
+    this.timeLimit = { ms: ms || null, answer, work };
   }
 
   /** staleReads({ path?: string|RegExp, ms }) : for `ms` after each successful write to a
@@ -928,6 +998,9 @@ class Emulator {
       await Promise.allSettled([...this.inflight]);
       if (this.ownsDir) await fs.rm(this.baseDir, { recursive: true, force: true });
       else await fs.rm(this.tmpDir, { recursive: true, force: true });
+      // Conformance: every exchange against GitHub's OpenAPI description. A difference not
+      // listed in tests/conformance/deviations.mjs rejects close(), naming it.
+      this.checker?.finish();
     })();
     return this.closed;
   }
@@ -942,6 +1015,7 @@ class Emulator {
 
   async handleRequest(req, res) {
     const t0 = performance.now();
+    const startedAt = Date.now();
     const u = new URL(req.url, 'http://emulator');
     const entry = {
       seq: ++this.seq,
@@ -953,7 +1027,10 @@ class Emulator {
       fault: null,
     };
     this.log.push(entry);
-    const ctx = { req, res, url: u, method: req.method, entry, id: requestId(), hooks: {}, token: null };
+    const ctx = { req, res, url: u, method: req.method, entry, id: requestId(), hooks: {}, token: null, answer: null };
+    ctx.hooks.checkpoint = () => {
+      if (ctx.killed && this.timeLimit.work === 'drop') throw new KilledRequest();
+    };
     try {
       ctx.rawBody = await readBody(req);
       const rule = this.faults.take(req.method, u.pathname);
@@ -961,7 +1038,7 @@ class Emulator {
       const a = rule?.action;
       switch (rule?.kind) {
         case undefined:
-          return this.send(ctx, await this.process(ctx));
+          return this.answer(ctx, await this.timed(ctx, () => this.process(ctx)));
         case 'reset': // the request never reaches "GitHub"
           return this.resetSocket(ctx);
         case 'status': // answered by the "edge", nothing applied
@@ -982,10 +1059,14 @@ class Emulator {
             rule.kind === 'pause'
               ? rule.hold({ method: req.method, path: u.pathname, seq: entry.seq })
               : sleep(a.latencyMs, this.abort.signal);
-          if (rule.at === 'request') await wait();
-          else ctx.hooks.beforeRefUpdate = wait;
-          if (this.abort.signal.aborted) return this.resetSocket(ctx);
-          return this.send(ctx, await this.process(ctx));
+          const work = async () => {
+            if (rule.at === 'request') await wait();
+            else ctx.hooks.beforeRefUpdate = wait;
+            if (this.abort.signal.aborted) return RESET;
+            ctx.hooks.checkpoint();
+            return this.process(ctx);
+          };
+          return this.answer(ctx, await this.timed(ctx, work));
         }
       }
     } catch (e) {
@@ -993,6 +1074,82 @@ class Emulator {
       this.send(ctx, fail(500, 'Server Error'));
     } finally {
       entry.ms = Math.round((performance.now() - t0) * 10) / 10;
+      this.emitExchange(ctx, startedAt, entry.ms);
+    }
+  }
+
+  /** Sends a reply, or resets the connection for RESET. */
+  answer(ctx, result) {
+    return result === RESET ? this.resetSocket(ctx) : this.send(ctx, result);
+  }
+
+  /** Runs `work` under the request time limit. Past the limit the client gets the kill
+   *  answer at once; the work goes on (its outcome is recorded as entry.applied) or, with
+   *  work 'drop', stops at its next checkpoint before any ref moves. */
+  async timed(ctx, work) {
+    const limit = this.timeLimit;
+    const running = Promise.resolve().then(work);
+    if (!limit.ms) return running;
+    let timer;
+    const expired = new Promise((resolve) => {
+      timer = setTimeout(resolve, limit.ms, KILLED);
+      timer.unref?.();
+    });
+    const first = await Promise.race([running, expired]);
+    clearTimeout(timer);
+    if (first !== KILLED) return first;
+    ctx.killed = true;
+    ctx.entry.fault = ctx.entry.fault ? `${ctx.entry.fault}+killed` : 'killed';
+    const tail = running.then(
+      (r) => (ctx.entry.applied = r === RESET ? null : r.status),
+      (e) => {
+        if (!(e instanceof KilledRequest) && !this.abort.signal.aborted) console.error('[emulator]', e);
+        ctx.entry.applied = e instanceof KilledRequest ? 'dropped' : 'error';
+      },
+    );
+    this.inflight.add(tail);
+    tail.finally(() => this.inflight.delete(tail));
+    if (limit.answer === 'reset') return RESET;
+    return this.withRateHeaders(ctx, fail(limit.answer, 'Server Error', DOCS.timeouts));
+  }
+
+  withRateHeaders(ctx, result) {
+    const token = this.tokenOf(ctx.req);
+    if (token) result.headers = { ...this.rate.headers(token), ...result.headers };
+    return result;
+  }
+
+  /** Hands the finished exchange to every recorder (never lets a recorder break a test). */
+  emitExchange(ctx, startedAt, ms) {
+    if (!this.recorders.length) return;
+    const { req, entry } = ctx;
+    const headers = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      headers[k] = k === 'authorization' ? String(v).replace(/^(\s*\S+\s+).*$/, '$1[redacted]') : v;
+    }
+    const exchange = {
+      source: SOURCE,
+      emulator: this.id,
+      seq: entry.seq,
+      startedAt,
+      ms,
+      method: req.method,
+      path: ctx.url.pathname,
+      query: [...ctx.url.searchParams],
+      requestHeaders: headers,
+      requestBody: decodeBody(ctx.rawBody, req.headers['content-type']),
+      status: ctx.answer ? ctx.answer.status : null,
+      responseHeaders: ctx.answer ? ctx.answer.headers : null,
+      responseBody: ctx.answer ? ctx.answer.body : null,
+      fault: entry.fault,
+      reset: ctx.answer === null,
+    };
+    for (const record of this.recorders) {
+      try {
+        record(exchange);
+      } catch (e) {
+        console.error('[emulator] exchange recorder failed:', e);
+      }
     }
   }
 
@@ -1045,7 +1202,7 @@ class Emulator {
       head = (await repo.branchHead(branch)) ?? ZERO_SHA;
     }
     const winner = crypto.randomBytes(20).toString('hex');
-    return fail(409, `is at ${winner} but expected ${head}`, DOCS.putContent);
+    return this.withRateHeaders(ctx, fail(409, `is at ${winner} but expected ${head}`, DOCS.putContent));
   }
 
   tokenOf(req) {
@@ -1067,7 +1224,17 @@ class Emulator {
       // Does not count against the limit (as on GitHub).
       const s = this.rate.peek(token);
       const core = { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset };
-      return this.withRate(ctx, reply(200, { resources: { core }, rate: core }), false);
+      // Only the core limit is counted; the others are reported full, as for a fresh token.
+      const fresh = (limit) => ({ limit, used: 0, remaining: limit, reset: s.reset });
+      const body = {
+        resources: { core, search: fresh(30), graphql: fresh(5000), integration_manifest: fresh(5000), code_search: fresh(10) },
+        rate: core,
+      };
+      const etag = `W/"${sha1(serialize(body))}"`;
+      if (etagMatches(req.headers['if-none-match'], etag)) {
+        return this.withRate(ctx, reply(304, null, { etag, ...cacheHeaders() }), false);
+      }
+      return this.withRate(ctx, reply(200, body, { etag }), false);
     }
 
     if (this.rate.peek(token).remaining === 0) {
@@ -1083,6 +1250,12 @@ class Emulator {
     }
 
     let result = await this.route(ctx);
+
+    // Successful writes carry an ETag and the same cache headers as reads (recorded on PUT
+    // contents, POST and PATCH git/refs: @octokit/fixtures create-file, git-refs).
+    if (req.method !== 'GET' && result.status >= 200 && result.status < 300 && result.body && !Buffer.isBuffer(result.body)) {
+      result.headers = { etag: `"${crypto.createHash('sha256').update(serialize(result.body)).digest('hex')}"`, ...cacheHeaders(), ...result.headers };
+    }
 
     // Conditional GET: a matching If-None-Match answers 304 with no body, and a 304 does not
     // count against the primary rate limit (semantics: "Conditional reads").
@@ -1105,7 +1278,6 @@ class Emulator {
   send(ctx, result) {
     const { res, entry } = ctx;
     entry.status = result.status;
-    if (res.destroyed || res.headersSent) return;
     const body =
       result.body == null ? null : Buffer.isBuffer(result.body) ? result.body : Buffer.from(serialize(result.body));
     const headers = {
@@ -1115,11 +1287,19 @@ class Emulator {
       'x-github-media-type': 'github.v3; format=json',
       'x-content-type-options': 'nosniff',
       ...(body && !Buffer.isBuffer(result.body) ? { 'content-type': 'application/json; charset=utf-8' } : {}),
-      ...(ctx.method === 'GET' ? cacheHeaders() : {}),
+      // Cache headers on successful reads only (recorded: a 404 or 422 carries none).
+      ...(ctx.method === 'GET' && ((result.status >= 200 && result.status < 300) || result.status === 304) ? cacheHeaders() : {}),
       ...result.headers,
     };
-    res.sendDate = false; // the date header above comes from the emulator's clock
     if (body && result.status !== 304) headers['content-length'] = String(body.length);
+    // What the emulator answered, for the exchange recorders (also when the client is gone).
+    ctx.answer = {
+      status: result.status,
+      headers,
+      body: result.status === 304 || result.body == null ? null : Buffer.isBuffer(result.body) ? { $raw: result.body.toString('base64') } : result.body,
+    };
+    if (res.destroyed || res.headersSent) return;
+    res.sendDate = false; // the date header above comes from the emulator's clock
     res.writeHead(result.status, headers);
     res.end(result.status === 304 ? undefined : body ?? undefined);
   }
@@ -1167,15 +1347,18 @@ class Emulator {
       const ref = safeDecode(r[1]);
       if (method === 'GET') return this.getRef(repo, ref, true);
       if (method === 'PATCH') return this.updateRef(ctx, repo, ref);
-      if (method === 'DELETE') return this.deleteRef(repo, ref);
+      if (method === 'DELETE') return this.deleteRef(ctx, repo, ref);
     }
     return fail(404, 'Not Found', DOCS.root);
   }
 
-  // GET /repos/{o}/{r}
+  // GET /repos/{o}/{r}: a full-repository object, every field GitHub's description requires,
+  // in the order GitHub sends them (as recorded in @octokit/fixtures, get-repository).
   repoBody(repo) {
     const api = this.url;
     const full = repo.fullName;
+    const r = `${api}/repos/${full}`;
+    const u = `${api}/users/${repo.owner}`;
     return {
       id: repo.id,
       node_id: nodeId('R', full),
@@ -1187,27 +1370,107 @@ class Emulator {
         id: repo.ownerId,
         node_id: nodeId('U', repo.owner),
         avatar_url: `${api}/avatars/${repo.owner}`,
-        url: `${api}/users/${repo.owner}`,
+        gravatar_id: '',
+        url: u,
         html_url: `${api}/${repo.owner}`,
+        followers_url: `${u}/followers`,
+        following_url: `${u}/following{/other_user}`,
+        gists_url: `${u}/gists{/gist_id}`,
+        starred_url: `${u}/starred{/owner}{/repo}`,
+        subscriptions_url: `${u}/subscriptions`,
+        organizations_url: `${u}/orgs`,
+        repos_url: `${u}/repos`,
+        events_url: `${u}/events{/privacy}`,
+        received_events_url: `${u}/received_events`,
         type: 'User',
+        user_view_type: 'public',
         site_admin: false,
       },
       html_url: `${api}/${full}`,
       description: null,
       fork: false,
-      url: `${api}/repos/${full}`,
-      contents_url: `${api}/repos/${full}/contents/{+path}`,
-      git_refs_url: `${api}/repos/${full}/git/refs{/sha}`,
+      url: r,
+      forks_url: `${r}/forks`,
+      keys_url: `${r}/keys{/key_id}`,
+      collaborators_url: `${r}/collaborators{/collaborator}`,
+      teams_url: `${r}/teams`,
+      hooks_url: `${r}/hooks`,
+      issue_events_url: `${r}/issues/events{/number}`,
+      events_url: `${r}/events`,
+      assignees_url: `${r}/assignees{/user}`,
+      branches_url: `${r}/branches{/branch}`,
+      tags_url: `${r}/tags`,
+      blobs_url: `${r}/git/blobs{/sha}`,
+      git_tags_url: `${r}/git/tags{/sha}`,
+      git_refs_url: `${r}/git/refs{/sha}`,
+      trees_url: `${r}/git/trees{/sha}`,
+      statuses_url: `${r}/statuses/{sha}`,
+      languages_url: `${r}/languages`,
+      stargazers_url: `${r}/stargazers`,
+      contributors_url: `${r}/contributors`,
+      subscribers_url: `${r}/subscribers`,
+      subscription_url: `${r}/subscription`,
+      commits_url: `${r}/commits{/sha}`,
+      git_commits_url: `${r}/git/commits{/sha}`,
+      comments_url: `${r}/comments{/number}`,
+      issue_comment_url: `${r}/issues/comments{/number}`,
+      contents_url: `${r}/contents/{+path}`,
+      compare_url: `${r}/compare/{base}...{head}`,
+      merges_url: `${r}/merges`,
+      archive_url: `${r}/{archive_format}{/ref}`,
+      downloads_url: `${r}/downloads`,
+      issues_url: `${r}/issues{/number}`,
+      pulls_url: `${r}/pulls{/number}`,
+      milestones_url: `${r}/milestones{/number}`,
+      notifications_url: `${r}/notifications{?since,all,participating}`,
+      labels_url: `${r}/labels{/name}`,
+      releases_url: `${r}/releases{/id}`,
+      deployments_url: `${r}/deployments`,
       created_at: repo.createdAt,
       updated_at: repo.pushedAt,
       pushed_at: repo.pushedAt,
+      git_url: `${api.replace(/^https?:/, 'git:')}/${full}.git`,
+      ssh_url: `git@${new URL(api).host}:${full}.git`,
       clone_url: `${api}/${full}.git`,
+      svn_url: `${api}/${full}`,
+      homepage: null,
       size: 0,
+      stargazers_count: 0,
+      watchers_count: 0,
+      language: null,
+      has_issues: true,
+      has_projects: true,
+      has_downloads: true,
+      has_wiki: true,
+      has_pages: false,
+      has_discussions: false,
+      forks_count: 0,
+      mirror_url: null,
       archived: false,
       disabled: false,
+      open_issues_count: 0,
+      license: null,
+      allow_forking: true,
+      is_template: false,
+      web_commit_signoff_required: false,
+      topics: [],
       visibility: repo.private ? 'private' : 'public',
+      forks: 0,
+      open_issues: 0,
+      watchers: 0,
       default_branch: repo.defaultBranch,
       permissions: { admin: true, maintain: true, push: true, triage: true, pull: true },
+      // Shown to a token with admin rights, as this one has.
+      temp_clone_token: '',
+      allow_squash_merge: true,
+      allow_merge_commit: true,
+      allow_rebase_merge: true,
+      allow_auto_merge: false,
+      delete_branch_on_merge: false,
+      allow_update_branch: false,
+      use_squash_pr_title_as_default: false,
+      network_count: 0,
+      subscribers_count: 0,
     };
   }
 
@@ -1259,7 +1522,10 @@ class Emulator {
     const etag = `"${sha1(p + entry.sha)}"`;
     const accept = String(ctx.req.headers.accept ?? '');
     if (/application\/vnd\.github(?:\.v3)?\.raw/.test(accept)) {
-      const r = reply(200, data, { 'content-type': 'application/vnd.github.raw; charset=utf-8' });
+      // The media type asked for comes back (recorded: Accept application/vnd.github.v3.raw is
+      // answered "application/vnd.github.v3.raw; charset=utf-8", @octokit/fixtures get-content).
+      const type = /application\/vnd\.github\.v3\.raw/.test(accept) ? 'application/vnd.github.v3.raw' : 'application/vnd.github.raw';
+      const r = reply(200, data, { 'content-type': `${type}; charset=utf-8` });
       r.etag = etag;
       return r;
     }
@@ -1521,7 +1787,8 @@ class Emulator {
     }
     // GitHub answers 404 when the tree it built is empty (say, every file deleted).
     if (!sha) return fail(404, 'Not Found', doc);
-    return reply(201, await this.treeBody(repo, sha));
+    const tree = await this.treeBody(repo, sha);
+    return reply(201, tree, { location: tree.url });
   }
 
   /** A tree sha from a base_tree value: a tree, or a commit / branch / tag (its tree). */
@@ -1717,6 +1984,7 @@ class Emulator {
     const sha = String(body.sha).toLowerCase();
     const type = /^[0-9a-f]{40}$/.test(sha) ? await repo.objectType(sha) : null;
     if (!type) return fail(422, 'Object does not exist', doc);
+    ctx.hooks.checkpoint();
     let r;
     try {
       r = await repo.casRef(body.ref, sha, ZERO_SHA);
@@ -1752,6 +2020,7 @@ class Emulator {
         const ff = await runGit(repo.gitDir, ['merge-base', '--is-ancestor', current.sha, sha]);
         if (ff.code !== 0) return fail(422, 'Update is not a fast forward', doc);
       }
+      ctx.hooks.checkpoint();
       let r;
       try {
         r = await repo.casRef(full, sha, current.sha);
@@ -1766,11 +2035,12 @@ class Emulator {
   }
 
   // DELETE /git/refs/{ref}: unconditional (semantics: "DELETE /git/refs/{ref}").
-  async deleteRef(repo, ref) {
+  async deleteRef(ctx, repo, ref) {
     const doc = DOCS.deleteRef;
     if (ref === null) return fail(422, 'Reference does not exist', doc);
     const full = `refs/${ref}`;
     if (!(await repo.refs()).some((r) => r.ref === full)) return fail(422, 'Reference does not exist', doc);
+    ctx.hooks.checkpoint();
     const r = await runGit(repo.gitDir, ['update-ref', '-d', full]);
     if (r.code !== 0) return fail(422, 'Reference does not exist', doc);
     return reply(204, null);
@@ -1829,13 +2099,32 @@ function readBody(req) {
 // ---------------------------------------------------------------------------------------
 
 /**
+ * Whether an emulator checks its exchanges against GitHub's OpenAPI description
+ * (tests/conformance/): the `conformance` option if given, else LEASEHOLD_CONFORMANCE=1/0,
+ * else on exactly when running under `node --test` (the runner sets NODE_TEST_CONTEXT in each
+ * test file's process). The demo and the CLI outside tests never load it.
+ */
+function conformanceMode(option) {
+  if (option === true || option === false) return option;
+  const env = process.env.LEASEHOLD_CONFORMANCE;
+  if (env === '1' || env === '0') return env === '1';
+  return Boolean(process.env.NODE_TEST_CONTEXT);
+}
+
+/**
  * Starts an emulator. Resolves to:
  *   { url, gitDir, log, faults, readFile(branch, path), history(branch, path),
  *     head(branch), writeFile(branch, path, content|null, message?), staleReads(cfg),
  *     createRepo(owner, repo, defaultBranch?, files?), repo(owner, repo), now(), close() }
  * options: { owner='octo', repo='locks', defaultBranch='main', files={}, port=0,
  *   host='127.0.0.1', tokens=null, dir=null, private=false, rateLimit=5000,
- *   now=Date.now (clock for commit dates, Date headers, rate windows, stale windows) }
+ *   now=Date.now (clock for commit dates, Date headers, rate windows, stale windows),
+ *   timeLimitMs=10000, timeLimitAnswer=502|'reset', killedWork='finish'|'drop' (GitHub's
+ *   request time limit; see setTimeLimit), onExchange=null (called with every
+ *   { method, path, query, requestHeaders, requestBody, status, responseHeaders,
+ *   responseBody, ... } the emulator handles; LEASEHOLD_CONFORMANCE_DIR=dir also appends
+ *   them to dir/exchanges-<pid>.jsonl unless record: false), conformance (see
+ *   conformanceMode: true/false forces the check on or off for this emulator) }
  */
 export async function startEmulator(options = {}) {
   const opts = {
@@ -1850,9 +2139,20 @@ export async function startEmulator(options = {}) {
     private: false,
     rateLimit: 5000,
     now: null,
+    timeLimitMs: 10_000,
+    timeLimitAnswer: 502,
+    killedWork: 'finish',
+    onExchange: null,
+    conformance: undefined,
     ...options,
   };
   const emu = new Emulator(opts);
+  if (conformanceMode(opts.conformance)) {
+    // Dev-only: the validator and GitHub's description are dev dependencies, loaded only here.
+    const { createChecker } = await import('../conformance/checker.mjs');
+    emu.checker = createChecker(`emulator ${emu.id}`);
+    emu.recorders.push((exchange) => emu.checker.record(exchange));
+  }
   try {
     await emu.init();
   } catch (e) {
@@ -1874,9 +2174,11 @@ export async function startEmulator(options = {}) {
     head: (branch) => primary.head(branch),
     writeFile: (branch, p, content, message) => primary.writeFile(branch, p, content, message),
     staleReads: (cfg) => emu.staleReads(cfg),
+    setTimeLimit: (cfg) => emu.setTimeLimit(cfg),
     createRepo: (owner, repo, defaultBranch, files) => emu.createRepo(owner, repo, defaultBranch, files),
     repo: (owner, repo) => emu.repo(owner, repo),
     now: () => emu.now(),
+    conformance: emu.checker ?? null,
     close: () => emu.close(),
   };
 }

@@ -943,3 +943,110 @@ test('git data routes share the machinery: auth, rate limit, log, status / apply
   await assert.rejects(api.get(`/repos/octo/locks/git/commits/${retry.body.sha}`));
   assert.equal((await api.get(`/repos/octo/locks/git/commits/${retry.body.sha}`)).status, 200);
 });
+
+test('request time limit: past it the client gets 502 "Server Error" (or a reset) at once; the work finishes or is dropped', async (t) => {
+  const { emu, api } = await start(t, { timeLimitMs: 200 });
+  const put = (content, sha) => api.put('locks/a.json', { message: 'm', content: b64(content), sha });
+  // 'finish' (default): the write lands after the client was told it failed.
+  emu.faults.add({ method: 'PUT', action: { latencyMs: 500, at: 'beforeRefUpdate' } });
+  const killed = await put('late\n', blobSha(INITIAL_A));
+  const entry = emu.log.at(-1);
+  assert.equal(entry.applied, undefined, 'answered at the limit, before the work ended');
+  assertError(killed, 502, 'Server Error');
+  assert.ok(killed.headers.get('x-ratelimit-remaining'), 'rate-limit headers on the kill answer too');
+  assert.equal(entry.fault, 'latency:500+killed');
+  await waitUntil(() => entry.applied !== undefined);
+  assert.equal(entry.applied, 200);
+  assert.equal(await emu.readFile('main', 'locks/a.json'), 'late\n');
+
+  // 'drop': the work stops before it moves the branch; nothing is applied.
+  emu.setTimeLimit({ work: 'drop' });
+  const head = await emu.head();
+  emu.faults.add({ method: 'PUT', action: { pause: true, at: 'beforeRefUpdate' } });
+  assertError(await put('dropped\n', blobSha('late\n')), 502, 'Server Error');
+  const dropped = emu.log.at(-1);
+  emu.faults.clear(); // lets the held work go on: to its checkpoint
+  await waitUntil(() => dropped.applied !== undefined);
+  assert.equal(dropped.applied, 'dropped');
+  assert.equal(await emu.head(), head);
+
+  // answer 'reset': no HTTP answer at all.
+  emu.setTimeLimit({ answer: 'reset', work: 'finish' });
+  emu.faults.add({ method: 'GET', action: { latencyMs: 400 } });
+  await assert.rejects(api.file('locks/a.json'));
+  assert.equal(emu.log.at(-1).status, null);
+  // Off: slow requests are answered when done.
+  emu.setTimeLimit({ ms: null });
+  emu.faults.add({ method: 'GET', action: { latencyMs: 300 } });
+  assert.equal((await api.file('locks/a.json')).status, 200);
+  assert.throws(() => emu.setTimeLimit({ answer: 404 }), /5xx/);
+  assert.throws(() => emu.setTimeLimit({ work: 'maybe' }), /finish/);
+});
+
+test('onExchange and LEASEHOLD_CONFORMANCE_DIR: every request and answer, as recorded for the conformance check', async (t) => {
+  const seen = [];
+  const { emu, api } = await start(t, { onExchange: (e) => seen.push(e) });
+  const got = await api.file('locks/a.json', 'main');
+  await api.put('locks/a.json', { message: 'm', content: b64('x\n'), sha: got.body.sha });
+  emu.faults.add({ method: 'GET', action: { reset: true } });
+  await assert.rejects(api.file('locks/a.json'));
+  assert.equal(seen.length, 3);
+  const [g, p, r] = seen;
+  assert.deepEqual([g.method, g.path, g.query, g.status], ['GET', '/repos/octo/locks/contents/locks/a.json', [['ref', 'main']], 200]);
+  assert.equal(g.requestHeaders.authorization, 'token [redacted]', 'no token is recorded');
+  assert.equal(g.responseBody.sha, got.body.sha);
+  assert.equal(g.responseHeaders.etag, got.headers.get('etag'));
+  assert.deepEqual(p.requestBody, { message: 'm', content: b64('x\n'), sha: got.body.sha });
+  assert.equal(p.status, 200);
+  assert.deepEqual([r.status, r.reset, r.responseBody], [null, true, null]);
+  assert.equal(typeof g.startedAt, 'number');
+
+  // LEASEHOLD_CONFORMANCE_DIR: one JSON line per exchange, per process.
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'leasehold-rec-'));
+  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  const saved = process.env.LEASEHOLD_CONFORMANCE_DIR;
+  process.env.LEASEHOLD_CONFORMANCE_DIR = dir;
+  let rec;
+  try {
+    rec = await startEmulator({ files: FILES });
+  } finally {
+    if (saved === undefined) delete process.env.LEASEHOLD_CONFORMANCE_DIR;
+    else process.env.LEASEHOLD_CONFORMANCE_DIR = saved;
+  }
+  await client(rec).file('README.md');
+  await rec.close();
+  const lines = (await fs.readFile(path.join(dir, `exchanges-${process.pid}.jsonl`), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].status, 200);
+  assert.equal(lines[0].source, path.relative(process.cwd(), process.argv[1]));
+});
+
+test('shapes GitHub records: ETag and cache headers on writes, Location on created trees, raw media type echoed, /rate_limit', async (t) => {
+  const { api } = await start(t);
+  const got = await api.file('locks/a.json');
+  const w = await api.put('locks/a.json', { message: 'm', content: b64('y\n'), sha: got.body.sha });
+  assert.match(w.headers.get('etag'), /^"[0-9a-f]{64}"$/);
+  assert.equal(w.headers.get('cache-control'), 'private, max-age=60, s-maxage=60');
+  const missing = await api.file('nope.json');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get('cache-control'), null, 'no cache headers on an error');
+  const tree = await api.call('POST', '/repos/octo/locks/git/trees', { tree: [{ path: 'f', mode: '100644', type: 'blob', content: 'f' }] });
+  assert.equal(tree.headers.get('location'), tree.body.url);
+  const v3 = await api.file('README.md', null, { accept: 'application/vnd.github.v3.raw' });
+  assert.equal(v3.headers.get('content-type'), 'application/vnd.github.v3.raw; charset=utf-8');
+  const rl = await api.get('/rate_limit');
+  assert.deepEqual(Object.keys(rl.body.resources).slice(0, 2), ['core', 'search']);
+  assert.ok(rl.headers.get('etag'));
+  assert.equal((await api.get('/rate_limit', { 'if-none-match': rl.headers.get('etag') })).status, 304);
+  const repo = await api.get('/repos/octo/locks');
+  for (const k of ['forks_url', 'has_discussions', 'network_count', 'subscribers_count', 'license', 'mirror_url']) assert.ok(k in repo.body, k);
+  assert.ok('followers_url' in repo.body.owner);
+});
+
+async function waitUntil(predicate, ms = 5000) {
+  const end = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
