@@ -99,3 +99,42 @@ test(`${JOBS} concurrent jobs with lost acknowledgements and 5xx injected`, asyn
   const requests = emu.log.slice(start);
   console.log(`# contention with faults: ${fired} faults injected over ${requests.length} requests`);
 });
+
+test('16 jobs under GitHub limits enforced by the emulator provoke no 403 or 429', async () => {
+  const limited = await startEmulator({
+    owner: 'octo',
+    repo: 'app',
+    files: { 'locks/seats.config.json': `{"capacity": ${CAPACITY}}\n` },
+    limits: { primaryPerHour: 5000, contentPerMinute: 80, contentPerHour: 500 },
+  });
+  try {
+    // The lock's first use (creating its state branch) happens once in its life; warm it up so
+    // this test measures contention.
+    const warm = jobContext({ runId: 8999 });
+    await runAction('acquire', { apiUrl: limited.url, inputs: { lock: 'seats', repository: 'octo/app' }, context: warm });
+    await runAction('release', { apiUrl: limited.url, inputs: { lock: 'seats', repository: 'octo/app' }, context: warm });
+    const from = limited.log.length;
+    const jobs = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const context = jobContext({ repository: `octo/repo-${i % 4}`, runId: 9000 + i });
+        const inputs = { lock: 'seats', repository: 'octo/app', 'poll-seconds': '1', 'timeout-minutes': '5' };
+        await sleep(i * 50); // jobs of a workflow start within moments of each other, not all in one millisecond
+        const a = await runAction('acquire', { apiUrl: limited.url, inputs, context });
+        await sleep(100);
+        const r = await runAction('release', { apiUrl: limited.url, inputs: { lock: 'seats', repository: 'octo/app' }, context });
+        return { a, r };
+      }),
+    );
+    for (const { a, r } of jobs) {
+      assert.equal(a.outputs.result, 'acquired', a.stdout);
+      assert.equal(r.outputs.result, 'released', r.stdout);
+    }
+    const log = limited.log.slice(from);
+    const refused = limited.log.filter((q) => q.status === 403 || q.status === 429);
+    assert.deepEqual(refused, [], 'leasehold itself never ran into a rate limit');
+    const writes = log.filter((q) => q.method !== 'GET').length;
+    console.log(`# 16 jobs under enforced limits: ${log.length} requests, ${writes} content-generating, 0 refused`);
+  } finally {
+    await limited.close();
+  }
+});

@@ -44,12 +44,17 @@ for (const file of files) {
       return;
     }
     const op = new Operation(fixture.operation, fixture.inputs, fixture.entropy);
+    let lastWrite = null;
     fixture.steps.forEach((step, i) => {
+      const event = structuredClone(step.event);
+      if (event.reply?.content === '$lastWrite') event.reply.content = lastWrite;
       if (step.protocolError) {
-        assert.throws(() => op.step(step.event), (e) => e instanceof Error && e.code === 'protocol', `step ${i}`);
+        assert.throws(() => op.step(event), (e) => e instanceof Error && e.code === 'protocol', `step ${i}`);
         return;
       }
-      match(step.expect, op.step(step.event).command, `step ${i}`);
+      const command = op.step(event).command;
+      if (command.kind === 'writeFile') lastWrite = command.content;
+      match(step.expect, command, `step ${i}`);
     });
   });
 }

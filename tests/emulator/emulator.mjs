@@ -850,6 +850,40 @@ class RateLimiter {
 }
 
 // ---------------------------------------------------------------------------------------
+// Secondary rate limits on content-generating requests (semantics: "secondary: content-
+// generating requests 80/minute and 500/hour"): per token, sliding windows. Off unless
+// options.limits sets them. Past a limit: 403 with retry-after, the request not applied.
+// ---------------------------------------------------------------------------------------
+
+class SecondaryLimiter {
+  constructor({ contentPerMinute = Infinity, contentPerHour = Infinity } = {}, now) {
+    this.windows = [
+      { ms: 60_000, limit: contentPerMinute },
+      { ms: 3_600_000, limit: contentPerHour },
+    ];
+    this.now = now;
+    this.stamps = new Map(); // token -> times of accepted content-generating requests
+    this.refused = 0;
+  }
+
+  /** null when the request may go ahead (and counts it); else the seconds to wait. */
+  admit(token) {
+    const now = this.now();
+    const stamps = (this.stamps.get(token) ?? []).filter((t) => t > now - 3_600_000);
+    this.stamps.set(token, stamps);
+    for (const w of this.windows) {
+      const inWindow = stamps.filter((t) => t > now - w.ms);
+      if (inWindow.length >= w.limit) {
+        this.refused++;
+        return Math.max(1, Math.ceil((inWindow[0] + w.ms - now) / 1000));
+      }
+    }
+    stamps.push(now);
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // The emulator
 // ---------------------------------------------------------------------------------------
 
@@ -867,7 +901,8 @@ class Emulator {
     this.closing = new Promise((r) => this.abort.signal.addEventListener('abort', r, { once: true }));
     this.faults = new Faults(this.closing);
     this.faults.staleReads = (cfg) => this.staleReads(cfg);
-    this.rate = new RateLimiter(options.rateLimit ?? 5000, this.now);
+    this.rate = new RateLimiter(options.limits?.primaryPerHour ?? options.rateLimit ?? 5000, this.now);
+    this.secondary = new SecondaryLimiter(options.limits ?? {}, this.now);
     this.url = null;
     this.id = crypto.randomBytes(4).toString('hex');
     this.timeLimit = null;
@@ -1247,6 +1282,15 @@ class Emulator {
         ),
         false,
       );
+    }
+
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const wait = this.secondary.admit(token);
+      if (wait !== null) {
+        const refused = fail(403, DEFAULT_FAULT_MESSAGES[403].replace('{id}', ctx.id), DOCS.secondary);
+        refused.headers = { ...refused.headers, 'retry-after': String(wait) };
+        return this.withRate(ctx, refused, false);
+      }
     }
 
     let result = await this.route(ctx);
@@ -2169,6 +2213,8 @@ export async function startEmulator(options = {}) {
     defaultBranch: primary.defaultBranch,
     log: emu.log,
     faults: emu.faults,
+    /** Secondary-limit bookkeeping: `refused` counts the requests it turned away. */
+    secondary: emu.secondary,
     readFile: (branch, p) => primary.readFile(branch, p),
     history: (branch, p) => primary.history(branch, p),
     head: (branch) => primary.head(branch),

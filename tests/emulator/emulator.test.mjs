@@ -190,6 +190,28 @@ test('primary rate limit: counter per token, 403 at zero, /rate_limit is free', 
   assert.equal((await client(emu, 'other').get('/repos/octo/locks')).status, 200);
 });
 
+test('secondary limit on content-generating requests: 403 with retry-after, nothing applied', async (t) => {
+  let clock = 1_800_000_000_000;
+  const { emu, api } = await start(t, { limits: { contentPerMinute: 3, contentPerHour: 5 }, now: () => clock });
+  for (let i = 0; i < 3; i++) {
+    const r = await api.put(`limited-${i}.txt`, { message: 'm', content: b64('x') });
+    assert.equal(r.status, 201, r.text);
+  }
+  const over = await api.put('limited-3.txt', { message: 'm', content: b64('x') });
+  assert.equal(over.status, 403);
+  assert.match(over.body.message, /secondary rate limit/);
+  assert.equal(over.headers.get('retry-after'), '60');
+  assert.equal((await api.file('limited-3.txt')).status, 404, 'the refused write was not applied');
+  assert.equal((await api.get('/repos/octo/locks')).status, 200, 'reads are not content-generating');
+  clock += 61_000;
+  assert.equal((await api.put('limited-3.txt', { message: 'm', content: b64('x') })).status, 201);
+  assert.equal((await api.put('limited-4.txt', { message: 'm', content: b64('x') })).status, 201);
+  const hourly = await api.put('limited-5.txt', { message: 'm', content: b64('x') });
+  assert.equal(hourly.status, 403, 'the hourly window (5) is full');
+  assert.equal(Number(hourly.headers.get('retry-after')) > 3000, true);
+  assert.equal(emu.secondary.refused, 2);
+});
+
 test('PUT contents: create, update, stale sha, missing sha, validation, real commits', async (t) => {
   let clock = Date.parse('2030-01-02T03:04:05Z');
   const { emu, api } = await start(t, { now: () => clock });

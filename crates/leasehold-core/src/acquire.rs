@@ -241,7 +241,7 @@ impl Planner for AcquirePlanner {
                 self.queue_position = Some(0);
             }
             ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now - self.started_at));
-            let lease = LeaseView::of(&holder, &ctx.lease, now, ctx.server_now);
+            let lease = LeaseView::of(&holder, &ctx.lease, &ctx.clock);
             return self.held(&holder, now, lease);
         }
         // 2. The holder id holds or waits under another nonce.
@@ -251,7 +251,7 @@ impl Planner for AcquirePlanner {
             match self.kin(&h.run) {
                 Kin::SameJob => {
                     ctx.info(format!("{id} already holds {} (fence {}); returning that holding", self.s.lock, h.fence));
-                    let lease = LeaseView::of(h, &ctx.lease, now, ctx.server_now);
+                    let lease = LeaseView::of(h, &ctx.lease, &ctx.clock);
                     return self.held(&h.clone(), now, lease);
                 }
                 Kin::Predecessor => {

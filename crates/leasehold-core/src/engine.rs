@@ -33,6 +33,12 @@ pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
 /// cache answers with `max-age=60`).
 pub const MAX_STALE_READS: u32 = 45;
 pub const STALE_REREAD_MS: Millis = 2_000;
+/// Backoff after a compare-and-swap conflict: full jitter up to this, doubling per conflict in
+/// a row, up to [`CONFLICT_BACKOFF_CAP_MS`].
+pub const CONFLICT_BACKOFF_MS: Millis = 1_000;
+/// The first time the state branch is found missing, wait up to this long and look again.
+pub const BRANCH_CREATE_SPREAD_MS: Millis = 3_000;
+pub const CONFLICT_BACKOFF_CAP_MS: Millis = 30_000;
 /// Writes of one operation are at least this far apart: GitHub asks for content-generating
 /// requests to be sent serially, about a second apart, and limits them to 80 a minute.
 pub const MIN_WRITE_GAP_MS: Millis = 1_000;
@@ -72,6 +78,8 @@ pub struct PlanCtx<'a> {
     pub server_now: Millis,
     /// The lock's lease policy (from its config, or [`LeasePolicy::unconfigured`]).
     pub lease: LeasePolicy,
+    /// Bounds on GitHub's clock, for turning lease times into local deadlines.
+    pub clock: ClockEstimate,
     /// Holdings the plan removed for someone else (expired leases), for `lastChange`.
     pub removed: Vec<Removal>,
     pub state: &'a LockState,
@@ -205,6 +213,11 @@ pub struct Engine<P> {
     last_write_at: Option<Millis>,
     /// GitHub's clock, estimated from the `date` of its answers: leases are judged by it.
     clock: ClockEstimate,
+    /// When the request in flight was sent (for the clock estimate).
+    request_sent_at: Millis,
+    /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
+    unconfirmed: Option<LockState>,
+    branch_missing_seen: bool,
 }
 
 impl<P: Planner> Engine<P> {
@@ -225,6 +238,9 @@ impl<P: Planner> Engine<P> {
             stale_reads_in_row: 0,
             last_write_at: None,
             clock: ClockEstimate::default(),
+            request_sent_at: 0,
+            unconfirmed: None,
+            branch_missing_seen: false,
         }
     }
 
@@ -303,6 +319,7 @@ impl<P: Planner> Engine<P> {
             RequestKind::Read => self.stats.reads += 1,
             RequestKind::Create => {}
         }
+        self.request_sent_at = now;
         self.phase = Phase::Awaiting(command.clone(), pending);
         command
     }
@@ -385,7 +402,7 @@ impl<P: Planner> Engine<P> {
             Reply::File { date, .. } | Reply::Written { date, .. } | Reply::Http { date, .. } => date.as_deref(),
             _ => None,
         };
-        self.clock.observe(date, now);
+        self.clock.observe(date, self.request_sent_at, now);
         let auth_grace = match self.auth_streak_since {
             Some(since) => now.saturating_sub(since) < self.target.retry.auth_grace_ms,
             None => true,
@@ -410,7 +427,15 @@ impl<P: Planner> Engine<P> {
                         }
                         self.stale_reads_in_row = 0;
                         self.max_revision = Some(doc.revision);
-                        self.known = Some(Known { doc, sha: Some(sha), etag, provenance: Provenance::Read });
+                        // Exactly the version our unacknowledged write would have made (its
+                        // revision and lastChange make it unique): that write landed.
+                        let provenance = if self.unconfirmed.as_ref() == Some(&doc) {
+                            self.unconfirmed = None;
+                            Provenance::Written
+                        } else {
+                            Provenance::Read
+                        };
+                        self.known = Some(Known { doc, sha: Some(sha), etag, provenance });
                         self.decide(now, log)
                     }
                 }
@@ -548,6 +573,15 @@ impl<P: Planner> Engine<P> {
                 if let Some(outcome) = self.planner.branch_missing(now) {
                     return self.finish(outcome);
                 }
+                // Jobs that start together on a new lock repository all find the branch
+                // missing: the first time, wait a moment and look again, so that usually one of
+                // them creates it (three requests) instead of every one of them.
+                if !self.branch_missing_seen {
+                    self.branch_missing_seen = true;
+                    let until = now + self.rng.up_to(BRANCH_CREATE_SPREAD_MS);
+                    log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; looking again before creating it", self.target.state_branch) });
+                    return self.sleep(until, SleepReason::Contention, Wake::Reread);
+                }
                 log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; creating it", self.target.state_branch) });
                 let command = Command::CreateTree {
                     files: vec![TreeFile { path: "README.md".into(), content: branch_readme(&self.target.state_branch) }],
@@ -568,17 +602,18 @@ impl<P: Planner> Engine<P> {
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
                     return self.fail("contention", format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"), Some(class), status, now);
                 }
-                log.push(LogLine { level: Level::Debug, text: format!("conflict: {what}; reading again") });
-                if self.conflicts_in_row >= 3 {
-                    let spread = (50u64 << self.conflicts_in_row.min(6)).min(2_000);
-                    let until = now + self.rng.up_to(spread);
-                    return self.sleep(until, SleepReason::Contention, Wake::Reread);
-                }
-                self.read_state(now, false)
+                // Every conflict means somebody else's write landed. Back off with full jitter,
+                // doubling per conflict in a row, so contenders spread out instead of colliding
+                // again (and a crowd starting together stays under GitHub's 80 writes a minute).
+                let spread = (CONFLICT_BACKOFF_MS << (self.conflicts_in_row - 1).min(6)).min(CONFLICT_BACKOFF_CAP_MS);
+                let until = now + self.rng.up_to(spread);
+                log.push(LogLine { level: Level::Debug, text: format!("conflict: {what}; reading again in {} ms", until - now) });
+                self.sleep(until, SleepReason::Contention, Wake::Reread)
             }
             (Class::UnknownOutcome, _) => {
-                // Never re-send: read back, and let the plan recognise the write by its effect.
-                self.pending_doc = None;
+                // Never re-send: read back, and let the plan recognise the write by its effect
+                // (or the read-back by being exactly the version this write would have made).
+                self.unconfirmed = self.pending_doc.take();
                 self.failures += 1;
                 log.push(LogLine { level: Level::Warning, text: format!("{what}: the write may have been applied; reading it back") });
                 match next_attempt_at(&self.target.retry, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
@@ -656,6 +691,7 @@ impl<P: Planner> Engine<P> {
             now,
             server_now,
             lease,
+            clock: self.clock,
             removed: Vec::new(),
             state: &known.doc,
             exists,
@@ -684,6 +720,7 @@ impl<P: Planner> Engine<P> {
                     timeout_ms: self.timeout_ms(now),
                 };
                 self.pending_doc = Some(doc);
+                self.unconfirmed = None;
                 match self.last_write_at.map(|t| t + MIN_WRITE_GAP_MS).filter(|&at| at > now) {
                     Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(command)),
                     None => self.issue_at(command, Pending::StateWrite, now),

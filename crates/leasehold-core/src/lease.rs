@@ -136,34 +136,42 @@ pub enum LeaseRule {
     RenewTickFits,
 }
 
-/// An estimate of GitHub's clock from the `date` header of its answers: the offset to add to
-/// the local clock. `date` has a resolution of one second, so the estimate is within about a
-/// second (plus the answer's transit time) of GitHub's clock.
+/// An estimate of GitHub's clock from the `date` header of its answers, as two bounds on the
+/// offset to add to the local clock. The header has a resolution of a second and was made at
+/// some instant between sending the request and reading the answer (a process may be paused in
+/// between), so GitHub's clock at local instant `x` lies in `[x + low, x + high]`:
+/// * `low = date - read_at`: used to judge others' leases and to stamp the state, so nobody is
+///   expired early and no lease is written longer than it is;
+/// * `high = date + 1 s - sent_at`: used to turn a lease's end into the holder's local deadline,
+///   so a holder stops early rather than late.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClockEstimate {
-    offset_ms: Option<i64>,
+    low: Option<i64>,
+    high: Option<i64>,
 }
 
 impl ClockEstimate {
-    /// Takes in an answer's `date` header, received at local time `now`.
-    pub fn observe(&mut self, date: Option<&str>, now: Millis) {
+    /// Takes in an answer's `date` header, for a request sent at local `sent_at` and read at
+    /// local `read_at`.
+    pub fn observe(&mut self, date: Option<&str>, sent_at: Millis, read_at: Millis) {
         if let Some(server) = date.and_then(crate::time::parse_http_date) {
-            // The header is truncated to the second: the true time is up to 999 ms later.
-            let offset = (server as i64 + 500) - now as i64;
-            self.offset_ms = Some(offset);
+            self.low = Some(server as i64 - read_at as i64);
+            self.high = Some(server as i64 + 1_000 - sent_at.min(read_at) as i64);
         }
     }
 
-    /// GitHub's clock as estimated now (the local clock when no answer carried a date).
+    /// A lower bound on GitHub's clock now (the local clock when no answer carried a date).
     pub fn server_now(&self, now: Millis) -> Millis {
-        match self.offset_ms {
-            Some(offset) => (now as i64 + offset).max(0) as Millis,
-            None => now,
-        }
+        (now as i64 + self.low.unwrap_or(0)).max(0) as Millis
     }
 
-    pub fn offset_ms(&self) -> Option<i64> {
-        self.offset_ms
+    /// The earliest local instant at which GitHub's clock may already read `server_time`.
+    pub fn local_deadline_for(&self, server_time: Millis) -> Millis {
+        (server_time as i64 - self.high.unwrap_or(0)).max(0) as Millis
+    }
+
+    pub fn offsets(&self) -> (Option<i64>, Option<i64>) {
+        (self.low, self.high)
     }
 }
 
@@ -213,11 +221,14 @@ mod tests {
     fn clock_estimate_from_date_headers() {
         let mut c = ClockEstimate::default();
         assert_eq!(c.server_now(1_000_000), 1_000_000);
-        // GitHub says 00:20:00; our clock says 00:19:00.5: GitHub is about a minute ahead.
-        c.observe(Some("Thu, 01 Jan 1970 00:20:00 GMT"), 1_140_500);
-        assert_eq!(c.offset_ms(), Some(60_000));
+        // Sent at 00:18:50 local, read at 00:19:00 local (after a pause); GitHub says 00:20:00.
+        c.observe(Some("Thu, 01 Jan 1970 00:20:00 GMT"), 1_130_000, 1_140_000);
+        assert_eq!(c.offsets(), (Some(60_000), Some(71_000)));
+        // Judging uses the low bound: never ahead of GitHub's clock.
         assert_eq!(c.server_now(1_200_000), 1_260_000);
-        c.observe(Some("garbage"), 5);
-        assert_eq!(c.offset_ms(), Some(60_000), "an unreadable date changes nothing");
+        // A deadline uses the high bound: never after the instant GitHub's clock gets there.
+        assert_eq!(c.local_deadline_for(2_000_000), 1_929_000);
+        c.observe(Some("garbage"), 5, 5);
+        assert_eq!(c.offsets(), (Some(60_000), Some(71_000)), "an unreadable date changes nothing");
     }
 }

@@ -322,13 +322,13 @@ pub struct LeaseView {
 }
 
 impl LeaseView {
-    pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, now: Millis, server_now: Millis) -> Self {
-        let to_local = |t: Millis| (t as i128 - (server_now as i128 - now as i128)).max(0) as Millis;
+    /// Local times come from the clock estimate's upper bound, so they are never late.
+    pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, clock: &crate::lease::ClockEstimate) -> Self {
         LeaseView {
             expires_at: h.expires_at,
             ceiling_at: h.ceiling_at,
-            local_deadline: to_local(policy.local_deadline(h.expires_at)),
-            renew_at: to_local(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)),
+            local_deadline: clock.local_deadline_for(policy.local_deadline(h.expires_at)),
+            renew_at: clock.local_deadline_for(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)),
             renew_ms: policy.renew_ms,
             ttl_ms: h.lease_ms,
         }

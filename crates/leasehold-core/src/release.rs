@@ -202,13 +202,14 @@ impl Planner for ReleasePlanner {
             self.intent.get_or_insert(ResultWord::QueueCleaned);
             return Decision::Write { doc, action: "leave-queue" };
         }
-        // Absent. Either our removal landed (a version newer than the one that showed it
-        // present: revisions only grow), or there was never anything to remove.
-        if let Some(result) = self.intent {
+        // Absent. If our own write made this version, our removal landed. Absence in a mere
+        // read proves nothing yet: it may be stale, and a holder id can come back (a rerun
+        // acquires again), so it is confirmed by a compare-and-swap write below.
+        if let (Some(result), Provenance::Written) = (self.intent, ctx.provenance) {
             ctx.info(format!("{} {id} from {}", if result == ResultWord::Released { "released" } else { "removed queue entry of" }, self.s.lock));
             return Decision::Finish(self.outcome(result));
         }
-        if !self.s.confirm_noop {
+        if !self.s.confirm_noop && self.intent.is_none() {
             ctx.info(format!("{id} (this claim) neither holds nor waits for {}: nothing to clean up", self.s.lock));
             return Decision::Finish(self.outcome(ResultWord::Noop));
         }

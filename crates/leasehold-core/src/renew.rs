@@ -114,7 +114,7 @@ impl Planner for RenewPlanner {
         match st.holder(id) {
             Some(h) if h.nonce == self.s.nonce => {
                 let policy = ctx.lease.clone();
-                let lease = crate::protocol::LeaseView::of(h, &policy, ctx.now, ctx.server_now);
+                let lease = crate::protocol::LeaseView::of(h, &policy, &ctx.clock);
                 let finish = |result: ResultWord, planner: &Self| {
                     let mut o = planner.outcome(result);
                     o.fence = Some(h.fence);

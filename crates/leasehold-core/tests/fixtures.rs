@@ -5,6 +5,8 @@
 //! operation that must not start, `{ name, operation, inputs, entropy, error: { code, input } }`.
 //! `expect` matches partially: every key it names must match; arrays must have the same length.
 //! A `contentJson` key in `expect` is matched against the command's `content` parsed as JSON.
+//! A reply whose `content` is `"$lastWrite"` carries the content of the last `writeFile` command
+//! (a read-back of exactly what was written).
 
 use std::path::PathBuf;
 
@@ -58,14 +60,22 @@ fn run_fixture(file: &PathBuf) -> Result<usize, String> {
     }
     let (mut op, _plan) = created.map_err(|e| format!("refused: {e}"))?;
     let steps = fixture["steps"].as_array().ok_or("no steps")?;
+    let mut last_write: Option<String> = None;
     for (i, step) in steps.iter().enumerate() {
-        let event: Event = serde_json::from_value(step["event"].clone()).map_err(|e| format!("step {i}: bad event: {e}"))?;
+        let mut event_json = step["event"].clone();
+        if event_json["reply"]["content"] == "$lastWrite" {
+            event_json["reply"]["content"] = Value::String(last_write.clone().ok_or(format!("step {i}: no write yet"))?);
+        }
+        let event: Event = serde_json::from_value(event_json).map_err(|e| format!("step {i}: bad event: {e}"))?;
         match (op.step(event), step.get("protocolError")) {
             (Err(e), Some(_)) if e.code() == "protocol" => continue,
             (Err(e), _) => return Err(format!("step {i}: {e}")),
             (Ok(out), Some(_)) => return Err(format!("step {i}: expected a protocol error, got {:?}", out.command)),
             (Ok(out), None) => {
                 let actual = serde_json::to_value(&out.command).unwrap();
+                if let Some(content) = actual.get("content").and_then(Value::as_str) {
+                    last_write = Some(content.to_string());
+                }
                 matches(&step["expect"], &actual, &format!("step {i}"))?;
             }
         }
