@@ -1,0 +1,165 @@
+// npm run bench: what leasehold costs, measured against the GitHub emulator with GitHub's rate
+// limits enforced (primary 5,000/hour per token; content-generating 80/minute and 500/hour).
+// Figures are printed with their conditions; nothing here is asserted.
+//
+//   node tests/bench/bench.mjs [--jobs 16] [--capacity 2] [--hold-seconds 5] [--poll-seconds 10] [--quick]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startEmulator } from '../emulator/emulator.mjs';
+import { ROOT, jobContext, runAction } from '../helpers/action-runner.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const QUICK = process.argv.includes('--quick');
+const JOBS = arg('jobs', QUICK ? 6 : 16);
+const CAPACITY = arg('capacity', 2);
+const HOLD_MS = arg('hold-seconds', QUICK ? 2 : 5) * 1000;
+const POLL_SECONDS = arg('poll-seconds', 10);
+const RUNS = QUICK ? 3 : 10;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** Stats the core reported at the end of a step (the summary's last line). */
+function stepStats(result) {
+  const m = result.summary.match(/(\d+) requests \((\d+) reads, (\d+) not modified, (\d+) writes\), (\d+) conflicts, (\d+) retries, (\d+) rate-limit waits, (\d+) polls/);
+  if (!m) return null;
+  const [requests, reads, notModified, writes, conflicts, retries, rateLimitWaits, polls] = m.slice(1).map(Number);
+  return { requests, reads, notModified, writes, conflicts, retries, rateLimitWaits, polls };
+}
+
+const lines = [];
+const out = (line = '') => {
+  lines.push(line);
+  console.log(line);
+};
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+out(`leasehold benchmark, ${new Date().toISOString().slice(0, 10)}`);
+out(`machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+out('');
+
+// 1. The wasm.
+const wasm = readFileSync(join(ROOT, 'dist/leasehold.wasm'));
+out(`wasm: ${statSync(join(ROOT, 'dist/leasehold.wasm')).size} bytes (${gzipSync(wasm).length} gzipped)`);
+
+// 2. Process overhead: bare node, node + wasm load + one decision, a whole action run.
+function timeProcess(args, env = {}) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+const decide = `import(${JSON.stringify(join(ROOT, 'dist/leasehold-core.mjs'))}).then(({ loadCore }) => {
+  const { Operation } = loadCore();
+  const op = new Operation('acquire', { lock: 'x', GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '1', GITHUB_JOB: 'j' });
+  op.step({ kind: 'start', now: Date.now() });
+})`;
+const bare = [];
+const core = [];
+for (let i = 0; i < RUNS; i++) {
+  bare.push(timeProcess(['-e', '']));
+  core.push(timeProcess(['-e', decide]));
+}
+out(`process overhead (median of ${RUNS}): node -e '' ${fmt(median(bare), 0)} ms; node + load the wasm + one decision ${fmt(median(core), 0)} ms (+${fmt(median(core) - median(bare), 0)} ms)`);
+
+const emu = await startEmulator({
+  owner: 'octo',
+  repo: 'locks',
+  files: { 'locks/contended.config.json': `{"capacity": ${CAPACITY}}\n` },
+  limits: { primaryPerHour: 5000, contentPerMinute: 80, contentPerHour: 500 },
+});
+try {
+  // 3. Uncontended acquire + release: cold (first use of the lock repository) and steady.
+  const cycle = async (lock, runId) => {
+    const context = jobContext({ repository: 'octo/app', runId });
+    const from = emu.log.length;
+    const t = Date.now();
+    const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks' }, context });
+    const r = await runAction('release', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks' }, context });
+    if (a.outputs.result !== 'acquired' || r.outputs.result !== 'released') throw new Error(`cycle failed: ${a.stdout}${r.stdout}`);
+    const log = emu.log.slice(from);
+    return { requests: log.length, writes: log.filter((q) => q.method !== 'GET').length, ms: Date.now() - t, actionMs: [a.ms, r.ms] };
+  };
+  const cold = await cycle('solo', 1);
+  const warm = [];
+  for (let i = 0; i < RUNS; i++) warm.push(await cycle('solo', 100 + i));
+  out(`uncontended acquire + release: steady state ${warm[0].requests} requests (${warm[0].writes} writes); ` +
+    `first use of a new lock repository ${cold.requests} requests (${cold.writes} writes and branch creation)`);
+  const actionRuns = warm.flatMap((w) => w.actionMs);
+  out(`one action run against the local emulator (node start, wasm, 2 requests, outputs, summary): median ${fmt(median(actionRuns), 0)} ms over ${actionRuns.length} runs`);
+
+  // 4. Contention at the default poll settings.
+  out('');
+  out(`contention: ${JOBS} jobs from 4 repositories, capacity ${CAPACITY}, each holds ${HOLD_MS / 1000} s, poll-seconds ${POLL_SECONDS}, one shared token`);
+  const from = emu.log.length;
+  const t0 = Date.now();
+  const jobs = await Promise.all(
+    Array.from({ length: JOBS }, async (_, i) => {
+      const context = jobContext({ repository: `octo/repo-${i % 4}`, runId: 5000 + i });
+      const inputs = { lock: 'contended', repository: 'octo/locks', 'poll-seconds': String(POLL_SECONDS), 'timeout-minutes': '30' };
+      await sleep(i * 50);
+      const started = Date.now();
+      const a = await runAction('acquire', { apiUrl: emu.url, inputs, context });
+      const acquiredAt = Date.now();
+      await sleep(HOLD_MS);
+      const r = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'contended', repository: 'octo/locks' }, context });
+      return { i, started, acquiredAt, a, r, holderId: a.outputs['holder-id'], stats: stepStats(a), releaseStats: stepStats(r) };
+    }),
+  );
+  const elapsed = (Date.now() - t0) / 1000;
+  const failed = jobs.filter((j) => j.a.outputs.result !== 'acquired' || j.r.outputs.result !== 'released');
+  const log = emu.log.slice(from);
+  const limited = log.filter((q) => q.status === 403 || q.status === 429).length;
+  const notModified = log.filter((q) => q.status === 304).length;
+  const conflicts = log.filter((q) => q.status === 409 || q.status === 422).length;
+  const waitMinutes = jobs.reduce((n, j) => n + (j.acquiredAt - j.started) / 60000, 0);
+  const waitCounted = jobs.reduce((n, j) => n + (j.stats ? j.stats.requests - j.stats.notModified : 0), 0);
+  const waitPolls = jobs.reduce((n, j) => n + (j.stats?.polls ?? 0), 0);
+
+  // Handoff: the commit whose release admitted a waiter → that waiter's acquire step ends.
+  const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/contended.json');
+  const acquiredAt = new Map(jobs.map((j) => [j.holderId, j.acquiredAt]));
+  const handoffs = [];
+  let previous = new Set();
+  for (const { content } of history) {
+    const state = JSON.parse(content);
+    const now = new Set(state.holders.map((h) => h.holderId));
+    if (state.lastChange?.action === 'release') {
+      const releasedAt = Date.parse(state.lastChange.at);
+      for (const id of now) if (!previous.has(id) && acquiredAt.has(id)) handoffs.push(acquiredAt.get(id) - releasedAt);
+    }
+    previous = now;
+  }
+  const cyclesPerMinute = (JOBS / elapsed) * 60;
+  const writesPerCycle = log.filter((q) => q.method === 'PUT' && q.status < 300).length / JOBS;
+  out(`  ${failed.length ? `${failed.length} JOBS FAILED; ` : ''}all ${JOBS} jobs held the lock once; ${fmt(elapsed)} s in all`);
+  out(`  requests: ${log.length} in all (${fmt(log.length / JOBS)} per job), ${notModified} answered 304, ${conflicts} compare-and-swap conflicts, ${limited} rate-limit refusals (403/429)`);
+  out(`  waiting: ${fmt(waitMinutes)} waiter-minutes, ${waitPolls} polls, ${waitCounted} counted (non-304) requests by acquire steps = ${fmt(waitCounted / waitMinutes)} per waiter-minute`);
+  out(`  whole queue: ${fmt(log.filter((q) => q.status !== 304).length / elapsed, 2)} counted requests/s in all, of which waiting polls ${fmt(waitPolls / elapsed, 2)}/s (target: about 1/s whatever the queue depth)`);
+  out(`  handoff (release committed → the admitted waiter's acquire step ends): median ${fmt(median(handoffs) / 1000, 2)} s, p95 ${fmt(percentile(handoffs, 95) / 1000, 2)} s over ${handoffs.length} handoffs`);
+  out(`  throughput: ${fmt(cyclesPerMinute)} cycles/min with ${HOLD_MS / 1000} s holds (${fmt(writesPerCycle)} successful writes per cycle); ` +
+    `ceiling from the 80 writes/min secondary limit: ${fmt(80 / writesPerCycle)} cycles/min, from 500 writes/hour: ${fmt(500 / writesPerCycle / 60, 2)} cycles/min sustained`);
+} finally {
+  await emu.close();
+}
+
+let commit = 'uncommitted';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+} catch {}
+out('');
+out(`(leasehold ${commit}; bench arguments: ${process.argv.slice(2).join(' ') || 'defaults'})`);
