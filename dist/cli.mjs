@@ -6,7 +6,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-ULGHTPPB.mjs";
+} from "./shared-M7CKZ7H6.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";

@@ -48,7 +48,7 @@ describe('cancellation and the post step', { timeout: 60_000 }, () => {
     const ctx = jobContext({ runId: 3 });
     const main = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: ctx });
     assert.equal(main.outputs.result, 'acquired');
-    assert.deepEqual(Object.keys(main.state).sort(), ['holder-id', 'isPost', 'nonce', 'result']);
+    assert.deepEqual(Object.keys(main.state).sort(), ['holder-id', 'isPost', 'nonce', 'result', 'revision']);
     assert.equal(main.state.nonce, main.outputs.nonce);
     const post = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: ctx, phase: 'post', state: main.state });
     assert.equal(post.code, 0);
@@ -91,7 +91,7 @@ describe('cancellation and the post step', { timeout: 60_000 }, () => {
     const main1 = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: first });
     const second = jobContext({ runId: 7, runAttempt: 2, runner: 'other' });
     const main2 = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: second });
-    assert.equal(main2.outputs.fence, main1.outputs.fence, 'the rerun took the holding over');
+    assert.ok(Number(main2.outputs.fence) > Number(main1.outputs.fence), 'the rerun took the holding over, with a new fence');
     const post1 = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: first, phase: 'post', state: main1.state });
     assert.match(post1.stdout, /nothing left to clean up/);
     assert.equal((await stateOf(lock)).holders[0].nonce, main2.outputs.nonce);

@@ -27,7 +27,7 @@ async function job(lock, i) {
   const inputs = { lock, repository: 'octo/app', 'poll-seconds': '1', 'timeout-minutes': '5' };
   const acquire = await runAction('acquire', { apiUrl: emu.url, inputs, context });
   const held = acquire.outputs.acquired === 'true';
-  if (held) await sleep(150 + ((i * 37) % 200));
+  if (held) await sleep(1500 + ((i * 37) % 1000));
   const release = await runAction('release', { apiUrl: emu.url, inputs: { lock, repository: 'octo/app' }, context });
   return { i, acquire, release, holderId: acquire.outputs['holder-id'] };
 }
@@ -118,7 +118,7 @@ test('16 jobs under GitHub limits enforced by the emulator provoke no 403 or 429
       Array.from({ length: 16 }, async (_, i) => {
         const context = jobContext({ repository: `octo/repo-${i % 4}`, runId: 9000 + i });
         const inputs = { lock: 'seats', repository: 'octo/app', 'poll-seconds': '1', 'timeout-minutes': '5' };
-        await sleep(i * 50); // jobs of a workflow start within moments of each other, not all in one millisecond
+        await sleep(i * 100); // jobs of a workflow start within moments of each other, not all in one millisecond
         const a = await runAction('acquire', { apiUrl: limited.url, inputs, context });
         await sleep(100);
         const r = await runAction('release', { apiUrl: limited.url, inputs: { lock: 'seats', repository: 'octo/app' }, context });

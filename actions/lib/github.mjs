@@ -70,7 +70,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       const params = { headers };
       if (c.ref) params.ref = c.ref;
       const { data, headers: h } = await send(`GET ${base}/contents/${encodePath(c.path)}`, params, c.timeoutMs);
-      if (Array.isArray(data) || data?.type !== 'file' || data.encoding !== 'base64') {
+      if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
+      if (Array.isArray(data) || data.type !== 'file' || data.encoding !== 'base64') {
         return { kind: 'http', status: 422, message: `${c.path} is not a file leasehold can read (type ${data?.type ?? 'list'})` };
       }
       return { kind: 'file', sha: data.sha, content: Buffer.from(data.content, 'base64').toString('utf8'), etag: h.etag ?? null, date: h.date ?? null };
@@ -79,6 +80,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       const body = { message: c.message, content: Buffer.from(c.content, 'utf8').toString('base64'), branch: c.branch };
       if (c.sha) body.sha = c.sha;
       const { data, headers: h } = await send(`PUT ${base}/contents/${encodePath(c.path)}`, body, c.timeoutMs);
+      if (typeof data?.content?.sha !== 'string') throw new TypeError('empty or unreadable body');
       return { kind: 'written', sha: data.content.sha, date: h.date ?? null };
     },
     async createTree(c) {
@@ -102,6 +104,11 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     try {
       return await handler(command);
     } catch (error) {
+      // A success whose body could not be read (cut off by a reset or the time limit: octokit
+      // then hands over an empty body) is an answer that never fully arrived.
+      if (error instanceof TypeError && !error.response) {
+        return { kind: 'transport', sent: true, message: `the answer could not be read: ${error.message}` };
+      }
       return replyFromError(error);
     }
   };

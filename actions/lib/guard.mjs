@@ -69,14 +69,14 @@ export async function guard({ core, inputs, argv, perform, emit, logger, clock =
   let killed = null;
   try {
     while (!exited) {
-      const decision = core.guardDecide({ now: clock.now(), lease, last, lastAttemptAt });
+      const decision = core.guardDecide({ now: clock.now(), lease, last, lastAttemptAt, killGraceMs });
       if (decision.action === 'renew') {
         // A renewal still retrying at the local deadline has not proven anything: the deadline
         // wins (the renewal may finish in the background; its answer is ignored).
         const controller = new AbortController();
         const outcome = await Promise.race([
           renew(),
-          clock.sleepUntil(lease.localDeadline, controller.signal).then(() => null),
+          clock.sleepUntil(decision.until, controller.signal).then(() => null),
           exit.then(() => null),
         ]);
         controller.abort();

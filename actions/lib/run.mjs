@@ -78,7 +78,11 @@ export async function run(kind) {
     }
     const perform = transportFor(plan, token);
     const outcome = await withCancellation((cancel) => runOperation({ op, perform, logger, cancel }));
-    if (kind === 'acquire') core.saveState('result', outcome.result);
+    if (kind === 'acquire') {
+      core.saveState('result', outcome.result);
+      // The post step's cleanup treats any older answer as a stale cache.
+      if (outcome.state) core.saveState('revision', String(outcome.state.revision));
+    }
     const outputs = outputsFor(kind, outcome);
     for (const name of OUTPUTS[kind]) core.setOutput(name, outputs[name] ?? '');
     core.info(finalLine(kind, outcome));
@@ -114,6 +118,7 @@ async function post() {
     if (!holderId || !nonce) return core.info('leasehold post: acquire did not start; nothing to clean up');
     const { Operation } = loadCore();
     const inputs = { ...collectInputs('acquire'), 'holder-id': holderId, nonce };
+    if (process.env.STATE_revision) inputs['min-revision'] = process.env.STATE_revision;
     op = new Operation('cleanup', inputs, undefined);
     const plan = op.plan;
     for (const warning of plan.warnings) core.warning(warning);

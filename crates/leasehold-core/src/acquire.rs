@@ -240,7 +240,7 @@ impl Planner for AcquirePlanner {
             if self.queue_position.is_none() {
                 self.queue_position = Some(0);
             }
-            ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now - self.started_at));
+            ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now.saturating_sub(self.started_at)));
             let lease = LeaseView::of(&holder, &ctx.lease, &ctx.clock);
             return self.held(&holder, now, lease);
         }
@@ -249,6 +249,10 @@ impl Planner for AcquirePlanner {
         let mut adopted = false;
         if let Some(h) = st.holder(id) {
             match self.kin(&h.run) {
+                // Cancelled: neither return nor take over a holding that is not this claim's.
+                Kin::SameJob | Kin::Predecessor if self.cancelled => {
+                    return Decision::Finish(self.outcome(ResultWord::Cancelled, now));
+                }
                 Kin::SameJob => {
                     ctx.info(format!("{id} already holds {} (fence {}); returning that holding", self.s.lock, h.fence));
                     let lease = LeaseView::of(h, &ctx.lease, &ctx.clock);
@@ -256,9 +260,14 @@ impl Planner for AcquirePlanner {
                 }
                 Kin::Predecessor => {
                     ctx.info(format!("taking over the holding left by run attempt {} of {id}", h.run.run_attempt));
+                    // A new fence: the protected resource must be able to tell the earlier
+                    // attempt (which may still be running somewhere) from this one.
+                    doc.fence += 1;
+                    let fence = doc.fence;
                     let h = doc.holders.iter_mut().find(|h| h.holder_id == id).expect("holder");
                     h.nonce = self.s.nonce.clone();
                     h.run = self.s.run.clone();
+                    h.fence = fence;
                     return Decision::Write { doc, action: "adopt" };
                 }
                 Kin::Collision => return self.collision(&h.run, now),
@@ -321,11 +330,17 @@ impl Planner for AcquirePlanner {
             return match mine_queued {
                 Some(_) => {
                     let why = if self.cancelled { "cancelled" } else { "timed out" };
-                    ctx.info(format!("{why} after {} ms; leaving the queue of {}", now - self.started_at, self.s.lock));
+                    ctx.info(format!("{why} after {} ms; leaving the queue of {}", now.saturating_sub(self.started_at), self.s.lock));
                     let mut doc = st.clone();
                     doc.queue.retain(|q| q.holder_id != id);
                     doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
                     Decision::Write { doc, action: if self.cancelled { "cancel" } else { "timeout" } }
+                }
+                // Not queued in this version. If this claim ever wrote, a read may be older than
+                // its write (a stale cache, or an enqueue whose answer was lost): confirm the
+                // absence with a compare-and-swap on this version before saying nothing is left.
+                None if ctx.has_written && ctx.provenance == Provenance::Read => {
+                    Decision::Write { doc: st.clone(), action: if self.cancelled { "cancel-check" } else { "timeout-check" } }
                 }
                 None => {
                     let why = if self.cancelled { "cancelled" } else { "timed out" };

@@ -33,6 +33,8 @@ pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
 /// cache answers with `max-age=60`).
 pub const MAX_STALE_READS: u32 = 45;
 pub const STALE_REREAD_MS: Millis = 2_000;
+/// Writes put off in a row, at most, because somebody else had just written the lock.
+pub const MAX_BUSY_DEFERRALS: u32 = 5;
 /// Backoff after a compare-and-swap conflict: full jitter up to this, doubling per conflict in
 /// a row, up to [`CONFLICT_BACKOFF_CAP_MS`].
 pub const CONFLICT_BACKOFF_MS: Millis = 1_000;
@@ -80,6 +82,8 @@ pub struct PlanCtx<'a> {
     pub lease: LeasePolicy,
     /// Bounds on GitHub's clock, for turning lease times into local deadlines.
     pub clock: ClockEstimate,
+    /// Whether this operation has sent a write (whose effect a stale read might not show).
+    pub has_written: bool,
     /// Holdings the plan removed for someone else (expired leases), for `lastChange`.
     pub removed: Vec<Removal>,
     pub state: &'a LockState,
@@ -218,6 +222,10 @@ pub struct Engine<P> {
     /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
     unconfirmed: Option<LockState>,
     branch_missing_seen: bool,
+    /// Writes in a row whose outcome stayed unknown; only a confirmed write ends the streak.
+    unknown_streak: u32,
+    /// Writes put off in a row because the lock was busy.
+    busy_deferrals: u32,
 }
 
 impl<P: Planner> Engine<P> {
@@ -241,7 +249,16 @@ impl<P: Planner> Engine<P> {
             request_sent_at: 0,
             unconfirmed: None,
             branch_missing_seen: false,
+            unknown_streak: 0,
+            busy_deferrals: 0,
         }
+    }
+
+    /// Starts from a revision already seen (by an earlier step of the same job): any older
+    /// answer is then a stale cache, read again rather than acted on.
+    pub fn with_min_revision(mut self, revision: Option<u64>) -> Self {
+        self.max_revision = revision;
+        self
     }
 
     pub fn is_done(&self) -> bool {
@@ -281,9 +298,10 @@ impl<P: Planner> Engine<P> {
             (Phase::Sleeping(_), Event::Cancel { now }) => {
                 self.planner.cancel();
                 self.pending_doc = None;
-                match self.known {
-                    Some(_) => self.decide(now, &mut log),
-                    None => self.read_state(now, false),
+                match (&self.known, &self.unconfirmed) {
+                    // A write may have landed: the known version may be out of date.
+                    (Some(_), None) => self.decide(now, &mut log),
+                    _ => self.read_state(now, false),
                 }
             }
             (phase, event) => {
@@ -431,6 +449,7 @@ impl<P: Planner> Engine<P> {
                         // revision and lastChange make it unique): that write landed.
                         let provenance = if self.unconfirmed.as_ref() == Some(&doc) {
                             self.unconfirmed = None;
+                            self.unknown_streak = 0;
                             Provenance::Written
                         } else {
                             Provenance::Read
@@ -471,6 +490,7 @@ impl<P: Planner> Engine<P> {
             (Pending::StateWrite, Reply::Written { sha, .. }) => {
                 let doc = self.pending_doc.take().expect("a write is pending");
                 self.conflicts_in_row = 0;
+                self.unknown_streak = 0;
                 self.max_revision = Some(doc.revision);
                 self.known = Some(Known { doc, sha: Some(sha), etag: None, provenance: Provenance::Written });
                 self.decide(now, log)
@@ -566,6 +586,18 @@ impl<P: Planner> Engine<P> {
                 };
                 self.decide(now, log)
             }
+            (Class::NotFound, Pending::StateWrite) if self.known.as_ref().is_some_and(|k| k.sha.is_some()) => {
+                // The file was read, so the branch exists: GitHub answers 404 to a token that
+                // may read but not write.
+                self.pending_doc = None;
+                self.fail(
+                    "refused",
+                    format!("{what} (the state file exists: the token may lack contents: write on the lock repository)"),
+                    Some(Class::Refusal),
+                    status,
+                    now,
+                )
+            }
             (Class::NotFound, Pending::StateWrite) => {
                 // The state branch does not exist yet: create it as an orphan branch holding
                 // only a README, so its commits never carry workflow files.
@@ -614,10 +646,15 @@ impl<P: Planner> Engine<P> {
                 // Never re-send: read back, and let the plan recognise the write by its effect
                 // (or the read-back by being exactly the version this write would have made).
                 self.unconfirmed = self.pending_doc.take();
-                self.failures += 1;
-                log.push(LogLine { level: Level::Warning, text: format!("{what}: the write may have been applied; reading it back") });
-                match next_attempt_at(&self.target.retry, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
-                    Some(_) => self.read_state(now, false),
+                self.unknown_streak += 1;
+                match next_attempt_at(&self.target.retry, class, self.unknown_streak, now, self.planner.retry_deadline(), &mut self.rng) {
+                    Some(at) => {
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!("{what}: the write may have been applied; reading it back in {} ms", at - now),
+                        });
+                        self.sleep(at, SleepReason::Backoff, Wake::Reread)
+                    }
                     None => self.fail("api-unavailable", format!("gave up after {what}"), Some(class), status, now),
                 }
             }
@@ -692,6 +729,7 @@ impl<P: Planner> Engine<P> {
             server_now,
             lease,
             clock: self.clock,
+            has_written: self.stats.writes > 0,
             removed: Vec::new(),
             state: &known.doc,
             exists,
@@ -705,6 +743,20 @@ impl<P: Planner> Engine<P> {
         let removed = std::mem::take(&mut ctx.removed);
         match decision {
             Decision::Write { mut doc, action } => {
+                // Somebody else wrote this version less than a second ago: the lock is busy.
+                // Let it settle, then read again and plan on what is there by then. This keeps
+                // the writes to one lock, across all its writers, about a second apart, as
+                // GitHub asks, and spares a write that would most likely conflict. At most a
+                // few times in a row, so a lock that never goes quiet is still written.
+                let busy = known.doc.last_change.as_ref().filter(|c| c.by != self.target.holder_id).map(|c| c.at + MIN_WRITE_GAP_MS);
+                if let (Some(settle), Provenance::Read) = (busy, known.provenance) {
+                    if server_now < settle && self.busy_deferrals < MAX_BUSY_DEFERRALS {
+                        self.busy_deferrals += 1;
+                        let until = now + (settle - server_now) + self.rng.up_to(MIN_WRITE_GAP_MS);
+                        return self.sleep(until, SleepReason::WriteSpacing, Wake::Reread);
+                    }
+                }
+                self.busy_deferrals = 0;
                 doc.stamp(server_now, &self.target.holder_id, action, removed);
                 if let Some(ours) = fresh {
                     if doc.config.as_ref().is_none_or(|r| r.read_at < ours.read_at) {

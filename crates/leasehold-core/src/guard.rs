@@ -35,13 +35,18 @@ pub struct GuardInput {
     /// When the last renewal attempt ended (for spacing retries after a failure).
     #[serde(default)]
     pub last_attempt_at: Option<Millis>,
+    /// How long stopping the child may take (SIGTERM, then SIGKILL after this): the stop
+    /// starts this long before the local deadline, so the child is gone by it.
+    #[serde(default)]
+    pub kill_grace_ms: Millis,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
 pub enum GuardDecision {
-    /// Renew now.
-    Renew,
+    /// Renew now; a renewal not proven by `until` (local clock) proves nothing: stop then.
+    #[serde(rename_all = "camelCase")]
+    Renew { until: Millis },
     /// Nothing to do before `until` (local clock); then ask again.
     #[serde(rename_all = "camelCase")]
     Wait { until: Millis },
@@ -59,7 +64,8 @@ pub enum KillReason {
 }
 
 pub fn decide(input: &GuardInput) -> GuardDecision {
-    let deadline = input.lease.local_deadline;
+    // The child must be gone by the local deadline: the stop begins a kill grace before it.
+    let deadline = input.lease.local_deadline.saturating_sub(input.kill_grace_ms);
     if input.last == LastRenewal::Lost {
         return GuardDecision::Kill { reason: KillReason::Lost };
     }
@@ -73,7 +79,7 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
         _ => input.lease.renew_at,
     };
     if input.now >= next {
-        GuardDecision::Renew
+        GuardDecision::Renew { until: deadline }
     } else {
         GuardDecision::Wait { until: next.min(deadline) }
     }
@@ -88,7 +94,7 @@ mod tests {
     }
 
     fn input(now: Millis, last: LastRenewal, last_attempt_at: Option<Millis>) -> GuardInput {
-        GuardInput { now, lease: lease(), last, last_attempt_at }
+        GuardInput { now, lease: lease(), last, last_attempt_at, kill_grace_ms: 0 }
     }
 
     #[test]
@@ -96,9 +102,9 @@ mod tests {
         use GuardDecision::*;
         let cases = [
             (input(0, LastRenewal::None, None), Wait { until: 300_000 }),
-            (input(300_000, LastRenewal::None, None), Renew),
+            (input(300_000, LastRenewal::None, None), Renew { until: 780_000 }),
             (input(300_000, LastRenewal::Failed, Some(300_000)), Wait { until: 330_000 }),
-            (input(330_000, LastRenewal::Failed, Some(300_000)), Renew),
+            (input(330_000, LastRenewal::Failed, Some(300_000)), Renew { until: 780_000 }),
             (input(779_999, LastRenewal::Failed, Some(775_000)), Wait { until: 780_000 }),
             (input(780_000, LastRenewal::Failed, Some(775_000)), Kill { reason: KillReason::Deadline }),
             (input(10, LastRenewal::Lost, Some(5)), Kill { reason: KillReason::Lost }),
@@ -107,5 +113,9 @@ mod tests {
         for (i, want) in cases {
             assert_eq!(decide(&i), want, "{i:?}");
         }
+        // With a 10 s kill grace the stop starts 10 s before the deadline.
+        let graced = |now| GuardInput { kill_grace_ms: 10_000, ..input(now, LastRenewal::Failed, Some(760_000)) };
+        assert_eq!(decide(&graced(765_000)), Wait { until: 770_000 });
+        assert_eq!(decide(&graced(770_000)), Kill { reason: KillReason::Deadline });
     }
 }

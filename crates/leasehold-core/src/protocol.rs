@@ -324,11 +324,18 @@ pub struct LeaseView {
 impl LeaseView {
     /// Local times come from the clock estimate's upper bound, so they are never late.
     pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, clock: &crate::lease::ClockEstimate) -> Self {
+        let local_deadline = clock.local_deadline_for(policy.local_deadline(h.expires_at));
+        // At the ceiling a renewal cannot extend anything: nothing is due before the deadline.
+        let renew_at = if h.expires_at >= h.ceiling_at {
+            local_deadline
+        } else {
+            clock.local_deadline_for(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)).min(local_deadline)
+        };
         LeaseView {
             expires_at: h.expires_at,
             ceiling_at: h.ceiling_at,
-            local_deadline: clock.local_deadline_for(policy.local_deadline(h.expires_at)),
-            renew_at: clock.local_deadline_for(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)),
+            local_deadline,
+            renew_at,
             renew_ms: policy.renew_ms,
             ttl_ms: h.lease_ms,
         }

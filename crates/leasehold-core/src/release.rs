@@ -39,6 +39,8 @@ pub struct ReleaseSettings {
     pub confirm_noop: bool,
     /// Cleanup only: `release-on-exit: false` switches it off (it then sends nothing).
     pub enabled: bool,
+    /// Cleanup only: the last revision the acquire step saw; older answers are stale.
+    pub min_revision: Option<u64>,
 }
 
 /// How long the post step's cleanup may retry.
@@ -78,6 +80,7 @@ impl ReleaseSettings {
             claim_nonce: None,
             confirm_noop: true,
             enabled: true,
+            min_revision: None,
         };
         Ok((settings, r.warnings))
     }
@@ -88,6 +91,8 @@ impl ReleaseSettings {
         let (mut s, mut warnings) = Self::parse(raw)?;
         let mut r = Reader::new(raw);
         s.enabled = r.bool_or_warn("release-on-exit", true);
+        // Saved by the acquire step; a bad value only loses the protection, never the cleanup.
+        s.min_revision = r.get("min-revision").and_then(|v| v.parse().ok());
         warnings.append(&mut r.warnings);
         let nonce = r.required("nonce")?.to_string();
         crate::inputs::validate_entropy(&crate::inputs::Entropy { seed: 0, nonce: nonce.clone() })?;

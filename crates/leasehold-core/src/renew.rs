@@ -28,6 +28,8 @@ pub struct RenewSettings {
     /// Renew only when the renew time has passed.
     pub if_due: bool,
     pub retry: RetryPolicy,
+    /// This job's run attempt: another nonce under a *newer* attempt proves the claim lost.
+    pub run_attempt: u32,
 }
 
 impl RenewSettings {
@@ -50,7 +52,7 @@ impl RenewSettings {
             Some(other) => return Err(InputError::new("if-due", "must be true or false", other)),
         };
         let retry = r.retry_policy();
-        let s = RenewSettings { lock, repository, state_branch, holder_id, nonce, if_due, retry };
+        let s = RenewSettings { lock, repository, state_branch, holder_id, nonce, if_due, retry, run_attempt: run.run_attempt };
         Ok((s, r.warnings))
     }
 }
@@ -140,10 +142,14 @@ impl Planner for RenewPlanner {
                 self.wrote = Some(target);
                 Decision::Write { doc, action: "renew" }
             }
-            Some(h) => self.lost(format!(
+            // Another claim holds this holder id. Proven when it is a newer attempt's (nonces
+            // and attempts never go back) or when our own write made this version; a read may
+            // be stale (from before this claim took the holding over), so confirm otherwise.
+            Some(h) if h.run.run_attempt > self.s.run_attempt || ctx.provenance == Provenance::Written => self.lost(format!(
                 "{id} on {} now belongs to another claim (run attempt {}, fence {})",
                 self.s.lock, h.run.run_attempt, h.fence
             )),
+            Some(_) => Decision::Write { doc: st.clone(), action: "renew-check" },
             None => match ctx.provenance {
                 Provenance::Written => {
                     let why = match st.last_change.as_ref().and_then(|c| c.removed.iter().find(|r| r.holder_id == id).map(|r| (c, r))) {

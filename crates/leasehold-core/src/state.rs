@@ -15,8 +15,9 @@ use crate::time::{self, Millis};
 pub const SCHEMA: u64 = 1;
 /// The most holders a lock may ever have (the capacity range is 1 to this).
 pub const MAX_CAPACITY: u32 = 64;
-/// A queue longer than this is refused as damaged: no real lock has ten thousand waiters.
-pub const MAX_QUEUE: usize = 10_000;
+/// A queue longer than this is refused as damaged. It also keeps the file well under the 1 MB
+/// the contents API serves inline (an entry is about 400 bytes).
+pub const MAX_QUEUE: usize = 1_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
