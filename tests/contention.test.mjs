@@ -118,7 +118,7 @@ test('16 jobs under GitHub limits enforced by the emulator provoke no 403 or 429
       Array.from({ length: 16 }, async (_, i) => {
         const context = jobContext({ repository: `octo/repo-${i % 4}`, runId: 9000 + i });
         const inputs = { lock: 'seats', repository: 'octo/app', 'poll-seconds': '1', 'timeout-minutes': '5' };
-        await sleep(i * 100); // jobs of a workflow start within moments of each other, not all in one millisecond
+        await sleep(i * 200); // jobs of a workflow start within seconds of each other (runners are assigned one by one), not in one millisecond
         const a = await runAction('acquire', { apiUrl: limited.url, inputs, context });
         await sleep(100);
         const r = await runAction('release', { apiUrl: limited.url, inputs: { lock: 'seats', repository: 'octo/app' }, context });

@@ -354,7 +354,17 @@ impl Planner for AcquirePlanner {
         }
         let position = mine_queued.expect("queued when nothing changed");
         let deadline = self.started_at.saturating_add(self.s.timeout_ms);
-        let until = (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
+        let mut until = (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
+        // A waiter next in line whose lock is full wakes when the first holding's lease can be
+        // taken, if that comes before its next poll, instead of polling blindly.
+        if (position as u32) < capacity {
+            let takeable = st.holders.iter().map(|h| ctx.lease.takeable_after(h.expires_at)).min();
+            if let Some(t) = takeable {
+                // The first local instant GitHub's clock may be past it, plus a second.
+                let at = ctx.clock.local_deadline_for(t).saturating_add(1_000).max(now + 1_000);
+                until = until.min(at);
+            }
+        }
         let line = self.waiting_line(st, Some(capacity), position, until);
         ctx.info(line);
         Decision::Sleep { until }

@@ -37,7 +37,7 @@ pub const STALE_REREAD_MS: Millis = 2_000;
 pub const MAX_BUSY_DEFERRALS: u32 = 5;
 /// Backoff after a compare-and-swap conflict: full jitter up to this, doubling per conflict in
 /// a row, up to [`CONFLICT_BACKOFF_CAP_MS`].
-pub const CONFLICT_BACKOFF_MS: Millis = 1_000;
+pub const CONFLICT_BACKOFF_MS: Millis = 2_000;
 /// The first time the state branch is found missing, wait up to this long and look again.
 pub const BRANCH_CREATE_SPREAD_MS: Millis = 3_000;
 pub const CONFLICT_BACKOFF_CAP_MS: Millis = 30_000;
