@@ -101,7 +101,8 @@ impl Operation {
                 let nonce = s.claim_nonce.clone().unwrap_or_default();
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce, warnings };
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
-                let min_revision = s.min_revision;
+                // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
+                let min_revision = s.min_revision.filter(|&r| r > 0);
                 (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed).with_min_revision(min_revision)), plan)
             }
             OperationKind::Renew => {

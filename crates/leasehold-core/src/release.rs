@@ -186,6 +186,10 @@ impl Planner for ReleasePlanner {
         let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
         if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
             if newer(h.run.run_attempt) {
+                // A read may be stale (this job may have acquired again since): confirm first.
+                if ctx.provenance == Provenance::Read {
+                    return Decision::Write { doc, action: "release-check" };
+                }
                 ctx.warn(format!("{id} is held by run attempt {}, newer than this attempt {}; leaving it", h.run.run_attempt, self.s.run_attempt));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
             }
@@ -200,6 +204,9 @@ impl Planner for ReleasePlanner {
         }
         if let Some(i) = st.queue_index(id).filter(|&i| ours(&st.queue[i].nonce)) {
             if newer(st.queue[i].run.run_attempt) {
+                if ctx.provenance == Provenance::Read {
+                    return Decision::Write { doc, action: "release-check" };
+                }
                 ctx.warn(format!("{id} is queued by a newer run attempt {}; leaving it", st.queue[i].run.run_attempt));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
             }

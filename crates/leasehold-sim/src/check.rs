@@ -1,0 +1,525 @@
+//! The invariant checker. It reads the store's complete write history (every committed version
+//! of the state file, when and by which write) and the clients' own views (what each core was
+//! told, what each operation finished with, what each job believes it holds). The invariants,
+//! their assumptions and where each is enforced are documented in the crate docs (`lib.rs`).
+
+use leasehold_core::state::Holder;
+use leasehold_core::time::Millis;
+use leasehold_core::{LockState, ResultWord};
+
+use crate::world::{fmt_t, Fed, Stage, World, T0};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Invariant {
+    /// 0: every committed version is a well-formed state whose revision is one more than the
+    /// version it replaced, with each holder id at most once.
+    Structure,
+    /// 1: no committed state has more holders than capacity.
+    Capacity,
+    /// 2: fences unique and strictly increasing in admission order.
+    Fences,
+    /// 3: every write a client saw succeed is in the history; none it saw fail is.
+    WriteViews,
+    /// 4: no client acts on a holding (or a removal) that is not in the history.
+    ActsOnHistory,
+    /// 5: a client that believes it holds is in the committed holders.
+    Belief,
+    /// 6: no slot leaks once faults stop.
+    Liveness,
+    /// 7: FIFO admission.
+    Fifo,
+    /// 8: no hot loop: no client sends more than [`RATE_LIMIT_REQUESTS`] requests in any
+    /// [`RATE_WINDOW_MS`] of simulated time.
+    RequestRate,
+    /// 9: no operation plans a write on a version older than one it has already been shown (it
+    /// never acts on a stale read).
+    MonotonicView,
+    /// The core refused an event the driver fed it (a driver or core bug).
+    Protocol,
+}
+
+impl Invariant {
+    pub fn label(self) -> &'static str {
+        match self {
+            Invariant::Structure => "0 structure",
+            Invariant::Capacity => "1 capacity",
+            Invariant::Fences => "2 fences",
+            Invariant::WriteViews => "3 write views",
+            Invariant::ActsOnHistory => "4 acts on history",
+            Invariant::Belief => "5 holder belief",
+            Invariant::Liveness => "6 liveness",
+            Invariant::Fifo => "7 fifo",
+            Invariant::RequestRate => "8 request rate",
+            Invariant::MonotonicView => "9 monotonic view",
+            Invariant::Protocol => "protocol",
+        }
+    }
+}
+
+/// Invariant 8: at most this many requests by one job attempt in any window of
+/// [`RATE_WINDOW_MS`]. Legitimate bursts stay far below it: polls are at least 1 s apart, writes
+/// at least 1 s apart, backoffs at least 500 ms, stale re-reads 2 s, and a re-read after a
+/// conflict (after a full-jitter backoff, `engine::CONFLICT_BACKOFF_MS` doubling per conflict in
+/// a row) follows a write, so a conflict loop is held to the write spacing.
+pub const RATE_LIMIT_REQUESTS: usize = 150;
+pub const RATE_WINDOW_MS: Millis = 60_000;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub seed: u64,
+    pub invariant: Invariant,
+    /// Simulated ms since the seed began.
+    pub at: Millis,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn line(&self) -> String {
+        format!("VIOLATION seed {} invariant {} at {}: {}", self.seed, self.invariant.label(), fmt_t(T0 + self.at), self.message)
+    }
+}
+
+fn short(holder_id: &str) -> &str {
+    holder_id.rsplit(':').nth(1).unwrap_or(holder_id)
+}
+
+fn holders(st: &LockState) -> String {
+    let h: Vec<String> = st.holders.iter().map(|h| format!("{}#{}/f{}", short(&h.holder_id), h.run.run_attempt, h.fence)).collect();
+    let q: Vec<String> = st.queue.iter().map(|q| format!("{}#{}", short(&q.holder_id), q.run.run_attempt)).collect();
+    format!("holders [{}] queue [{}]", h.join(" "), q.join(" "))
+}
+
+impl World {
+    /// The state committed right now (the empty state before the file exists).
+    fn committed(&self) -> Option<&LockState> {
+        match self.store.current() {
+            None => Some(&self.initial),
+            Some(v) => v.state.as_ref().ok(),
+        }
+    }
+
+    /// Invariants 0, 1, 2, 7 on the transition into version `v`, and 5 for every believer.
+    pub(crate) fn on_commit(&mut self, v: usize) {
+        let version = &self.store.versions[v];
+        let state = match &version.state {
+            Ok(s) => s,
+            Err(e) => {
+                let message = format!("version {v} is not a lock state: {e}");
+                return self.violate(Invariant::Structure, message);
+            }
+        };
+        let prev = match v.checked_sub(1) {
+            Some(p) => match &self.store.versions[p].state {
+                Ok(s) => s,
+                Err(_) => return,
+            },
+            None => &self.initial,
+        };
+        let mut problems: Vec<(Invariant, String)> = Vec::new();
+
+        // 0. Structure.
+        if state.schema != leasehold_core::state::SCHEMA || state.lock != crate::world::LOCK {
+            problems.push((Invariant::Structure, format!("version {v} has schema {} lock {:?}", state.schema, state.lock)));
+        }
+        if state.revision != prev.revision + 1 {
+            problems.push((
+                Invariant::Structure,
+                format!("version {v} has revision {} but replaced revision {} (a lost update)", state.revision, prev.revision),
+            ));
+        }
+        let mut ids: Vec<&str> = state.holders.iter().map(|h| h.holder_id.as_str()).chain(state.queue.iter().map(|q| q.holder_id.as_str())).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            problems.push((Invariant::Structure, format!("version {v}: holder id {} appears twice", short(w[0]))));
+        }
+
+        // 1. Capacity.
+        if state.holders.len() > self.params.capacity as usize {
+            problems.push((
+                Invariant::Capacity,
+                format!("version {v} has {} holders, capacity {}: {}", state.holders.len(), self.params.capacity, holders(state)),
+            ));
+        }
+
+        // 2. Fences: a holding keeps its fence while the same claim (nonce) holds it; every
+        //    grant, an admission or a takeover by another claim under the same holder id (a
+        //    later run attempt adopting it), gets a fence above every fence ever handed out, in
+        //    order; the counter never goes back.
+        let mut admitted: Vec<&Holder> = Vec::new();
+        let mut granted: Vec<(&Holder, &str)> = Vec::new();
+        for h in &state.holders {
+            match prev.holder(&h.holder_id) {
+                Some(p) if p.nonce == h.nonce => {
+                    if p.fence != h.fence {
+                        problems.push((Invariant::Fences, format!("version {v}: {} held fence {} and now {}", short(&h.holder_id), p.fence, h.fence)));
+                    }
+                }
+                Some(_) => granted.push((h, "taken over")),
+                None => {
+                    admitted.push(h);
+                    granted.push((h, "admitted"));
+                }
+            }
+        }
+        let mut max = self.max_fence;
+        for (h, how) in &granted {
+            if h.fence <= max {
+                problems.push((
+                    Invariant::Fences,
+                    format!("version {v}: {} {how} with fence {}, not above the last fence handed out ({max})", short(&h.holder_id), h.fence),
+                ));
+            }
+            max = max.max(h.fence);
+        }
+        if state.fence < max || state.fence < prev.fence {
+            problems.push((Invariant::Fences, format!("version {v}: fence counter {} below {} (or below the previous {})", state.fence, max, prev.fence)));
+        }
+
+        // 7. FIFO: rank every entry by its place in the previous queue (new entries after all of
+        //    them, in the order they appear); no one admitted may rank after one still waiting,
+        //    and the waiting keep their order.
+        let rank = |id: &str, fresh: &mut Vec<String>| -> usize {
+            if let Some(i) = prev.queue_index(id) {
+                return i;
+            }
+            if let Some(j) = fresh.iter().position(|f| f == id) {
+                return prev.queue.len() + j;
+            }
+            fresh.push(id.to_string());
+            prev.queue.len() + fresh.len() - 1
+        };
+        let mut fresh = Vec::new();
+        let admitted_ranks: Vec<(usize, &str)> = admitted.iter().map(|h| (rank(&h.holder_id, &mut fresh), h.holder_id.as_str())).collect();
+        let waiting_ranks: Vec<(usize, &str)> = state.queue.iter().map(|q| (rank(&q.holder_id, &mut fresh), q.holder_id.as_str())).collect();
+        if let Some((ra, a)) = admitted_ranks.iter().max() {
+            if let Some((rw, w)) = waiting_ranks.iter().find(|(rw, _)| rw < ra) {
+                problems.push((
+                    Invariant::Fifo,
+                    format!("version {v}: {} (queue place {ra}) admitted ahead of {} (queue place {rw}), still waiting", short(a), short(w)),
+                ));
+            }
+        }
+        if waiting_ranks.windows(2).any(|p| p[0].0 > p[1].0) {
+            problems.push((Invariant::Fifo, format!("version {v}: the queue was reordered: {}", holders(state))));
+        }
+
+        // 5. Everyone who believes it holds (and is not a zombie) is still a holder.
+        for (c, cl) in self.clients.iter().enumerate() {
+            let (Some(fence), None, Stage::Hold) = (cl.holding, cl.zombie_since, cl.stage) else { continue };
+            if cl.belief_until.is_some_and(|until| self.now >= until) {
+                continue;
+            }
+            let held = state.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce && h.fence == fence);
+            if !held {
+                let late = cl.acquired_late.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+                problems.push((
+                    Invariant::Belief,
+                    format!("{} believes it holds fence {fence}, but version {v} has {}{late}", self.who(c), holders(state)),
+                ));
+            }
+        }
+
+        self.max_fence = max.max(self.max_fence);
+        if let Some((inv, message)) = problems.into_iter().min_by_key(|(inv, _)| *inv) {
+            self.violate(inv, message);
+        }
+    }
+
+    /// 4a: an acquire that finished `acquired` holds exactly that in the committed state.
+    pub(crate) fn check_acquired(&mut self, c: usize, fence: u64, nonce: &str) {
+        let cl = &self.clients[c];
+        if cl.zombie_since.is_some() {
+            return;
+        }
+        let ok = self
+            .committed()
+            .is_some_and(|st| st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == nonce && h.fence == fence))
+            && nonce == cl.nonce;
+        if !ok {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let late = cl.stale_answer_ms.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+            let message = format!("{} finished acquired with fence {fence}, which the committed state does not hold: {now}{late}", self.who(c));
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 4b: a release that finished released, queue-cleaned or noop left nothing of this
+    /// attempt's claim in the committed state.
+    pub(crate) fn check_released(&mut self, c: usize, result: ResultWord) {
+        let cl = &self.clients[c];
+        let left = self.committed().is_some_and(|st| {
+            st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)
+                || st.queue.iter().any(|q| q.holder_id == cl.holder_id && q.nonce == cl.nonce)
+        });
+        if left {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let hint = if cl.read_predecessor { "; it read a version in which an earlier attempt held this holder id" } else { "" };
+            let message = format!("{} finished release {} but its claim is still committed: {now}{hint}", self.who(c), result.as_str());
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 8, as each request is sent (`what` names the request: "GET config", "PUT state", …).
+    pub(crate) fn check_rate(&mut self, c: usize, what: &'static str) {
+        let now = self.now;
+        let sent = &mut self.clients[c].recent_sends;
+        sent.push_back((now, what));
+        if sent.len() > RATE_LIMIT_REQUESTS {
+            let (oldest, _) = *sent.front().expect("non-empty");
+            if now - oldest < RATE_WINDOW_MS {
+                let mut kinds: Vec<(usize, &str)> = Vec::new();
+                for (_, k) in sent.iter() {
+                    match kinds.iter_mut().find(|(_, name)| name == k) {
+                        Some((n, _)) => *n += 1,
+                        None => kinds.push((1, k)),
+                    }
+                }
+                kinds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+                let message = format!(
+                    "{} sent {} requests within {} ms, mostly {} ({} of them): a hot loop (at most {RATE_LIMIT_REQUESTS} per {RATE_WINDOW_MS} ms)",
+                    self.who(c),
+                    RATE_LIMIT_REQUESTS + 1,
+                    now - oldest,
+                    kinds[0].1,
+                    kinds[0].0,
+                );
+                self.clients[c].recent_sends.clear();
+                return self.violate(Invariant::RequestRate, message);
+            }
+            self.clients[c].recent_sends.pop_front();
+        }
+    }
+
+    /// 9, as each state write is sent: it is planned on a version no older than the newest one
+    /// this operation has been shown (a create, on no version at all, only before any).
+    pub(crate) fn check_write_base(&mut self, c: usize, sha: Option<&str>) {
+        let Some(seen) = self.clients[c].seen_version else { return };
+        let base = sha.and_then(|s| self.store.versions.iter().rposition(|v| v.sha == s));
+        if base.is_some_and(|b| b >= seen) {
+            return;
+        }
+        let on = base.map(|b| format!("version {b}")).unwrap_or_else(|| "an absent file".into());
+        let message = format!("{} planned a write on {on} after it had been shown version {seen}: it acted on a stale read", self.who(c));
+        self.violate(Invariant::MonotonicView, message);
+    }
+
+    /// 3, as each answer is fed: a success names the version this write committed; a definite
+    /// failure names a write that committed nothing.
+    pub(crate) fn check_write_view(&mut self, w: usize) {
+        let rec = &self.writes[w];
+        let problem = match &rec.fed {
+            Some(Fed::Success(sha)) => {
+                let ok = rec.applied.len() == 1 && self.store.versions[rec.applied[0]].sha == *sha;
+                (!ok).then(|| format!("told written (sha {}) but the history has {} versions from this write", &sha[..8], rec.applied.len()))
+            }
+            Some(Fed::Definite(why)) if !rec.applied.is_empty() => {
+                Some(format!("told {why} (not applied) but the write is version {} of the history", rec.applied[0]))
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            let message = format!("{}: {p}", self.who(rec.client));
+            self.violate(Invariant::WriteViews, message);
+        }
+    }
+
+    /// 3 over the whole history, and 6 once everything has run.
+    pub(crate) fn final_checks(&mut self, unsettled: Option<Millis>) {
+        for w in 0..self.writes.len() {
+            let rec = &self.writes[w];
+            if rec.applied.len() > 1 {
+                let message = format!("{}: one write committed {} versions", self.who(rec.client), rec.applied.len());
+                return self.violate(Invariant::WriteViews, message);
+            }
+            self.check_write_view(w);
+            if self.violation.is_some() {
+                return;
+            }
+        }
+        if let Some(at) = unsettled {
+            let running: Vec<String> = (0..self.clients.len()).filter(|&c| self.clients[c].live()).map(|c| format!("{} {:?}", self.who(c), self.clients[c].stage)).collect();
+            let message = format!(
+                "not settled by the bound +{} ms (next event at {}): running {}; {}",
+                self.params.bound_ms,
+                fmt_t(at),
+                if running.is_empty() { "nobody".into() } else { running.join(", ") },
+                self.committed().map(holders).unwrap_or_default()
+            );
+            return self.violate(Invariant::Liveness, message);
+        }
+        if let Some(c) = (0..self.clients.len()).find(|&c| self.clients[c].live()) {
+            let message = format!("{} never finished ({:?})", self.who(c), self.clients[c].stage);
+            return self.violate(Invariant::Liveness, message);
+        }
+        if let Some(r) = self.runs.iter().find(|r| r.needs_rerun || r.rerun_pending) {
+            let message = format!("run {} still needs a rerun at the end", r.run_id);
+            return self.violate(Invariant::Liveness, message);
+        }
+        if let Some(st) = self.committed() {
+            if !st.holders.is_empty() || !st.queue.is_empty() {
+                let message = format!("every job ended but the lock is not empty (a leaked slot): {}", holders(st));
+                self.violate(Invariant::Liveness, message);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The checker itself, on hand-made histories: every invariant that no planted bug reaches
+    //! is seen failing here (a check that was never seen failing proves nothing).
+    use super::*;
+    use crate::store::{blob_sha, Version};
+    use crate::world::{SimConfig, World};
+    use leasehold_core::ids::RunIdentity;
+    use leasehold_core::state::QueueEntry;
+
+    fn entry(id: &str) -> QueueEntry {
+        let run = RunIdentity { repository: "octo/app".into(), run_id: 1, run_attempt: 1, job: "build".into(), runner_name: String::new(), url: String::new() };
+        QueueEntry { holder_id: format!("octo/app:{id}:build"), nonce: format!("{:0>16}", id), run, lease_ms: 60_000, enqueued_at: 0, last_seen_at: 0 }
+    }
+
+    /// A world whose history is replaced by `states`, checked version by version.
+    fn check(capacity: u32, states: &[LockState]) -> Option<Violation> {
+        let mut w = World::new(1, &SimConfig::default());
+        w.params.capacity = capacity;
+        w.store.versions.clear();
+        w.initial = LockState::empty(crate::world::LOCK);
+        w.max_fence = 0;
+        for st in states {
+            let text = st.to_document();
+            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+            w.on_commit(w.store.versions.len() - 1);
+            if w.violation.is_some() {
+                break;
+            }
+        }
+        w.violation
+    }
+
+    fn next(prev: &LockState, f: impl FnOnce(&mut LockState)) -> LockState {
+        let mut s = prev.clone();
+        s.revision += 1;
+        f(&mut s);
+        s
+    }
+
+    #[test]
+    fn a_good_history_passes() {
+        let s1 = next(&LockState::empty("sim"), |s| {
+            s.queue = vec![entry("1"), entry("2"), entry("3")];
+            s.admit(2, 0, 3_600_000);
+        });
+        let s2 = next(&s1, |s| {
+            s.holders.remove(0);
+            s.admit(2, 0, 3_600_000);
+        });
+        assert_eq!(check(2, &[s1, s2]), None);
+    }
+
+    #[test]
+    fn over_capacity_is_caught() {
+        let s1 = next(&LockState::empty("sim"), |s| {
+            s.queue = vec![entry("1"), entry("2"), entry("3")];
+            s.admit(3, 0, 3_600_000);
+        });
+        assert_eq!(check(2, &[s1]).map(|v| v.invariant), Some(Invariant::Capacity));
+    }
+
+    #[test]
+    fn a_lost_update_is_caught() {
+        let s1 = next(&LockState::empty("sim"), |s| s.queue = vec![entry("1")]);
+        // Planned on the empty state again (revision 1), though version 1 replaced it.
+        let s2 = next(&LockState::empty("sim"), |s| s.queue = vec![entry("2")]);
+        assert_eq!(check(1, &[s1, s2]).map(|v| v.invariant), Some(Invariant::Structure));
+    }
+
+    #[test]
+    fn a_reused_fence_and_a_jump_in_the_queue_are_caught() {
+        let s1 = next(&LockState::empty("sim"), |s| {
+            s.queue = vec![entry("1")];
+            s.admit(1, 0, 3_600_000);
+        });
+        let s2 = next(&s1, |s| {
+            s.holders.clear();
+            s.fence = 0;
+            s.queue = vec![entry("2")];
+            s.admit(1, 0, 3_600_000);
+        });
+        assert_eq!(check(1, &[s1.clone(), s2]).map(|v| v.invariant), Some(Invariant::Fences));
+        let s2 = next(&s1, |s| s.queue = vec![entry("2"), entry("3")]);
+        let s3 = next(&s2, |s| {
+            s.holders.clear();
+            s.queue.swap(0, 1);
+            s.admit(1, 0, 3_600_000);
+        });
+        assert_eq!(check(1, &[s1, s2, s3]).map(|v| v.invariant), Some(Invariant::Fifo));
+    }
+
+    #[test]
+    fn a_takeover_needs_a_new_fence() {
+        let s1 = next(&LockState::empty("sim"), |s| {
+            s.queue = vec![entry("1")];
+            s.admit(1, 0, 3_600_000);
+        });
+        let takeover = |s: &mut LockState, fence: u64| {
+            s.fence = fence;
+            let h = &mut s.holders[0];
+            h.nonce = "a later attempt".into();
+            h.run.run_attempt = 2;
+            h.fence = fence;
+        };
+        let kept = next(&s1, |s| takeover(s, s1.fence));
+        assert_eq!(check(1, &[s1.clone(), kept]).map(|v| v.invariant), Some(Invariant::Fences), "the attempts share a fence");
+        let fresh = next(&s1, |s| takeover(s, s1.fence + 1));
+        assert_eq!(check(1, &[s1.clone(), fresh]), None);
+        // The same claim keeps its fence.
+        let moved = next(&s1, |s| s.holders[0].fence += 1);
+        assert_eq!(check(1, &[s1, moved]).map(|v| v.invariant), Some(Invariant::Fences));
+    }
+
+    #[test]
+    fn a_write_on_a_stale_read_is_caught() {
+        let mut w = World::new(1, &SimConfig::default());
+        w.store.versions.clear();
+        let mut st = LockState::empty("sim");
+        for _ in 0..3 {
+            st.revision += 1;
+            let text = st.to_document();
+            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+        }
+        let sha = |w: &World, i: usize| w.store.versions[i].sha.clone();
+        // Nothing shown yet: any base will do, a create included.
+        w.check_write_base(0, None);
+        assert_eq!(w.violation, None);
+        w.clients[0].seen_version = Some(1);
+        for ok in [1, 2] {
+            let s = sha(&w, ok);
+            w.check_write_base(0, Some(&s));
+            assert_eq!(w.violation, None, "a write on version {ok} after version 1 was shown");
+        }
+        let s = sha(&w, 0);
+        w.check_write_base(0, Some(&s));
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::MonotonicView));
+        w.check_write_base(0, None);
+        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::MonotonicView), "a create after a version was shown");
+    }
+
+    #[test]
+    fn a_hot_loop_is_caught() {
+        let mut w = World::new(1, &SimConfig::default());
+        for i in 0..=RATE_LIMIT_REQUESTS as u64 {
+            w.now = T0 + i * 100;
+            w.check_rate(0, "GET state");
+        }
+        let v = w.violation.expect("151 requests in 15 s");
+        assert_eq!(v.invariant, Invariant::RequestRate);
+        assert!(v.message.contains("mostly GET state (151 of them)"), "{}", v.message);
+        let mut w = World::new(1, &SimConfig::default());
+        for i in 0..1_000u64 {
+            w.now = T0 + i * 500;
+            w.check_rate(0, "GET state");
+        }
+        assert_eq!(w.violation, None, "two requests a second is no hot loop");
+    }
+}

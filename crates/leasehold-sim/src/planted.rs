@@ -1,0 +1,87 @@
+//! The planted bugs the recall test must catch. Core-side ones live in
+//! `leasehold-core/src/planted.rs` behind its `planted-bugs` feature and are switched on per
+//! thread; driver-side ones live in this crate's simulated client.
+
+/// A deliberate defect, switched on for one simulation run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlantedBug {
+    /// core (engine.rs): a compare-and-swap conflict ends the operation instead of re-reading.
+    ConflictIsFailure,
+    /// driver (this crate): a write whose outcome is unknown (5xx, reset, timeout) is sent again
+    /// as is, and the core is told only the second answer.
+    ResendUnknownWrite,
+    /// core (state.rs): admission reuses the current fence instead of incrementing it.
+    SkipFenceIncrement,
+    /// core (state.rs): admission takes the back of the queue.
+    AdmitFromBack,
+    /// core (release.rs): release removes the holder id's entry even when a newer run attempt
+    /// owns it.
+    ReleaseIgnoresAttempt,
+    /// core (engine.rs): a read older than a version already seen is acted on.
+    AcceptStaleRead,
+}
+
+impl PlantedBug {
+    pub const ALL: [PlantedBug; 6] = [
+        PlantedBug::ConflictIsFailure,
+        PlantedBug::ResendUnknownWrite,
+        PlantedBug::SkipFenceIncrement,
+        PlantedBug::AdmitFromBack,
+        PlantedBug::ReleaseIgnoresAttempt,
+        PlantedBug::AcceptStaleRead,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PlantedBug::ConflictIsFailure => "conflict-is-failure",
+            PlantedBug::ResendUnknownWrite => "resend-unknown-write",
+            PlantedBug::SkipFenceIncrement => "skip-fence-increment",
+            PlantedBug::AdmitFromBack => "admit-from-back",
+            PlantedBug::ReleaseIgnoresAttempt => "release-ignores-attempt",
+            PlantedBug::AcceptStaleRead => "accept-stale-read",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        PlantedBug::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Where the defect is planted.
+    pub fn site(self) -> &'static str {
+        match self {
+            PlantedBug::ConflictIsFailure => "core: engine.rs, conflict arm",
+            PlantedBug::ResendUnknownWrite => "driver: leasehold-sim world.rs, deliver",
+            PlantedBug::SkipFenceIncrement => "core: state.rs, admit",
+            PlantedBug::AdmitFromBack => "core: state.rs, admit",
+            PlantedBug::ReleaseIgnoresAttempt => "core: release.rs, plan",
+            PlantedBug::AcceptStaleRead => "core: engine.rs, revision check",
+        }
+    }
+
+    pub fn in_core(self) -> bool {
+        self != PlantedBug::ResendUnknownWrite
+    }
+
+    /// Whether this build can plant it: core-side bugs need the `planted-bugs` feature.
+    pub fn available(self) -> bool {
+        !self.in_core() || cfg!(feature = "planted-bugs")
+    }
+}
+
+/// Sets the core's switch for operations stepped on this thread (no-op without the feature).
+pub fn activate(bug: Option<PlantedBug>) {
+    #[cfg(feature = "planted-bugs")]
+    {
+        use leasehold_core::planted::{set, Bug};
+        set(bug.and_then(|b| match b {
+            PlantedBug::ConflictIsFailure => Some(Bug::ConflictIsFailure),
+            PlantedBug::SkipFenceIncrement => Some(Bug::SkipFenceIncrement),
+            PlantedBug::AdmitFromBack => Some(Bug::AdmitFromBack),
+            PlantedBug::ReleaseIgnoresAttempt => Some(Bug::ReleaseIgnoresAttempt),
+            PlantedBug::AcceptStaleRead => Some(Bug::AcceptStaleRead),
+            PlantedBug::ResendUnknownWrite => None,
+        }));
+    }
+    #[cfg(not(feature = "planted-bugs"))]
+    let _ = bug;
+}

@@ -1,0 +1,1295 @@
+//! One seed's world: the simulated GitHub ([`Store`]), a virtual clock, and the jobs whose
+//! clients drive the real `leasehold-core` operations exactly as `actions/lib/driver.mjs` does:
+//! feed `start`; perform each request command and feed its reply; sleep until `untilMs` and feed
+//! `timer` (or, once, `cancel` when the job is being cancelled); stop at `finish`. A job runs
+//! the steps of the documented workflow: acquire; the protected work (a hold) when acquired; the
+//! release step (`if: always()`, so also after a failed, timed-out or cancelled acquire); then
+//! acquire's post step, the `cleanup` operation (`post-if: always()`).
+//!
+//! Everything happens in a discrete-event loop ordered by (simulated time, sequence number), and
+//! every random choice is drawn from the seed's [`SimRng`] in that order: a seed replays exactly.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap};
+use std::fmt::Write as _;
+
+use leasehold_core::protocol::{Outcome, SleepReason};
+use leasehold_core::time::Millis;
+use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord};
+
+use crate::check::{Invariant, Violation};
+use crate::fault::{Fault, Profile, REQUEST_FAULTS};
+use crate::planted::PlantedBug;
+use crate::report::Counters;
+use crate::rng::SimRng;
+use crate::store::{http, http_date, Store};
+
+/// Real (GitHub's) time at which every simulation starts: 2027-01-15.
+pub const T0: Millis = 1_800_000_000_000;
+pub const LOCK: &str = "sim";
+pub const BRANCH: &str = "leasehold-state";
+pub const REPOSITORY: &str = "octo/app";
+/// A hard cap on events per seed, far above any settled run: a runaway seed stops here and is
+/// reported as a liveness violation.
+pub const MAX_EVENTS: u64 = 3_000_000;
+/// Reruns start this long after the decision to rerun (an operator or an automation reacting).
+pub const RERUN_DELAY_MS: (Millis, Millis) = (5_000, 60_000);
+/// Leases the simulated jobs ask for (`lease-minutes`). At least 6: below the lock policy's
+/// `minRemaining` (5 minutes unconfigured) the lease's local deadline falls before admission.
+/// The longest pause is twice the longest lease.
+pub const MIN_LEASE_MINUTES: u64 = 6;
+pub const MAX_LEASE_MINUTES: u64 = 8;
+pub const MAX_POLL_SECONDS: u64 = 5;
+/// An answer processed this long after GitHub sent it was held up in a paused process (no
+/// request takes this long).
+pub const LATE_ANSWER_MS: Millis = 20_000;
+
+/// What a run of the simulation is asked to do, beyond the seed.
+#[derive(Clone, Debug, Default)]
+pub struct SimConfig {
+    /// Jobs (workflow runs) per seed; drawn from the seed (2 to 6) when `None`.
+    pub clients: Option<usize>,
+    pub planted: Option<PlantedBug>,
+    pub trace: bool,
+    /// Faults may last up to [`LONG_FAULTS_UNTIL_MS`](crate::fault::LONG_FAULTS_UNTIL_MS),
+    /// past the longest pause (`--long-faults`).
+    pub long_faults: bool,
+}
+
+/// How the state branch looks when the seed begins.
+#[derive(Clone, Copy, Debug)]
+pub enum Start {
+    NoBranch,
+    EmptyBranch,
+    /// A state file from earlier use: no holders, no queue, counters already advanced.
+    Existing { revision: u64, fence: u64 },
+}
+
+/// Everything about a seed's world that is fixed before it runs.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// The capacity in force (1 when there is no config file).
+    pub capacity: u32,
+    pub config_file: bool,
+    pub runs: usize,
+    pub start: Start,
+    pub start_spread_ms: Millis,
+    pub hold_max_ms: Millis,
+    pub profile: Profile,
+    /// Liveness bound, ms after T0: by then every job has ended and the lock is empty.
+    pub bound_ms: Millis,
+}
+
+impl Params {
+    fn draw(rng: &mut SimRng, cfg: &SimConfig) -> Self {
+        let config_file = rng.below(8) != 0;
+        let capacity = if config_file { rng.between(1, 3) as u32 } else { 1 };
+        let runs = cfg.clients.unwrap_or_else(|| rng.between(2, 6) as usize);
+        let start = match rng.below(10) {
+            0..=2 => Start::NoBranch,
+            3..=4 => Start::EmptyBranch,
+            _ => Start::Existing { revision: rng.between(1, 500), fence: rng.between(0, 200) },
+        };
+        let start_spread_ms = if rng.below(4) == 0 { rng.between(0, 1_000) } else { rng.between(0, 60_000) };
+        let hold_max_ms = rng.pick(&[0, 2_000, 10_000, 30_000, 90_000]);
+        let profile = Profile::draw(rng, cfg.long_faults);
+        let per_job = hold_max_ms + 3 * MAX_POLL_SECONDS * 1_000 + RERUN_DELAY_MS.1 + 30_000;
+        let bound_ms = profile.until.max(start_spread_ms) + 2 * MAX_LEASE_MINUTES * 60_000 + 180_000 + 2 * runs as u64 * per_job;
+        Params { capacity, config_file, runs, start, start_spread_ms, hold_max_ms, profile, bound_ms }
+    }
+
+    pub fn describe(&self) -> String {
+        let p = &self.profile;
+        let active: Vec<String> = REQUEST_FAULTS
+            .iter()
+            .zip(p.request_ppm)
+            .filter(|(_, ppm)| *ppm > 0)
+            .map(|(f, ppm)| format!("{:?}={}", f, ppm))
+            .collect();
+        format!(
+            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, holds up to {} ms; faults until +{} ms \
+             [{}; not-sent={} late={} token-lag={} stale-window={}ms pause={} zombie={} crash-after-write={} \
+             crash-in-flight={} crash-in-hold={} rerun-ok={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
+            self.capacity,
+            if self.config_file { "config file" } else { "no config file" },
+            self.runs,
+            self.start,
+            self.start_spread_ms,
+            self.hold_max_ms,
+            p.until,
+            active.join(" "),
+            p.not_sent_ppm,
+            p.late_arrival_ppm,
+            p.token_lag,
+            p.stale_window_ms,
+            p.pause_ppm,
+            p.zombie_ppm,
+            p.crash_after_write_ppm,
+            p.crash_in_flight_ppm,
+            p.crash_in_hold_ppm,
+            p.rerun_ok_ppm,
+            p.max_offset_ms,
+            p.max_drift_ppm,
+            self.bound_ms,
+        )
+    }
+}
+
+/// A client's wall clock: offset from GitHub's and drifting, read as `now` by its core.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub offset_ms: i64,
+    pub drift_ppm: i64,
+}
+
+impl Clock {
+    pub fn local(&self, t: Millis) -> Millis {
+        let elapsed = i128::from(t - T0);
+        (i128::from(t) + i128::from(self.offset_ms) + elapsed * i128::from(self.drift_ppm) / 1_000_000) as Millis
+    }
+
+    /// The first real time, not before `now`, at which this clock reads `target` or later.
+    pub fn real_at(&self, target: Millis, now: Millis) -> Millis {
+        let here = self.local(now);
+        if here >= target {
+            return now;
+        }
+        let need = i128::from(target - here);
+        let mut t = (i128::from(now) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm))) as Millis;
+        t = t.max(now);
+        while self.local(t) < target {
+            t += 1;
+        }
+        while t > now && self.local(t - 1) >= target {
+            t -= 1;
+        }
+        t
+    }
+}
+
+/// Per-run settings, the same for every attempt (they come from the workflow file).
+#[derive(Clone, Debug)]
+pub struct JobSettings {
+    pub poll_s: u64,
+    pub timeout_min: u64,
+    pub lease_min: u64,
+    pub hold_ms: Millis,
+    pub deadline_s: Option<u64>,
+    /// `release-on-exit` of acquire's post step.
+    pub release_on_exit: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    NotStarted,
+    Acquire,
+    Hold,
+    Release,
+    /// Acquire's post step.
+    Cleanup,
+    Done,
+}
+
+/// One job attempt: a runner executing acquire, the protected work, then release.
+pub struct Client {
+    pub run: usize,
+    pub attempt: u32,
+    pub holder_id: String,
+    pub runner: String,
+    pub clock: Clock,
+    pub stage: Stage,
+    pub op: Option<Operation>,
+    /// Real time the current operation started.
+    pub op_started: Millis,
+    /// Bumped at every new operation (and crash): answers to an abandoned request are dropped.
+    pub op_gen: u64,
+    /// The job is being cancelled (SIGINT), and whether its acquire has been told.
+    pub cancelled: bool,
+    pub cancel_told: bool,
+    /// Waiting for a timer (a `sleep` command).
+    pub sleeping: bool,
+    /// The current release (or cleanup) read a version in which an earlier run attempt held or
+    /// waited under this holder id (named in an invariant-4 violation, to explain it).
+    pub read_predecessor: bool,
+    /// Bumped whenever a pending timer must be ignored (new sleep, crash).
+    pub epoch: u64,
+    pub paused_until: Millis,
+    /// Set when a rerun of this run started while this attempt was still alive.
+    pub zombie_since: Option<Millis>,
+    pub crashed: bool,
+    /// This attempt's acquire nonce.
+    pub nonce: String,
+    /// The fence this client believes it holds (from acquire's finish until release starts, or
+    /// until its lease's local deadline passes).
+    pub holding: Option<u64>,
+    /// How old (ms since GitHub sent it) the answer the last acquire finished on was, when that
+    /// is longer than a request may take: a paused process read it late (named in an invariant
+    /// 4 or 5 violation, to explain it).
+    pub stale_answer_ms: Option<Millis>,
+    /// `stale_answer_ms` of the answer the acquire finished `acquired` on.
+    pub acquired_late: Option<Millis>,
+    /// Real time at which the core's lease view says to stop the protected work
+    /// (`lease.localDeadline` on the client's clock), when the core reports a lease.
+    pub belief_until: Option<Millis>,
+    pub token_ready_at: Millis,
+    /// The newest version of the state the current operation has been shown: served in a read
+    /// answer it was fed, or made by a write it was told succeeded (invariant 9).
+    pub seen_version: Option<usize>,
+    /// Send times of the last requests (invariant 8).
+    pub recent_sends: std::collections::VecDeque<(Millis, &'static str)>,
+    pub acquire_result: Option<ResultWord>,
+    /// The revision of the state acquire finished on, which the driver saves for acquire's post
+    /// step (`min-revision`: older answers are a stale cache to it).
+    pub acquire_revision: Option<u64>,
+    pub release_result: Option<ResultWord>,
+}
+
+impl Client {
+    pub fn live(&self) -> bool {
+        self.stage != Stage::Done
+    }
+}
+
+pub struct Run {
+    pub run_id: u64,
+    pub settings: JobSettings,
+    pub attempts: Vec<usize>,
+    pub needs_rerun: bool,
+    pub rerun_pending: bool,
+}
+
+/// How a write's answer was reported to the core.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fed {
+    /// `written` with this sha.
+    Success(String),
+    /// An answer that proves the write was not applied (4xx, or never sent).
+    Definite(String),
+    /// 5xx, a reset or a timeout: it may or may not have been applied.
+    Unknown,
+}
+
+/// One logical `writeFile` command of a core (the driver may send it more than once).
+pub struct WriteRec {
+    pub client: usize,
+    pub sends: u32,
+    /// Versions it produced (indices into the store's history).
+    pub applied: Vec<usize>,
+    pub fed: Option<Fed>,
+}
+
+struct Request {
+    client: usize,
+    op_gen: u64,
+    command: Command,
+    write: Option<usize>,
+    reply: Option<Reply>,
+    /// When GitHub answered it (the time its `date` header carries).
+    answered_at: Millis,
+    answered: bool,
+    /// The version of the state a read was answered with.
+    served: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    JobStart(usize),
+    Arrive(usize),
+    Respond(usize),
+    Timeout(usize),
+    Timer(usize, u64),
+    HoldEnd(usize, u64),
+    HoldCrash(usize, u64),
+    RerunStart(usize),
+    /// The run is cancelled: SIGINT to the job's current step.
+    Cancel(usize),
+    /// The runner kills the step 10 s after its first signal (SIGTERM at 7.5 s, then kill).
+    KillStep(usize, u64),
+}
+
+struct Queued {
+    at: Millis,
+    seq: u64,
+    ev: Ev,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+/// What a seed's run leaves behind.
+pub struct Finished {
+    pub counters: Counters,
+    pub violation: Option<Violation>,
+    pub trace: Option<String>,
+}
+
+pub struct World {
+    pub seed: u64,
+    pub cfg: SimConfig,
+    pub rng: SimRng,
+    pub params: Params,
+    pub now: Millis,
+    seq: u64,
+    queue: BinaryHeap<Reverse<Queued>>,
+    pub store: Store,
+    pub clients: Vec<Client>,
+    pub runs: Vec<Run>,
+    requests: Vec<Request>,
+    pub writes: Vec<WriteRec>,
+    pub counters: Counters,
+    pub violation: Option<Violation>,
+    pub trace: Option<String>,
+    /// The highest fence ever handed out (checker state).
+    pub max_fence: u64,
+    /// The state the history starts from.
+    pub initial: LockState,
+    pub settled_at: Millis,
+}
+
+impl World {
+    pub fn new(seed: u64, cfg: &SimConfig) -> Self {
+        let mut rng = SimRng::new(seed);
+        let params = Params::draw(&mut rng, cfg);
+        let config = params.config_file.then(|| format!("{{\"capacity\": {}}}\n", params.capacity));
+        let mut store = Store::new(LOCK, BRANCH, config);
+        let mut initial = LockState::empty(LOCK);
+        match params.start {
+            Start::NoBranch => {}
+            Start::EmptyBranch => store.branch_exists = true,
+            Start::Existing { revision, fence } => {
+                store.branch_exists = true;
+                initial.revision = revision;
+                initial.fence = fence;
+                let text = initial.to_document();
+                store.versions.push(crate::store::Version {
+                    sha: crate::store::blob_sha(&text),
+                    text,
+                    state: Ok(initial.clone()),
+                    at: T0,
+                    write: None,
+                });
+            }
+        }
+        let mut world = World {
+            seed,
+            cfg: cfg.clone(),
+            rng,
+            max_fence: initial.fence,
+            initial,
+            params,
+            now: T0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            store,
+            clients: Vec::new(),
+            runs: Vec::new(),
+            requests: Vec::new(),
+            writes: Vec::new(),
+            counters: Counters::default(),
+            violation: None,
+            trace: cfg.trace.then(String::new),
+            settled_at: T0,
+        };
+        for i in 0..world.params.runs {
+            let r = &mut world.rng;
+            let settings = JobSettings {
+                poll_s: r.between(1, MAX_POLL_SECONDS),
+                timeout_min: if r.below(20) == 0 { 0 } else { r.between(1, 10) },
+                lease_min: r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES),
+                hold_ms: r.below(world.params.hold_max_ms + 1),
+                deadline_s: if r.below(3) == 0 { Some(r.between(30, 300)) } else { None },
+                release_on_exit: r.below(10) != 0,
+            };
+            let start_at = T0 + r.below(world.params.start_spread_ms + 1);
+            world.runs.push(Run { run_id: 4_000 + i as u64, settings, attempts: Vec::new(), needs_rerun: false, rerun_pending: false });
+            let c = world.new_attempt(i);
+            world.push(start_at, Ev::JobStart(c));
+        }
+        world.counters.seeds = 1;
+        world.counters.runs = world.params.runs as u64;
+        world
+    }
+
+    /// Runs the seed to its end: everything settled, the bound passed, or a violation found.
+    pub fn run(mut self) -> Finished {
+        let bound = T0 + self.params.bound_ms;
+        let mut unsettled = None;
+        while let Some(Reverse(q)) = self.queue.pop() {
+            if q.at > bound || self.counters.events >= MAX_EVENTS {
+                unsettled = Some(q.at);
+                break;
+            }
+            self.now = q.at;
+            self.counters.events += 1;
+            self.dispatch(q.ev);
+            if self.violation.is_some() {
+                break;
+            }
+        }
+        self.settled_at = self.now;
+        if self.violation.is_none() {
+            self.final_checks(unsettled);
+        }
+        let sim = self.now - T0;
+        self.counters.sim_ms = sim;
+        self.counters.max_sim_ms = sim;
+        if let (Some(v), Some(t)) = (&self.violation, self.trace.as_mut()) {
+            let _ = writeln!(t, "{}", v.line());
+        }
+        Finished { counters: self.counters, violation: self.violation, trace: self.trace }
+    }
+
+    fn push(&mut self, at: Millis, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse(Queued { at, seq: self.seq, ev }));
+    }
+
+    pub fn faulty(&self) -> bool {
+        self.now < T0 + self.params.profile.until
+    }
+
+    pub fn count(&mut self, fault: Fault) {
+        self.counters.faults[fault.index()] += 1;
+    }
+
+    pub fn t(&self) -> String {
+        fmt_t(self.now)
+    }
+
+    pub fn log(&mut self, line: impl FnOnce(&World) -> String) {
+        if self.trace.is_none() {
+            return;
+        }
+        let text = format!("{:>11} {}", self.t(), line(self));
+        if let Some(t) = self.trace.as_mut() {
+            t.push_str(&text);
+            t.push('\n');
+        }
+    }
+
+    pub fn who(&self, c: usize) -> String {
+        let cl = &self.clients[c];
+        let zombie = if cl.zombie_since.is_some() { " zombie" } else { "" };
+        format!("c{c}({}#{}{zombie})", self.runs[cl.run].run_id, cl.attempt)
+    }
+
+    pub fn violate(&mut self, invariant: Invariant, message: String) {
+        let v = Violation { seed: self.seed, invariant, at: self.now - T0, message };
+        if self.violation.is_none() {
+            self.violation = Some(v);
+        }
+    }
+
+    fn new_attempt(&mut self, run: usize) -> usize {
+        let c = self.clients.len();
+        let attempt = self.runs[run].attempts.len() as u32 + 1;
+        let p = &self.params.profile;
+        let (max_offset, max_drift) = (p.max_offset_ms, p.max_drift_ppm);
+        let clock = if max_offset > 0 {
+            self.count(Fault::ClockSkew);
+            Clock {
+                offset_ms: self.rng.between(0, 2 * max_offset) as i64 - max_offset as i64,
+                drift_ppm: self.rng.between(0, 2 * max_drift) as i64 - max_drift as i64,
+            }
+        } else {
+            Clock { offset_ms: 0, drift_ppm: 0 }
+        };
+        let nonce = format!("{:016x}", self.rng.next_u64());
+        let holder_id = leasehold_core::ids::holder_id(REPOSITORY, self.runs[run].run_id, "build", "");
+        self.clients.push(Client {
+            run,
+            attempt,
+            holder_id,
+            runner: format!("sim-runner-{c}"),
+            clock,
+            stage: Stage::NotStarted,
+            op: None,
+            op_started: 0,
+            op_gen: 0,
+            cancelled: false,
+            cancel_told: false,
+            sleeping: false,
+            read_predecessor: false,
+            epoch: 0,
+            paused_until: 0,
+            zombie_since: None,
+            crashed: false,
+            nonce,
+            holding: None,
+            belief_until: None,
+            stale_answer_ms: None,
+            acquired_late: None,
+            token_ready_at: 0,
+            seen_version: None,
+            recent_sends: std::collections::VecDeque::new(),
+            acquire_result: None,
+            acquire_revision: None,
+            release_result: None,
+        });
+        self.runs[run].attempts.push(c);
+        self.counters.attempts += 1;
+        c
+    }
+
+    fn inputs(&self, c: usize, kind: OperationKind) -> BTreeMap<String, String> {
+        let cl = &self.clients[c];
+        let run = &self.runs[cl.run];
+        let s = &run.settings;
+        let mut m = BTreeMap::new();
+        let mut put = |k: &str, v: String| {
+            m.insert(k.to_string(), v);
+        };
+        put("lock", LOCK.into());
+        put("GITHUB_REPOSITORY", REPOSITORY.into());
+        put("GITHUB_RUN_ID", run.run_id.to_string());
+        put("GITHUB_RUN_ATTEMPT", cl.attempt.to_string());
+        put("GITHUB_JOB", "build".into());
+        put("RUNNER_NAME", cl.runner.clone());
+        match kind {
+            OperationKind::Acquire => {
+                put("poll-seconds", s.poll_s.to_string());
+                put("timeout-minutes", s.timeout_min.to_string());
+                put("lease-minutes", s.lease_min.to_string());
+            }
+            OperationKind::Release => {
+                if let Some(d) = s.deadline_s {
+                    put("release-deadline-seconds", d.to_string());
+                }
+            }
+            OperationKind::Cleanup => {
+                // The post step reads acquire's inputs plus what acquire saved as state.
+                put("poll-seconds", s.poll_s.to_string());
+                put("timeout-minutes", s.timeout_min.to_string());
+                put("lease-minutes", s.lease_min.to_string());
+                put("holder-id", cl.holder_id.clone());
+                put("nonce", cl.nonce.clone());
+                put("release-on-exit", s.release_on_exit.to_string());
+                if let Some(revision) = cl.acquire_revision {
+                    put("min-revision", revision.to_string());
+                }
+            }
+            // Jobs do not run these (yet).
+            _ => {}
+        }
+        m
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::JobStart(c) => {
+                let token_lag = self.faulty() && self.params.profile.token_lag;
+                if token_lag {
+                    self.clients[c].token_ready_at = self.now + self.rng.between(0, 8_000);
+                }
+                self.log(|w| {
+                    let k = &w.clients[c].clock;
+                    format!("{} job starts (attempt {}; clock offset {} ms, drift {} ppm)", w.who(c), w.clients[c].attempt, k.offset_ms, k.drift_ppm)
+                });
+                let at = self.now + self.rng.between(0, 120_000);
+                if at < T0 + self.params.profile.until && self.rng.ppm(self.params.profile.cancel_ppm) {
+                    self.push(at, Ev::Cancel(c));
+                }
+                self.start_op(c, OperationKind::Acquire);
+            }
+            Ev::Arrive(req) => self.arrive(req),
+            Ev::Respond(req) => {
+                let c = self.requests[req].client;
+                if self.abandoned(req) || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.requests[req].answered = true;
+                let reply = self.requests[req].reply.take().expect("a processed request has a reply");
+                self.deliver(c, req, reply);
+            }
+            Ev::Timeout(req) => {
+                let c = self.requests[req].client;
+                if self.abandoned(req) || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.requests[req].answered = true;
+                let reply = Reply::Transport { sent: true, message: "request timed out and was aborted".into() };
+                self.deliver(c, req, reply);
+            }
+            Ev::Timer(c, epoch) => {
+                if self.clients[c].epoch != epoch || !self.clients[c].live() || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.clients[c].sleeping = false;
+                let now = self.clients[c].clock.local(self.now);
+                self.feed(c, Event::Timer { now });
+            }
+            Ev::HoldEnd(c, epoch) => {
+                if self.clients[c].epoch != epoch || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.start_op(c, OperationKind::Release);
+            }
+            Ev::HoldCrash(c, epoch) => {
+                if self.clients[c].epoch != epoch || self.clients[c].stage != Stage::Hold {
+                    return;
+                }
+                self.crash(c, Fault::CrashInHold);
+            }
+            Ev::RerunStart(run) => {
+                self.runs[run].rerun_pending = false;
+                self.runs[run].needs_rerun = false;
+                for i in 0..self.runs[run].attempts.len() {
+                    let c = self.runs[run].attempts[i];
+                    if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
+                        self.clients[c].zombie_since = Some(self.now);
+                        self.count(Fault::Zombie);
+                        self.log(|w| format!("{} declared lost by GitHub while alive: a zombie from now on", w.who(c)));
+                    }
+                }
+                let c = self.new_attempt(run);
+                self.count(Fault::Rerun);
+                self.push(self.now, Ev::JobStart(c));
+            }
+            Ev::Cancel(c) => {
+                if self.held_by_pause(c, ev) {
+                    return;
+                }
+                match self.clients[c].stage {
+                    Stage::Acquire => {
+                        self.count(Fault::Cancel);
+                        self.clients[c].cancelled = true;
+                        let gen = self.clients[c].op_gen;
+                        self.log(|w| format!("{} run cancelled: SIGINT to the acquire step", w.who(c)));
+                        self.push(self.now + 10_000, Ev::KillStep(c, gen));
+                        // Sleeping: the driver stops waiting and tells the core at once.
+                        if self.clients[c].sleeping {
+                            self.clients[c].epoch += 1;
+                            self.tell_cancel(c);
+                        }
+                    }
+                    Stage::Hold => {
+                        // The work step is cancelled; the release step (always()) runs.
+                        self.count(Fault::Cancel);
+                        self.clients[c].cancelled = true;
+                        self.log(|w| format!("{} run cancelled during the work step", w.who(c)));
+                        self.start_op(c, OperationKind::Release);
+                    }
+                    // always() steps are not cancelled; a job not started yet never runs.
+                    _ => {}
+                }
+            }
+            Ev::KillStep(c, gen) => {
+                if self.clients[c].op_gen != gen || self.clients[c].stage != Stage::Acquire {
+                    return;
+                }
+                // A paused process is killed all the same.
+                self.log(|w| format!("{} acquire step killed 10 s after the cancel signal", w.who(c)));
+                *self.counters.results.entry("acquire killed".into()).or_default() += 1;
+                self.clients[c].paused_until = 0;
+                self.start_op(c, OperationKind::Release);
+            }
+        }
+    }
+
+    /// An answer to a request the client no longer waits for (answered, or its operation or the
+    /// job is over) is dropped.
+    fn abandoned(&self, req: usize) -> bool {
+        let r = &self.requests[req];
+        let cl = &self.clients[r.client];
+        r.answered || !cl.live() || cl.op_gen != r.op_gen
+    }
+
+    fn tell_cancel(&mut self, c: usize) {
+        self.clients[c].cancel_told = true;
+        self.clients[c].sleeping = false;
+        let now = self.clients[c].clock.local(self.now);
+        self.feed(c, Event::Cancel { now });
+    }
+
+    /// Defers `ev` while the client's process is paused; may start a pause (a fault).
+    fn held_by_pause(&mut self, c: usize, ev: Ev) -> bool {
+        if self.clients[c].paused_until > self.now {
+            let at = self.clients[c].paused_until;
+            self.push(at, ev);
+            return true;
+        }
+        if self.faulty() && self.rng.ppm(self.params.profile.pause_ppm) {
+            let lease = self.runs[self.clients[c].run].settings.lease_min * 60_000;
+            let pause = lease + self.rng.between(1_000, lease);
+            let until = self.now + pause;
+            self.clients[c].paused_until = until;
+            self.count(Fault::Pause);
+            self.log(|w| format!("{} process paused for {} ms (lease {} ms)", w.who(c), pause, lease));
+            let run = self.clients[c].run;
+            if self.rng.ppm(self.params.profile.zombie_ppm) && !self.runs[run].rerun_pending {
+                self.runs[run].rerun_pending = true;
+                // GitHub notices the lost runner at any time in the pause, or late in it.
+                let at = if self.rng.below(2) == 0 {
+                    self.now + self.rng.between(5_000, pause - 1_000)
+                } else {
+                    (until - self.rng.between(1_000, 120_000)).max(self.now + 5_000)
+                };
+                self.push(at, Ev::RerunStart(run));
+            }
+            self.push(until, ev);
+            return true;
+        }
+        false
+    }
+
+    fn start_op(&mut self, c: usize, kind: OperationKind) {
+        let inputs = self.inputs(c, kind);
+        let nonce = match kind {
+            OperationKind::Acquire => self.clients[c].nonce.clone(),
+            _ => format!("{:016x}", self.rng.next_u64()),
+        };
+        let entropy = Entropy { seed: self.rng.next_u64(), nonce };
+        let (op, _plan) = Operation::new(kind, &inputs, &entropy).expect("the simulation's inputs are valid");
+        let cl = &mut self.clients[c];
+        cl.op = Some(op);
+        cl.op_started = self.now;
+        cl.op_gen += 1;
+        cl.epoch += 1;
+        cl.sleeping = false;
+        cl.read_predecessor = false;
+        cl.seen_version = None;
+        cl.belief_until = None;
+        cl.holding = None;
+        cl.stage = match kind {
+            OperationKind::Acquire => Stage::Acquire,
+            OperationKind::Release => Stage::Release,
+            OperationKind::Cleanup => Stage::Cleanup,
+            _ => unreachable!("jobs run acquire, release and cleanup only"),
+        };
+        match kind {
+            OperationKind::Acquire => self.counters.acquires += 1,
+            OperationKind::Release => self.counters.releases += 1,
+            _ => self.counters.cleanups += 1,
+        }
+        self.log(|w| format!("{} {:?} starts", w.who(c), kind));
+        let now = self.clients[c].clock.local(self.now);
+        self.feed(c, Event::Start { now });
+    }
+
+    fn feed(&mut self, c: usize, event: Event) {
+        self.counters.client_ops += 1;
+        let result = self.clients[c].op.as_mut().expect("a running operation").step(event);
+        match result {
+            Err(e) => {
+                self.violate(Invariant::Protocol, format!("{}: the core refused an event: {e}", self.who(c)));
+            }
+            Ok(step) => {
+                if self.trace.is_some() {
+                    for line in &step.log {
+                        let text = format!("{} core says: {}", self.who(c), line.text);
+                        self.log(|_| text);
+                    }
+                }
+                self.perform(c, step.command);
+            }
+        }
+    }
+
+    fn perform(&mut self, c: usize, command: Command) {
+        match command {
+            Command::Sleep { until_ms, reason } => {
+                let cl = &mut self.clients[c];
+                if cl.cancelled && !cl.cancel_told && cl.stage == Stage::Acquire {
+                    // The driver does not sleep once the cancel signal arrived: it tells the core.
+                    return self.tell_cancel(c);
+                }
+                cl.sleeping = true;
+                cl.epoch += 1;
+                let epoch = cl.epoch;
+                let at = cl.clock.real_at(until_ms, self.now);
+                self.log(|w| format!("{} sleeps {:?} for {} ms", w.who(c), reason, at - w.now));
+                if reason == SleepReason::Poll {
+                    self.counters.polls += 1;
+                }
+                self.push(at, Ev::Timer(c, epoch));
+            }
+            Command::Finish { outcome } => self.finished(c, *outcome),
+            request => self.send(c, request, None),
+        }
+    }
+
+    fn send(&mut self, c: usize, command: Command, write: Option<usize>) {
+        self.counters.requests += 1;
+        let timeout = match &command {
+            Command::ReadFile { timeout_ms, .. } => {
+                self.counters.reads += 1;
+                *timeout_ms
+            }
+            Command::WriteFile { timeout_ms, .. } => {
+                self.counters.writes += 1;
+                *timeout_ms
+            }
+            Command::CreateTree { timeout_ms, .. } | Command::CreateCommit { timeout_ms, .. } | Command::CreateBranch { timeout_ms, .. } => {
+                self.counters.creates += 1;
+                *timeout_ms
+            }
+            Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
+        };
+        let write = match (write, &command) {
+            (Some(w), _) => {
+                self.writes[w].sends += 1;
+                Some(w)
+            }
+            (None, Command::WriteFile { .. }) => {
+                self.writes.push(WriteRec { client: c, sends: 1, applied: Vec::new(), fed: None });
+                Some(self.writes.len() - 1)
+            }
+            _ => None,
+        };
+        let req = self.requests.len();
+        self.log(|w| format!("{} → {}", w.who(c), describe(&command)));
+        let what = match &command {
+            Command::ReadFile { path, .. } if path.ends_with(".config.json") => "GET config",
+            Command::ReadFile { .. } => "GET state",
+            Command::WriteFile { .. } => "PUT state",
+            _ => "POST git",
+        };
+        self.check_rate(c, what);
+        if let (Some(w), Command::WriteFile { sha, .. }) = (write, &command) {
+            // A new write of the core (the planted driver bug's re-sends are not).
+            if self.writes[w].sends == 1 {
+                self.check_write_base(c, sha.as_deref());
+            }
+        }
+        let op_gen = self.clients[c].op_gen;
+        self.requests.push(Request { client: c, op_gen, command, write, reply: None, answered_at: self.now, answered: false, served: None });
+        let p = &self.params.profile;
+        let (not_sent, late, crash) = (p.not_sent_ppm, p.late_arrival_ppm, p.crash_in_flight_ppm);
+        let faulty = self.faulty();
+        if faulty && self.rng.ppm(not_sent) {
+            self.count(Fault::NotSent);
+            self.requests[req].reply = Some(Reply::Transport { sent: false, message: "ECONNREFUSED".into() });
+            let at = self.now + self.rng.between(1, 100);
+            self.push(at, Ev::Respond(req));
+            return;
+        }
+        let up = if faulty && self.rng.ppm(late) {
+            self.count(Fault::LateArrival);
+            timeout + self.rng.between(1, 10_000)
+        } else {
+            self.rng.between(5, 250)
+        };
+        self.push(self.now + up, Ev::Arrive(req));
+        self.push(self.now + timeout, Ev::Timeout(req));
+        if faulty && self.rng.ppm(crash) {
+            self.crash(c, Fault::CrashInFlight);
+        }
+    }
+
+    fn draw_request_fault(&mut self) -> Option<Fault> {
+        let roll = self.rng.below(1_000_000);
+        let mut acc = 0u64;
+        for (fault, ppm) in REQUEST_FAULTS.iter().zip(self.params.profile.request_ppm) {
+            acc += u64::from(ppm);
+            if roll < acc {
+                return Some(*fault);
+            }
+        }
+        None
+    }
+
+    /// The request reaches GitHub: it is processed atomically, now.
+    fn arrive(&mut self, req: usize) {
+        let c = self.requests[req].client;
+        let mut fault = if self.faulty() { self.draw_request_fault() } else { None };
+        if fault.is_none() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
+            fault = Some(Fault::Unauthorized);
+        }
+        let placeholder = Command::Sleep { until_ms: 0, reason: SleepReason::Poll };
+        let command = std::mem::replace(&mut self.requests[req].command, placeholder);
+        let write = self.requests[req].write;
+        let counted = self.counters.faults;
+        let (mut reply, applied, served) = self.process(&command, fault, write);
+        // The trace names a drawn fault only if it took effect (it is counted when it does): a
+        // stale read drawn for a write, or a 409 for a read, changes nothing.
+        let shown = fault.filter(|_| self.counters.faults != counted);
+        // GitHub puts its `date` header on every HTTP answer, errors included.
+        if let Reply::Http { date: date @ None, .. } = &mut reply {
+            *date = Some(http_date(self.now));
+        }
+        self.requests[req].served = served;
+        let timeout = command_timeout(&command);
+        self.requests[req].command = command;
+        if let (Some(v), Some(w)) = (applied, write) {
+            self.writes[w].applied.push(v);
+            self.counters.commits += 1;
+            self.log(|w| {
+                let st = w.store.versions[v].state.as_ref().ok();
+                format!(
+                    "server commits version {} of the state by {}: revision {}, holders {:?}, queue {:?}",
+                    v,
+                    w.who(c),
+                    st.map(|s| s.revision).unwrap_or(0),
+                    st.map(|s| s.holders.iter().map(|h| (h.holder_id.rsplit(':').nth(1).unwrap_or("?").to_string(), h.fence)).collect::<Vec<_>>())
+                        .unwrap_or_default(),
+                    st.map(|s| s.queue.iter().map(|q| q.holder_id.rsplit(':').nth(1).unwrap_or("?").to_string()).collect::<Vec<_>>())
+                        .unwrap_or_default(),
+                )
+            });
+            self.on_commit(v);
+        }
+        let down = if fault == Some(Fault::SlowAnswer) { timeout + self.rng.between(1, 5_000) } else { self.rng.between(5, 250) };
+        self.log(|w| format!("server answers {} with {}{}", w.who(c), describe_reply(&reply), shown.map(|f| format!(" [fault: {}]", f.name())).unwrap_or_default()));
+        self.requests[req].reply = Some(reply);
+        self.requests[req].answered_at = self.now;
+        self.push(self.now + down, Ev::Respond(req));
+    }
+
+    /// GitHub processing one request, with the drawn fault. Returns the answer and the version
+    /// it committed, if any.
+    fn process(&mut self, command: &Command, fault: Option<Fault>, write: Option<usize>) -> (Reply, Option<usize>, Option<usize>) {
+        if let Some(reply) = self.refusal(fault) {
+            return (reply, None, None);
+        }
+        let mut served = None;
+        let (reply, applied) = match command {
+            Command::ReadFile { path, git_ref, if_none_match, .. } => {
+                let stale = (fault == Some(Fault::StaleRead)).then_some(self.params.profile.stale_window_ms);
+                let (reply, older, version) = match stale {
+                    Some(window) => self.store.read(path, git_ref.as_deref(), if_none_match.as_deref(), self.now, Some((window, &mut self.rng))),
+                    None => self.store.read(path, git_ref.as_deref(), if_none_match.as_deref(), self.now, None),
+                };
+                if older {
+                    self.count(Fault::StaleRead);
+                }
+                served = version;
+                if matches!(reply, Reply::NotModified) {
+                    self.counters.not_modified += 1;
+                }
+                (reply, None)
+            }
+            Command::WriteFile { path, branch, content, sha, .. } => {
+                if fault == Some(Fault::Unrelated409) && self.store.branch_exists {
+                    self.count(Fault::Unrelated409);
+                    self.store.unrelated_commit();
+                    let head = self.store.branch_commits;
+                    return (http(409, &format!("refs/heads/{branch} is at c{head:039} but expected c{:039}", head - 1)), None, None);
+                }
+                let w = write.expect("a write has a record");
+                let (reply, applied) = self.store.write(path, branch, content, sha.as_deref(), self.now, w);
+                if matches!(reply, Reply::Http { status: 409 | 422, .. }) {
+                    self.counters.conflicts += 1;
+                }
+                (reply, applied.then(|| self.store.versions.len() - 1))
+            }
+            Command::CreateTree { files, .. } => {
+                let files: Vec<(String, String)> = files.iter().map(|f| (f.path.clone(), f.content.clone())).collect();
+                (self.store.create_tree(&files), None)
+            }
+            Command::CreateCommit { message, tree, .. } => (self.store.create_commit(tree, message), None),
+            Command::CreateBranch { branch, sha, .. } => (self.store.create_branch(branch, sha), None),
+            Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
+        };
+        let reply = match fault {
+            Some(Fault::LostAck502) => {
+                self.count(Fault::LostAck502);
+                http(502, "Server Error")
+            }
+            Some(Fault::LostAckReset) => {
+                self.count(Fault::LostAckReset);
+                Reply::Transport { sent: true, message: "ECONNRESET".into() }
+            }
+            Some(Fault::SlowAnswer) => {
+                self.count(Fault::SlowAnswer);
+                reply
+            }
+            _ => reply,
+        };
+        (reply, applied, served)
+    }
+
+    /// An answer refused before anything is processed: 5xx, 401, rate limits.
+    fn refusal(&mut self, fault: Option<Fault>) -> Option<Reply> {
+        let fault = fault?;
+        let date = Some(http_date(self.now));
+        let limited = |status: u16, message: &str, retry_after: Option<String>, date: Option<String>| Reply::Http {
+            status,
+            message: message.into(),
+            retry_after,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
+            date,
+        };
+        let reply = match fault {
+            Fault::ServerError => {
+                let status = self.rng.pick(&[500, 502, 503, 504]);
+                http(status, "Server Error")
+            }
+            Fault::Unauthorized => http(401, "Bad credentials"),
+            Fault::RateLimit403RetryAfter | Fault::RateLimit429RetryAfter => {
+                let secs = self.rng.between(0, 60);
+                let retry_after = if self.rng.below(2) == 0 { secs.to_string() } else { http_date(self.now + secs * 1_000) };
+                let status = if fault == Fault::RateLimit403RetryAfter { 403 } else { 429 };
+                limited(status, "You have exceeded a secondary rate limit.", Some(retry_after), date)
+            }
+            Fault::RateLimit403NoRetryAfter => limited(403, "You have exceeded a secondary rate limit.", None, date),
+            Fault::RateLimit429NoRetryAfter => limited(429, "Too Many Requests", None, date),
+            Fault::RateLimitPrimary => Reply::Http {
+                status: 403,
+                message: "API rate limit exceeded for installation.".into(),
+                retry_after: None,
+                ratelimit_remaining: Some(0),
+                ratelimit_reset: Some(self.now / 1_000 + self.rng.between(1, 120)),
+                date,
+            },
+            _ => return None,
+        };
+        self.count(fault);
+        Some(reply)
+    }
+
+    /// An answer (or the client's own timeout) reaches the driver.
+    fn deliver(&mut self, c: usize, req: usize, reply: Reply) {
+        if let Some(w) = self.requests[req].write {
+            if self.cfg.planted == Some(PlantedBug::ResendUnknownWrite) && fed_class(&reply) == Fed::Unknown && self.writes[w].sends < 3 {
+                // Planted (driver side): a naive HTTP retry of a write whose outcome is unknown,
+                // hiding the first answer from the core.
+                let command = self.requests[req].command.clone();
+                self.log(|w| format!("{} (planted bug) re-sends the write after {}", w.who(c), describe_reply(&reply)));
+                self.send(c, command, Some(w));
+                return;
+            }
+            if matches!(reply, Reply::Written { .. }) && self.faulty() && self.rng.ppm(self.params.profile.crash_after_write_ppm) {
+                self.crash(c, Fault::CrashAfterWrite);
+                return;
+            }
+            self.writes[w].fed = Some(fed_class(&reply));
+            self.check_write_view(w);
+        }
+        if let (Some(v), Stage::Release | Stage::Cleanup, Reply::File { .. }) = (self.requests[req].served, self.clients[c].stage, &reply) {
+            let cl = &self.clients[c];
+            let earlier = self.store.versions[v].state.as_ref().is_ok_and(|st| {
+                st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.run.run_attempt < cl.attempt)
+                    || st.queue.iter().any(|q| q.holder_id == cl.holder_id && q.run.run_attempt < cl.attempt)
+            });
+            if earlier {
+                self.clients[c].read_predecessor = true;
+            }
+        }
+        let shown = match &reply {
+            Reply::File { .. } | Reply::NotModified => self.requests[req].served,
+            Reply::Written { .. } => self.requests[req].write.and_then(|w| self.writes[w].applied.first().copied()),
+            _ => None,
+        };
+        if let Some(v) = shown {
+            let cl = &mut self.clients[c];
+            cl.seen_version = Some(cl.seen_version.map_or(v, |s| s.max(v)));
+        }
+        self.log(|w| format!("{} ← {}", w.who(c), describe_reply(&reply)));
+        let age = self.now - self.requests[req].answered_at;
+        self.clients[c].stale_answer_ms = (age > crate::world::LATE_ANSWER_MS && !matches!(reply, Reply::Transport { .. })).then_some(age);
+        let now = self.clients[c].clock.local(self.now);
+        self.feed(c, Event::Reply { now, reply });
+    }
+
+    fn finished(&mut self, c: usize, outcome: Outcome) {
+        let result = outcome.result;
+        let stage = self.clients[c].stage;
+        let what = match stage {
+            Stage::Acquire => "acquire",
+            Stage::Release => "release",
+            _ => "cleanup",
+        };
+        *self.counters.results.entry(format!("{what} {}", result.as_str())).or_default() += 1;
+        self.clients[c].op = None;
+        self.log(|w| {
+            format!(
+                "{} {:?} finishes: {}{}{}{}",
+                w.who(c),
+                stage,
+                result.as_str(),
+                outcome.fence.map(|f| format!(" fence {f}")).unwrap_or_default(),
+                outcome.lease.as_ref().map(|l| format!(" (lease: expiresAt {}, local deadline in {} ms)", fmt_t(l.expires_at), l.local_deadline as i64 - w.clients[c].clock.local(w.now) as i64)).unwrap_or_default(),
+                outcome.error.as_ref().map(|e| format!(" ({}: {})", e.code, e.message)).unwrap_or_default()
+            )
+        });
+        let quiet = self.clients[c].op_started >= T0 + self.params.profile.until;
+        // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are not excused.
+        let cancelled_acquire = stage == Stage::Acquire && self.clients[c].cancelled;
+        if quiet && self.clients[c].zombie_since.is_none() && !cancelled_acquire && !outcome.success {
+            let error = outcome.error.as_ref().map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_default();
+            self.violate(
+                Invariant::Liveness,
+                format!("{} {:?} started after faults stopped and ended {} ({error})", self.who(c), stage, result.as_str()),
+            );
+            return;
+        }
+        match stage {
+            Stage::Acquire => {
+                self.clients[c].acquire_result = Some(result);
+                self.clients[c].acquire_revision = outcome.state.as_ref().map(|s| s.revision);
+                if result == ResultWord::Acquired {
+                    let fence = outcome.fence.unwrap_or(0);
+                    let nonce = outcome.nonce.clone().unwrap_or_default();
+                    // A guard stops the work at the lease's local deadline (no renewal yet).
+                    let until = outcome.lease.as_ref().map(|l| self.clients[c].clock.real_at(l.local_deadline, self.now));
+                    if until.is_some_and(|u| u <= self.now) {
+                        // Acquired, but the deadline has passed (a pause longer than the lease
+                        // between the write and its answer): the guard never starts the work.
+                        self.counters.acquired_past_deadline += 1;
+                        self.log(|w| format!("{} acquired with its lease's local deadline already past: no work", w.who(c)));
+                    } else {
+                        self.check_acquired(c, fence, &nonce);
+                    }
+                    let cl = &mut self.clients[c];
+                    cl.holding = Some(fence);
+                    cl.stage = Stage::Hold;
+                    cl.epoch += 1;
+                    let epoch = cl.epoch;
+                    cl.belief_until = until;
+                    cl.acquired_late = cl.stale_answer_ms;
+                    let mut hold = self.runs[cl.run].settings.hold_ms;
+                    if let Some(until) = cl.belief_until {
+                        hold = hold.min(until.saturating_sub(self.now));
+                    }
+                    if self.faulty() && self.rng.ppm(self.params.profile.crash_in_hold_ppm) {
+                        let at = self.now + self.rng.below(hold + 1);
+                        self.push(at, Ev::HoldCrash(c, epoch));
+                    } else {
+                        self.push(self.now + hold, Ev::HoldEnd(c, epoch));
+                    }
+                } else {
+                    self.start_op(c, OperationKind::Release);
+                }
+            }
+            Stage::Release => {
+                self.clients[c].release_result = Some(result);
+                if matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop) {
+                    self.check_released(c, result);
+                }
+                if self.violation.is_none() {
+                    self.start_op(c, OperationKind::Cleanup);
+                }
+            }
+            Stage::Cleanup => {
+                self.clients[c].stage = Stage::Done;
+                // The cleanup's noop is not confirmed by a write (best effort): only the release
+                // step's success, or a cleanup that removed the claim, leaves the lock clean.
+                let removed = matches!(result, ResultWord::Released | ResultWord::QueueCleaned);
+                if removed {
+                    self.check_released(c, result);
+                }
+                let released = self.clients[c].release_result.is_some_and(|r| matches!(r, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop));
+                self.job_ended(c, released || removed);
+            }
+            Stage::NotStarted | Stage::Hold | Stage::Done => unreachable!("no operation runs in {stage:?}"),
+        }
+    }
+
+    fn crash(&mut self, c: usize, kind: Fault) {
+        self.count(kind);
+        self.log(|w| format!("{} crashes ({})", w.who(c), kind.name()));
+        let cl = &mut self.clients[c];
+        cl.crashed = true;
+        cl.holding = None;
+        cl.stage = Stage::Done;
+        cl.op = None;
+        cl.epoch += 1;
+        cl.op_gen += 1;
+        self.job_ended(c, false);
+    }
+
+    /// A job attempt is over. One that may have left an entry behind (crashed, or its release
+    /// was not confirmed) is rerun, as an operator reruns a failed job; so, now and then while
+    /// faults last, is one that ended cleanly.
+    fn job_ended(&mut self, c: usize, clean: bool) {
+        let run = self.clients[c].run;
+        if !clean || (self.faulty() && self.rng.ppm(self.params.profile.rerun_ok_ppm)) {
+            self.runs[run].needs_rerun = true;
+        }
+        // A zombie's end may allow the rerun that waited for it, and so may any attempt's.
+        self.maybe_rerun(run);
+    }
+
+    fn maybe_rerun(&mut self, run: usize) {
+        let r = &self.runs[run];
+        if !r.needs_rerun || r.rerun_pending {
+            return;
+        }
+        // GitHub reruns a run only once it is over: no attempt of it may still be running
+        // (a zombie is running, but GitHub believes it is over).
+        if r.attempts.iter().any(|&a| self.clients[a].live() && self.clients[a].zombie_since.is_none()) {
+            return;
+        }
+        self.runs[run].rerun_pending = true;
+        let at = self.now + self.rng.between(RERUN_DELAY_MS.0, RERUN_DELAY_MS.1);
+        self.push(at, Ev::RerunStart(run));
+    }
+}
+
+fn command_timeout(command: &Command) -> Millis {
+    match command {
+        Command::ReadFile { timeout_ms, .. }
+        | Command::WriteFile { timeout_ms, .. }
+        | Command::CreateTree { timeout_ms, .. }
+        | Command::CreateCommit { timeout_ms, .. }
+        | Command::CreateBranch { timeout_ms, .. } => *timeout_ms,
+        Command::Sleep { .. } | Command::Finish { .. } => 0,
+    }
+}
+
+pub fn fed_class(reply: &Reply) -> Fed {
+    match reply {
+        Reply::Written { sha, .. } => Fed::Success(sha.clone()),
+        Reply::Transport { sent: false, .. } => Fed::Definite("not sent".into()),
+        Reply::Transport { sent: true, .. } => Fed::Unknown,
+        Reply::Http { status, .. } if *status >= 500 => Fed::Unknown,
+        Reply::Http { status, .. } => Fed::Definite(format!("HTTP {status}")),
+        other => Fed::Definite(format!("{other:?}")),
+    }
+}
+
+pub fn fmt_t(t: Millis) -> String {
+    let rel = t.saturating_sub(T0);
+    format!("{}.{:03}s", rel / 1_000, rel % 1_000)
+}
+
+fn describe(command: &Command) -> String {
+    match command {
+        Command::ReadFile { path, if_none_match, .. } => {
+            format!("GET {path}{}", if if_none_match.is_some() { " (if-none-match)" } else { "" })
+        }
+        Command::WriteFile { content, sha, message, .. } => {
+            let revision = serde_json::from_str::<serde_json::Value>(content).ok().and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
+            format!(
+                "PUT state revision {} {} ({message})",
+                revision.unwrap_or(0),
+                sha.as_deref().map(|s| format!("sha {}", &s[..8])).unwrap_or_else(|| "create".into())
+            )
+        }
+        Command::CreateTree { .. } => "POST git/trees".into(),
+        Command::CreateCommit { .. } => "POST git/commits".into(),
+        Command::CreateBranch { branch, .. } => format!("POST git/refs {branch}"),
+        Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
+    }
+}
+
+fn describe_reply(reply: &Reply) -> String {
+    match reply {
+        Reply::File { sha, content, .. } => {
+            let revision = serde_json::from_str::<serde_json::Value>(content).ok().and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
+            format!("200 sha {} revision {}", &sha[..8], revision.map(|r| r.to_string()).unwrap_or_else(|| "-".into()))
+        }
+        Reply::NotModified => "304".into(),
+        Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
+        Reply::Created { sha } => format!("201 created {}", &sha[..8]),
+        Reply::Http { status, message, retry_after, .. } => {
+            format!("{status} {}{}", message.lines().next().unwrap_or(""), retry_after.as_ref().map(|r| format!(" (retry-after {r})")).unwrap_or_default())
+        }
+        Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
+    }
+}
