@@ -17,7 +17,7 @@ use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
 use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::protocol::{Failure, LeaseView, Outcome, ResultWord, Stats};
+use crate::protocol::{Failure, LeaseView, Outcome, ResultWord};
 use crate::lease::LeasePolicy;
 use crate::retry::{RetryPolicy, Rng};
 use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
@@ -125,23 +125,16 @@ impl AcquirePlanner {
 
     fn outcome(&self, result: ResultWord, now: Millis) -> Outcome {
         let acquired = result == ResultWord::Acquired;
-        Outcome {
+        let mut o = Outcome::new(
             result,
-            success: matches!(result, ResultWord::Acquired | ResultWord::Timeout),
-            lock: self.s.lock.clone(),
-            holder_id: self.s.holder_id.clone(),
-            acquired: Some(acquired),
-            released: None,
-            fence: None,
-            nonce: None,
-            wait_ms: Some(now.saturating_sub(self.started_at)),
-            queue_position: self.queue_position,
-            capacity: None,
-            error: None,
-            state: None,
-            stats: Stats::default(),
-            lease: None,
-        }
+            matches!(result, ResultWord::Acquired | ResultWord::Timeout),
+            &self.s.lock,
+            &self.s.holder_id,
+        );
+        o.acquired = Some(acquired);
+        o.wait_ms = Some(now.saturating_sub(self.started_at));
+        o.queue_position = self.queue_position;
+        o
     }
 
     fn held(&mut self, holder: &Holder, now: Millis, lease: LeaseView) -> Decision {

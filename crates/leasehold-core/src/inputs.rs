@@ -136,6 +136,30 @@ impl<'a> Reader<'a> {
         Ok((lock.into(), repository.into(), branch.into()))
     }
 
+    /// The holder id to act on: `holder-id` when given (it must belong to this workflow run: an
+    /// explicit target is for a fallback job of the same run, never another run's holding),
+    /// else this job's own, rebuilt from the run context and `holder-suffix`.
+    pub fn holder_id(&self, run: &RunIdentity) -> Result<String, InputError> {
+        match self.get_exact("holder-id") {
+            Some(explicit) => {
+                ids::validate_holder_id("holder-id", explicit)?;
+                let own_run = format!("{}:{}:", run.repository, run.run_id);
+                if !explicit.starts_with(&own_run) {
+                    return Err(InputError::new("holder-id", &format!("must belong to this workflow run (start with {own_run:?})"), explicit));
+                }
+                Ok(explicit.to_string())
+            }
+            None => Ok(ids::holder_id(&run.repository, run.run_id, &run.job, self.suffix()?)),
+        }
+    }
+
+    /// The claim's nonce (`nonce`, from acquire's output), required.
+    pub fn nonce(&self) -> Result<String, InputError> {
+        let nonce = self.required("nonce")?.to_string();
+        validate_entropy(&Entropy { seed: 0, nonce: nonce.clone() })?;
+        Ok(nonce)
+    }
+
     pub fn suffix(&self) -> Result<&'a str, InputError> {
         let suffix = self.get_exact("holder-suffix").unwrap_or("");
         ids::validate_suffix("holder-suffix", suffix)?;

@@ -305,6 +305,29 @@ pub struct Outcome {
     pub lease: Option<LeaseView>,
 }
 
+impl Outcome {
+    /// An outcome with the fields every operation reports; the rest start empty.
+    pub fn new(result: ResultWord, success: bool, lock: &str, holder_id: &str) -> Self {
+        Outcome {
+            result,
+            success,
+            lock: lock.into(),
+            holder_id: holder_id.into(),
+            acquired: None,
+            released: None,
+            fence: None,
+            nonce: None,
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+            lease: None,
+        }
+    }
+}
+
 /// A holding's lease as its holder must act on it. `expiresAt` and `ceilingAt` are on GitHub's
 /// clock (as written in the state); `localDeadline` and `renewAt` are on the local clock, already
 /// corrected by the estimated offset to GitHub's.

@@ -11,9 +11,8 @@
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
-use crate::ids;
 use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::protocol::{Failure, Outcome, ResultWord};
 use crate::retry::RetryPolicy;
 use crate::time::Millis;
 
@@ -51,17 +50,7 @@ impl ReleaseSettings {
         let mut r = Reader::new(raw);
         let (lock, repository, state_branch) = r.lock_target()?;
         let run = r.run_identity()?;
-        let holder_id = match r.get_exact("holder-id") {
-            Some(explicit) => {
-                ids::validate_holder_id("holder-id", explicit)?;
-                let own_run = format!("{}:{}:", run.repository, run.run_id);
-                if !explicit.starts_with(&own_run) {
-                    return Err(InputError::new("holder-id", &format!("must belong to this workflow run (start with {own_run:?})"), explicit));
-                }
-                explicit.to_string()
-            }
-            None => ids::holder_id(&run.repository, run.run_id, &run.job, r.suffix()?),
-        };
+        let holder_id = r.holder_id(&run)?;
         let deadline_s = r.int_or_warn(
             "release-deadline-seconds",
             DEFAULT_DEADLINE_SECONDS,
@@ -94,8 +83,7 @@ impl ReleaseSettings {
         // Saved by the acquire step; a bad value only loses the protection, never the cleanup.
         s.min_revision = r.get("min-revision").and_then(|v| v.parse().ok());
         warnings.append(&mut r.warnings);
-        let nonce = r.required("nonce")?.to_string();
-        crate::inputs::validate_entropy(&crate::inputs::Entropy { seed: 0, nonce: nonce.clone() })?;
+        let nonce = r.nonce()?;
         s.claim_nonce = Some(nonce);
         s.confirm_noop = false;
         s.deadline_ms = CLEANUP_DEADLINE_SECONDS * 1000;
@@ -119,23 +107,10 @@ impl ReleasePlanner {
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
-        Outcome {
-            result,
-            success: matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop | ResultWord::Skipped),
-            lock: self.s.lock.clone(),
-            holder_id: self.s.holder_id.clone(),
-            acquired: None,
-            released: Some(result == ResultWord::Released),
-            fence: None,
-            nonce: None,
-            wait_ms: None,
-            queue_position: None,
-            capacity: None,
-            error: None,
-            state: None,
-            stats: Stats::default(),
-            lease: None,
-        }
+        let success = matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop | ResultWord::Skipped);
+        let mut o = Outcome::new(result, success, &self.s.lock, &self.s.holder_id);
+        o.released = Some(result == ResultWord::Released);
+        o
     }
 }
 

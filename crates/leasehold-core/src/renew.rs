@@ -12,9 +12,8 @@
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
-use crate::ids;
-use crate::inputs::{self, Entropy, RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::inputs::{RawInputs, Reader};
+use crate::protocol::{Failure, Outcome, ResultWord};
 use crate::retry::RetryPolicy;
 use crate::time::{format_rfc3339, Millis};
 
@@ -37,15 +36,8 @@ impl RenewSettings {
         let mut r = Reader::new(raw);
         let (lock, repository, state_branch) = r.lock_target()?;
         let run = r.run_identity()?;
-        let holder_id = match r.get_exact("holder-id") {
-            Some(explicit) => {
-                ids::validate_holder_id("holder-id", explicit)?;
-                explicit.to_string()
-            }
-            None => ids::holder_id(&run.repository, run.run_id, &run.job, r.suffix()?),
-        };
-        let nonce = r.required("nonce")?.to_string();
-        inputs::validate_entropy(&Entropy { seed: 0, nonce: nonce.clone() })?;
+        let holder_id = r.holder_id(&run)?;
+        let nonce = r.nonce()?;
         let if_due = match r.get("if-due") {
             None | Some("false" | "False" | "FALSE") => false,
             Some("true" | "True" | "TRUE") => true,
@@ -69,23 +61,9 @@ impl RenewPlanner {
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
-        Outcome {
-            result,
-            success: matches!(result, ResultWord::Renewed | ResultWord::NotDue),
-            lock: self.s.lock.clone(),
-            holder_id: self.s.holder_id.clone(),
-            acquired: None,
-            released: None,
-            fence: None,
-            nonce: Some(self.s.nonce.clone()),
-            wait_ms: None,
-            queue_position: None,
-            capacity: None,
-            error: None,
-            state: None,
-            stats: Stats::default(),
-            lease: None,
-        }
+        let mut o = Outcome::new(result, matches!(result, ResultWord::Renewed | ResultWord::NotDue), &self.s.lock, &self.s.holder_id);
+        o.nonce = Some(self.s.nonce.clone());
+        o
     }
 
     fn lost(&self, why: String) -> Decision {

@@ -3,7 +3,7 @@
 use crate::engine::{Decision, PlanCtx, Planner};
 use crate::error::InputError;
 use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord, Stats};
+use crate::protocol::{Failure, Outcome, ResultWord};
 use crate::time::Millis;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,23 +26,7 @@ pub struct StatusPlanner {
 
 impl StatusPlanner {
     fn outcome(&self, result: ResultWord) -> Outcome {
-        Outcome {
-            result,
-            success: result == ResultWord::Status,
-            lock: self.s.lock.clone(),
-            holder_id: String::new(),
-            acquired: None,
-            released: None,
-            fence: None,
-            nonce: None,
-            wait_ms: None,
-            queue_position: None,
-            capacity: None,
-            error: None,
-            state: None,
-            stats: Stats::default(),
-            lease: None,
-        }
+        Outcome::new(result, result == ResultWord::Status, &self.s.lock, "")
     }
 }
 
