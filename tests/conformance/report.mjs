@@ -1,7 +1,7 @@
 // Validates every exchange recorded under a directory (a test run with
 // LEASEHOLD_CONFORMANCE_DIR=DIR) and prints the figures and any mismatch:
-//   LEASEHOLD_CONFORMANCE_DIR=/tmp/x node --test --test-concurrency=2 tests/
-//   node tests/conformance/report.mjs /tmp/x
+//   LEASEHOLD_CONFORMANCE_DIR=DIR node --test --test-concurrency=2 tests/
+//   node tests/conformance/report.mjs DIR
 import process from 'node:process';
 import { combine, figuresLine } from './checker.mjs';
 import { readExchanges, validateAll } from './validate.mjs';

@@ -3,7 +3,7 @@
 //
 // Node.js 20 built-ins and the `git` binary only: no npm packages.
 //
-// GitHub behaviour copied here is described in /work/shared/github-semantics.md; comments
+// GitHub behaviour copied here is described in ../shared/github-semantics.md (beside this repository); comments
 // below cite it as "semantics: <table>, <row>". Where GitHub's behaviour is surprising the
 // code says so.
 //
