@@ -3,10 +3,11 @@ const require = __leaseholdRequire(import.meta.url);
 import {
   CONTEXT,
   EXIT,
+  apiBaseUrl,
   createTransport,
   guard,
   runOperation
-} from "./shared-M7CKZ7H6.mjs";
+} from "./shared-B7KGEZMB.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";
@@ -54,7 +55,7 @@ async function main(argv) {
   const plan = probe.plan;
   probe.free?.();
   for (const w of plan.warnings) logger.warning(w);
-  const perform = createTransport({ baseUrl: (process.env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""), token, repository: plan.repository });
+  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === "renew") {
     const op = new core.Operation("renew", inputs, void 0);
     const outcome = await runOperation({ op, perform, logger });

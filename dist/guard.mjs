@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-RE5GGR6Z.mjs";
-import "./shared-M7CKZ7H6.mjs";
+} from "./shared-QJGEBCBB.mjs";
+import "./shared-B7KGEZMB.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/guard/main.mjs

@@ -17,7 +17,7 @@
 // renew: 0 renewed or not due, 1 otherwise.
 import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
-import { createTransport } from './github.mjs';
+import { apiBaseUrl, createTransport } from './github.mjs';
 import { EXIT, guard } from './guard.mjs';
 import { loadCore } from './wasm.mjs';
 
@@ -64,7 +64,7 @@ async function main(argv) {
   const plan = probe.plan;
   probe.free?.();
   for (const w of plan.warnings) logger.warning(w);
-  const perform = createTransport({ baseUrl: (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''), token, repository: plan.repository });
+  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === 'renew') {
     const op = new core.Operation('renew', inputs, undefined);
     const outcome = await runOperation({ op, perform, logger });

@@ -51,6 +51,9 @@ export function replyFromError(error) {
   return { kind: 'transport', sent: aborted || !NOT_SENT.has(code), message };
 }
 
+/** GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator), without a final slash. */
+export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
+
 /**
  * createTransport({ baseUrl, token, repository }) → perform(command) → Promise<reply>.
  * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator).

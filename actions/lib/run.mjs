@@ -4,7 +4,7 @@ import * as core from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { guard } from './guard.mjs';
-import { createTransport } from './github.mjs';
+import { apiBaseUrl, createTransport } from './github.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
 
@@ -46,7 +46,7 @@ async function withCancellation(body) {
 
 function transportFor(plan, token) {
   return createTransport({
-    baseUrl: (process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    baseUrl: apiBaseUrl(),
     token,
     repository: plan.repository,
   });

@@ -121,7 +121,9 @@ pub trait Planner {
     fn needs_config(&self) -> bool;
     /// Called once with the start time. An outcome here finishes the operation before any
     /// request is sent.
-    fn start(&mut self, now: Millis) -> Option<Outcome>;
+    fn start(&mut self, _now: Millis) -> Option<Outcome> {
+        None
+    }
     /// The job is being cancelled: plan to leave. Operations that only read or only remove
     /// ignore it.
     fn cancel(&mut self) {}

@@ -78,10 +78,6 @@ impl Planner for RenewPlanner {
         true
     }
 
-    fn start(&mut self, _now: Millis) -> Option<Outcome> {
-        None
-    }
-
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         let mut o = self.outcome(ResultWord::Failed);
         o.error = Some(failure);

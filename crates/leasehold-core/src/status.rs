@@ -35,10 +35,6 @@ impl Planner for StatusPlanner {
         true
     }
 
-    fn start(&mut self, _now: Millis) -> Option<Outcome> {
-        None
-    }
-
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         let mut o = self.outcome(ResultWord::Failed);
         o.error = Some(failure);
