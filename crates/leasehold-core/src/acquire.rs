@@ -17,7 +17,7 @@ use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
 use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::protocol::{Failure, LeaseView, Outcome, ResultWord};
+use crate::protocol::{Command, Failure, JobSummary, Level, LeaseView, LogLine, Outcome, Reply, ResultWord};
 use crate::lease::LeasePolicy;
 use crate::retry::{RetryPolicy, Rng};
 use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
@@ -36,6 +36,8 @@ pub struct AcquireSettings {
     /// The lease asked for with `lease-minutes`; unset, the lock's policy decides.
     pub lease_ms: Option<Millis>,
     pub retry: RetryPolicy,
+    /// Look up this job's numeric id in the Actions API before enqueueing (`record-job-id`).
+    pub record_job_id: bool,
 }
 
 pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
@@ -66,6 +68,8 @@ impl AcquireSettings {
         let timeout_min = r.int("timeout-minutes", DEFAULT_TIMEOUT_MINUTES, 0, MAX_TIMEOUT_MINUTES)?;
         let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
         let lease_min = r.int("lease-minutes", 0, 1, MAX_LEASE_MINUTES)?;
+        // The action's default is true; a job without a runner name cannot be matched.
+        let record_job_id = r.bool_or_warn("record-job-id", false) && !run.runner_name.is_empty();
         let holder_id = ids::holder_id(&run.repository, run.run_id, &run.job, suffix);
         let mut retry = r.retry_policy();
         // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
@@ -81,6 +85,7 @@ impl AcquireSettings {
             poll_ms: poll_s * 1_000,
             lease_ms: (lease_min > 0).then_some(lease_min * 60_000),
             retry,
+            record_job_id,
         };
         Ok((settings, r.warnings))
     }
@@ -202,6 +207,35 @@ impl Planner for AcquirePlanner {
 
     fn cancel(&mut self) {
         self.cancelled = true;
+    }
+
+    fn first_probe(&mut self) -> Option<Command> {
+        let run = &self.s.run;
+        self.s.record_job_id.then(|| Command::ListJobs { repository: run.repository.clone(), run_id: run.run_id, attempt: run.run_attempt, timeout_ms: 0 })
+    }
+
+    fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
+        let run = &mut self.s.run;
+        let said = match answer {
+            Ok(Reply::Jobs { total_count, jobs, .. }) => {
+                let mine: Vec<&JobSummary> = jobs.iter().filter(|j| is_this_job(j, &run.job, &run.runner_name)).collect();
+                match mine.as_slice() {
+                    [one] => {
+                        run.job_id = Some(one.id);
+                        format!("recorded job id {} ({:?} on runner {:?})", one.id, one.name, run.runner_name)
+                    }
+                    [] if total_count > jobs.len() as u64 => format!(
+                        "no job id recorded: this run attempt has {total_count} jobs and the first page of {} shows none running {:?} on runner {:?}; the reaper will judge the run",
+                        jobs.len(), run.job, run.runner_name
+                    ),
+                    [] => format!("no job id recorded: no running job {:?} on runner {:?} in this run attempt; the reaper will judge the run", run.job, run.runner_name),
+                    many => format!("no job id recorded: {} running jobs match {:?} on runner {:?}; the reaper will judge the run", many.len(), run.job, run.runner_name),
+                }
+            }
+            Ok(_) => "no job id recorded: unexpected answer".to_string(),
+            Err(f) => format!("no job id recorded ({}; the token may lack actions: read); the reaper will judge the run", f.message),
+        };
+        log.push(LogLine { level: Level::Info, text: said });
     }
 
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {
@@ -362,6 +396,14 @@ impl Planner for AcquirePlanner {
         ctx.info(line);
         Decision::Sleep { until }
     }
+}
+
+/// A job of the attempt is this job: running on this runner, and named by its job id (a job
+/// without `name:` is named by its id; a matrix cell by its id and its values in parentheses).
+/// A job with its own `name:` is not recognised, and gets no job id.
+fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
+    let named = j.name == job || j.name.strip_prefix(job).is_some_and(|rest| rest.starts_with(" ("));
+    j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
 }
 
 impl AcquirePlanner {

@@ -37,6 +37,7 @@ struct RawLease {
     max_ttl_seconds: Option<u64>,
     skew_seconds: Option<u64>,
     min_remaining_seconds: Option<u64>,
+    reaper_renews: Option<bool>,
 }
 
 /// A lock's reviewed configuration.
@@ -75,6 +76,7 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
                 max_ttl_ms: ms(l.max_ttl_seconds, d.max_ttl_ms),
                 skew_ms: ms(l.skew_seconds, d.skew_ms),
                 min_remaining_ms: ms(l.min_remaining_seconds, d.min_remaining_ms),
+                reaper_renews: l.reaper_renews.unwrap_or(false),
             };
             policy.validate().map_err(|r| err(format!("\"lease\": {r}")))?;
             Some(policy)

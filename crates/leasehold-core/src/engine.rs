@@ -107,12 +107,19 @@ impl PlanCtx<'_> {
     }
 }
 
+// One decision per plan, moved once: the size of a state document is no cost here.
+#[allow(clippy::large_enum_variant)]
 pub enum Decision {
     /// Write this version (the engine stamps its revision and `lastChange`).
     Write { doc: LockState, action: &'static str },
     /// Nothing to write now: wake at `until` and read again.
     Sleep { until: Millis },
     Finish(Outcome),
+    /// Ask GitHub a question outside the lock (a run attempt's or a job's status in the Actions
+    /// API) before planning on. The engine sends it with its own time limit, retries a transient
+    /// failure within the operation's budget, hands the answer (or the failure) to
+    /// [`Planner::on_probe`] and plans again on the version already known.
+    Probe(Command),
 }
 
 pub trait Planner {
@@ -139,6 +146,13 @@ pub trait Planner {
     fn retry_deadline(&self) -> Option<Millis> {
         None
     }
+    /// A question to ask before the first read of the state (acquire looks up its job id).
+    fn first_probe(&mut self) -> Option<Command> {
+        None
+    }
+    /// The answer to a [`Decision::Probe`] (or [`Planner::first_probe`]): a success reply, or
+    /// the failure that ended it (a refusal, a 404, or a transient failure past the budget).
+    fn on_probe(&mut self, _sent: &Command, _answer: Result<Reply, Failure>, _log: &mut Vec<LogLine>) {}
 }
 
 /// Per-lock settings every operation needs.
@@ -159,12 +173,14 @@ enum Pending {
     Tree,
     Commit,
     Branch,
+    /// A question to the Actions API.
+    Probe,
 }
 
 impl Pending {
     fn kind(self) -> RequestKind {
         match self {
-            Pending::StateRead | Pending::ConfigRead => RequestKind::Read,
+            Pending::StateRead | Pending::ConfigRead | Pending::Probe => RequestKind::Read,
             Pending::StateWrite => RequestKind::Write,
             Pending::Tree | Pending::Commit | Pending::Branch => RequestKind::Create,
         }
@@ -274,7 +290,13 @@ impl<P: Planner> Engine<P> {
         let command = match (phase, event) {
             (Phase::NotStarted, Event::Start { now }) => match self.planner.start(now) {
                 Some(outcome) => self.finish(outcome),
-                None => self.read_state(now, false),
+                None => match self.planner.first_probe() {
+                    Some(question) => {
+                        let question = self.refresh_timeout(question, now);
+                        self.issue_at(question, Pending::Probe, now)
+                    }
+                    None => self.read_state(now, false),
+                },
             },
             (Phase::Awaiting(sent, pending), Event::Reply { now, reply }) => {
                 self.on_reply(sent, pending, now, reply, &mut log)?
@@ -336,6 +358,7 @@ impl<P: Planner> Engine<P> {
                 self.stats.writes += 1;
                 self.last_write_at = Some(now);
             }
+            RequestKind::Read if pending == Pending::Probe => self.stats.lookups += 1,
             RequestKind::Read => self.stats.reads += 1,
             RequestKind::Create => {}
         }
@@ -353,7 +376,10 @@ impl<P: Planner> Engine<P> {
             | Command::WriteFile { timeout_ms, .. }
             | Command::CreateTree { timeout_ms, .. }
             | Command::CreateCommit { timeout_ms, .. }
-            | Command::CreateBranch { timeout_ms, .. } => *timeout_ms = fresh,
+            | Command::CreateBranch { timeout_ms, .. }
+            | Command::GetRunAttempt { timeout_ms, .. }
+            | Command::GetJob { timeout_ms, .. }
+            | Command::ListJobs { timeout_ms, .. } => *timeout_ms = fresh,
             Command::Sleep { .. } | Command::Finish { .. } => {}
         }
         command
@@ -419,7 +445,12 @@ impl<P: Planner> Engine<P> {
         log: &mut Vec<LogLine>,
     ) -> Result<Command, ProtocolError> {
         let date = match &reply {
-            Reply::File { date, .. } | Reply::Written { date, .. } | Reply::Http { date, .. } => date.as_deref(),
+            Reply::File { date, .. }
+            | Reply::Written { date, .. }
+            | Reply::Http { date, .. }
+            | Reply::Run { date, .. }
+            | Reply::Job { date, .. }
+            | Reply::Jobs { date, .. } => date.as_deref(),
             _ => None,
         };
         self.clock.observe(date, self.request_sent_at, now);
@@ -436,6 +467,10 @@ impl<P: Planner> Engine<P> {
         self.failures = 0;
         self.auth_streak_since = None;
         let command = match (pending, reply) {
+            (Pending::Probe, reply @ (Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. })) => {
+                self.planner.on_probe(&sent, Ok(reply), log);
+                self.after_probe(now, log)
+            }
             (Pending::StateRead, Reply::File { sha, content, etag, .. }) => {
                 match LockState::parse(&content, &self.target.lock) {
                     Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
@@ -563,6 +598,22 @@ impl<P: Planner> Engine<P> {
             Some(s) => format!("{} answered {s} {message}", sent.name()),
             None => format!("{} failed: {message}", sent.name()),
         };
+        if pending == Pending::Probe {
+            // A question, not a lock operation: a transient failure is retried within the budget;
+            // anything else (and a transient failure past it) goes to the planner as the answer.
+            if matches!(class, Class::Transient | Class::RateLimited { .. }) {
+                self.failures += 1;
+                if let Some(at) = next_attempt_at(&self.target.retry, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
+                    log.push(LogLine { level: Level::Debug, text: format!("{what} ({}): asking again in {} ms", class.name(), at - now) });
+                    let reason = if matches!(class, Class::RateLimited { .. }) { SleepReason::RateLimit } else { SleepReason::Backoff };
+                    return self.sleep(at, reason, Wake::Retry(sent, pending));
+                }
+            }
+            self.failures = 0;
+            let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
+            self.planner.on_probe(&sent, Err(failure), log);
+            return self.after_probe(now, log);
+        }
         match (class, pending) {
             (Class::NotFound, Pending::StateRead) => {
                 if self.max_revision.is_some() {
@@ -701,6 +752,14 @@ impl<P: Planner> Engine<P> {
         }
     }
 
+    /// After a probe's answer: read the state if it was never read, else plan again on it.
+    fn after_probe(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        match &self.known {
+            None => self.read_state(now, false),
+            Some(_) => self.decide(now, log),
+        }
+    }
+
     fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
         self.decide_inner(now, log, false)
     }
@@ -781,6 +840,10 @@ impl<P: Planner> Engine<P> {
                 }
             }
             Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
+            Decision::Probe(question) => {
+                let question = self.refresh_timeout(question, now);
+                self.issue_at(question, Pending::Probe, now)
+            }
             Decision::Finish(outcome) => self.finish(outcome),
         }
     }

@@ -79,6 +79,10 @@ pub struct RunIdentity {
     pub runner_name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
+    /// The job's numeric id in the Actions API, when acquire could identify exactly one active
+    /// job of this name on this runner; the reaper then judges the job rather than the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<u64>,
 }
 
 /// `<repository>:<run id>:<job>` with `:<suffix>` when a suffix is given. The run attempt is

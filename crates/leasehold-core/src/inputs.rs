@@ -119,7 +119,7 @@ impl<'a> Reader<'a> {
         let runner_name = self.get("RUNNER_NAME").unwrap_or("").to_string();
         let server = self.get("GITHUB_SERVER_URL").unwrap_or("https://github.com").trim_end_matches('/');
         let url = format!("{server}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}");
-        Ok(RunIdentity { repository: repository.into(), run_id, run_attempt, job: job.into(), runner_name, url })
+        Ok(RunIdentity { repository: repository.into(), run_id, run_attempt, job: job.into(), runner_name, url, job_id: None })
     }
 
     /// The lock repository (`repository`, default the calling repository), lock and branch.

@@ -30,6 +30,10 @@ pub struct LeasePolicy {
     pub skew_ms: Millis,
     /// The holder stops its work when less than this is left of its lease without a proven renewal.
     pub min_remaining_ms: Millis,
+    /// Whether the reaper renews a holding whose job it proved still running (within the
+    /// ceiling), so an unguarded holder that is alive keeps its slot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reaper_renews: bool,
 }
 
 /// The longest a single request may take before the driver aborts it (the engine's limit).
@@ -50,6 +54,7 @@ impl LeasePolicy {
             max_ttl_ms: 7 * 24 * 60 * MINUTE,
             skew_ms: MINUTE,
             min_remaining_ms: 5 * MINUTE,
+            reaper_renews: false,
         }
     }
 
@@ -64,6 +69,7 @@ impl LeasePolicy {
             max_ttl_ms: 6 * 60 * MINUTE + 30 * MINUTE,
             skew_ms: 30_000,
             min_remaining_ms: 2 * MINUTE,
+            reaper_renews: false,
         }
     }
 

@@ -26,6 +26,7 @@ pub mod ids;
 pub mod inputs;
 pub mod lease;
 pub mod protocol;
+pub mod reap;
 pub mod release;
 pub mod renew;
 pub mod retry;
@@ -45,6 +46,7 @@ use engine::{Engine, Target};
 use release::{ReleasePlanner, ReleaseSettings};
 use retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
+use reap::{ReapAll, ReapSettings};
 use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
 
@@ -58,6 +60,8 @@ pub enum OperationKind {
     /// Extend this claim's lease (holder id and nonce), within its ceiling.
     Renew,
     Status,
+    /// Free what dead jobs left in one or more locks, proven from the Actions API.
+    Reap,
 }
 
 /// Facts about an operation the driver needs before it starts: where to send requests.
@@ -83,6 +87,7 @@ pub enum Operation {
     Release(Engine<ReleasePlanner>),
     Status(Engine<StatusPlanner>),
     Renew(Engine<RenewPlanner>),
+    Reap(ReapAll),
 }
 
 impl Operation {
@@ -111,6 +116,11 @@ impl Operation {
                 let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
                 (Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)), plan)
             }
+            OperationKind::Reap => {
+                let (s, warnings) = ReapSettings::parse(inputs)?;
+                let plan = Plan { kind, lock: s.locks.join(", "), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.by.clone(), nonce: String::new(), warnings };
+                (Operation::Reap(ReapAll::new(&s, entropy.seed)), plan)
+            }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), nonce: String::new(), warnings: Vec::new() };
@@ -128,6 +138,7 @@ impl Operation {
             Operation::Release(e) => e.step(event),
             Operation::Status(e) => e.step(event),
             Operation::Renew(e) => e.step(event),
+            Operation::Reap(r) => r.step(event),
         }?;
         Ok(step)
     }

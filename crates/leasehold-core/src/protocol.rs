@@ -66,9 +66,58 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `getRunAttempt` succeeded: the run attempt's `status` and `conclusion`.
+    #[serde(rename_all = "camelCase")]
+    Run {
+        run_id: u64,
+        run_attempt: u32,
+        status: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `getJob` succeeded.
+    #[serde(rename_all = "camelCase")]
+    Job {
+        id: u64,
+        run_id: u64,
+        run_attempt: u32,
+        #[serde(default)]
+        name: String,
+        status: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        runner_name: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listJobs` succeeded: the first page (up to 100 jobs) of the attempt's jobs.
+    #[serde(rename_all = "camelCase")]
+    Jobs {
+        total_count: u64,
+        jobs: Vec<JobSummary>,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
     /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
     Transport { sent: bool, message: String },
+}
+
+/// One job of a run attempt, as `listJobs` reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobSummary {
+    pub id: u64,
+    #[serde(default)]
+    pub name: String,
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub runner_name: Option<String>,
 }
 
 /// One file in a new tree.
@@ -116,6 +165,17 @@ pub enum Command {
     /// `POST /repos/{repository}/git/refs` for `refs/heads/{branch}` at `sha`.
     #[serde(rename_all = "camelCase")]
     CreateBranch { branch: String, sha: String, timeout_ms: Millis },
+    /// `GET /repos/{repository}/actions/runs/{runId}/attempts/{attempt}` (Actions API, on the
+    /// repository the run belongs to, not the lock repository). Answer `run`.
+    #[serde(rename_all = "camelCase")]
+    GetRunAttempt { repository: String, run_id: u64, attempt: u32, timeout_ms: Millis },
+    /// `GET /repos/{repository}/actions/jobs/{jobId}`. Answer `job`.
+    #[serde(rename_all = "camelCase")]
+    GetJob { repository: String, job_id: u64, timeout_ms: Millis },
+    /// `GET /repos/{repository}/actions/runs/{runId}/attempts/{attempt}/jobs?per_page=100`, the
+    /// first page only. Answer `jobs`.
+    #[serde(rename_all = "camelCase")]
+    ListJobs { repository: String, run_id: u64, attempt: u32, timeout_ms: Millis },
     /// Feed `timer` at (or after) `untilMs`.
     #[serde(rename_all = "camelCase")]
     Sleep { until_ms: Millis, reason: SleepReason },
@@ -136,6 +196,9 @@ impl Command {
             Command::CreateTree { .. } => "createTree",
             Command::CreateCommit { .. } => "createCommit",
             Command::CreateBranch { .. } => "createBranch",
+            Command::GetRunAttempt { .. } => "getRunAttempt",
+            Command::GetJob { .. } => "getJob",
+            Command::ListJobs { .. } => "listJobs",
             Command::Sleep { .. } => "sleep",
             Command::Finish { .. } => "finish",
         }
@@ -210,6 +273,8 @@ pub enum ResultWord {
     NotDue,
     /// renew: this claim no longer holds (proven).
     Lost,
+    /// reap: every holder and queue entry was judged; what was proven over was removed.
+    Reaped,
     /// The operation could not complete; see `error`.
     Failed,
 }
@@ -229,6 +294,7 @@ impl ResultWord {
             ResultWord::Renewed => "renewed",
             ResultWord::NotDue => "not-due",
             ResultWord::Lost => "lost",
+            ResultWord::Reaped => "reaped",
             ResultWord::Failed => "failed",
         }
     }
@@ -267,6 +333,9 @@ pub struct Stats {
     /// Reads that came back older than a version already seen.
     pub stale_reads: u32,
     pub polls: u32,
+    /// Actions API requests (run attempts and jobs looked up).
+    #[serde(default)]
+    pub lookups: u32,
 }
 
 /// Everything an operation reports when it finishes. The driver turns it into step outputs,
@@ -303,6 +372,25 @@ pub struct Outcome {
     /// This claim's lease, when it holds (acquire, renew): what a guard needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<LeaseView>,
+    /// reap: what was judged, and what was done, lock by lock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reaped: Vec<crate::reap::ReapReport>,
+}
+
+impl Stats {
+    /// Adds another operation's counters (a reap of several locks reports their sum).
+    pub fn add(&mut self, o: &Stats) {
+        self.requests += o.requests;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.not_modified += o.not_modified;
+        self.conflicts += o.conflicts;
+        self.retries += o.retries;
+        self.rate_limit_waits += o.rate_limit_waits;
+        self.stale_reads += o.stale_reads;
+        self.polls += o.polls;
+        self.lookups += o.lookups;
+    }
 }
 
 impl Outcome {
@@ -324,6 +412,7 @@ impl Outcome {
             state: None,
             stats: Stats::default(),
             lease: None,
+            reaped: Vec::new(),
         }
     }
 }

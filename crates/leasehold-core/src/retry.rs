@@ -84,7 +84,7 @@ pub const SECONDARY_DEFAULT_WAIT_MS: Millis = 60_000;
 /// window in which GitHub's token replication lag explains it.
 pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool) -> Option<Class> {
     let class = match reply {
-        Reply::File { .. } | Reply::NotModified | Reply::Written { .. } | Reply::Created { .. } => return None,
+        Reply::File { .. } | Reply::NotModified | Reply::Written { .. } | Reply::Created { .. } | Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. } => return None,
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
             RequestKind::Write => Class::UnknownOutcome,

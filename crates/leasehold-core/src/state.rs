@@ -266,7 +266,7 @@ mod tests {
     use super::*;
 
     fn run(n: u64) -> RunIdentity {
-        RunIdentity { repository: "o/r".into(), run_id: n, run_attempt: 1, job: "j".into(), runner_name: String::new(), url: String::new() }
+        RunIdentity { repository: "o/r".into(), run_id: n, run_attempt: 1, job: "j".into(), runner_name: String::new(), url: String::new(), job_id: None }
     }
 
     fn entry(id: &str) -> QueueEntry {

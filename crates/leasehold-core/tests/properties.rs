@@ -115,6 +115,7 @@ impl Store {
                 }
             }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => unreachable!("no acquire here records its job id"),
         }
     }
 }

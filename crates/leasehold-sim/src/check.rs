@@ -375,7 +375,7 @@ mod tests {
     use leasehold_core::state::QueueEntry;
 
     fn entry(id: &str) -> QueueEntry {
-        let run = RunIdentity { repository: "octo/app".into(), run_id: 1, run_attempt: 1, job: "build".into(), runner_name: String::new(), url: String::new() };
+        let run = RunIdentity { repository: "octo/app".into(), run_id: 1, run_attempt: 1, job: "build".into(), runner_name: String::new(), url: String::new(), job_id: None };
         QueueEntry { holder_id: format!("octo/app:{id}:build"), nonce: format!("{:0>16}", id), run, lease_ms: 60_000, enqueued_at: 0, last_seen_at: 0 }
     }
 

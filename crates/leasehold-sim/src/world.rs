@@ -837,6 +837,8 @@ impl World {
                 self.counters.creates += 1;
                 *timeout_ms
             }
+            // The Actions API: not modelled yet (no simulated job asks it); answered 404.
+            Command::GetRunAttempt { timeout_ms, .. } | Command::GetJob { timeout_ms, .. } | Command::ListJobs { timeout_ms, .. } => *timeout_ms,
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let write = match (write, &command) {
@@ -992,6 +994,7 @@ impl World {
             }
             Command::CreateCommit { message, tree, .. } => (self.store.create_commit(tree, message), None),
             Command::CreateBranch { branch, sha, .. } => (self.store.create_branch(branch, sha), None),
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => (http(404, "Not Found"), None),
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let reply = match fault {
@@ -1237,7 +1240,10 @@ fn command_timeout(command: &Command) -> Millis {
         | Command::WriteFile { timeout_ms, .. }
         | Command::CreateTree { timeout_ms, .. }
         | Command::CreateCommit { timeout_ms, .. }
-        | Command::CreateBranch { timeout_ms, .. } => *timeout_ms,
+        | Command::CreateBranch { timeout_ms, .. }
+        | Command::GetRunAttempt { timeout_ms, .. }
+        | Command::GetJob { timeout_ms, .. }
+        | Command::ListJobs { timeout_ms, .. } => *timeout_ms,
         Command::Sleep { .. } | Command::Finish { .. } => 0,
     }
 }
@@ -1274,7 +1280,7 @@ fn describe(command: &Command) -> String {
         Command::CreateTree { .. } => "POST git/trees".into(),
         Command::CreateCommit { .. } => "POST git/commits".into(),
         Command::CreateBranch { branch, .. } => format!("POST git/refs {branch}"),
-        Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
+        Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } | Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
     }
 }
 
@@ -1291,5 +1297,7 @@ fn describe_reply(reply: &Reply) -> String {
             format!("{status} {}{}", message.lines().next().unwrap_or(""), retry_after.as_ref().map(|r| format!(" (retry-after {r})")).unwrap_or_default())
         }
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
+        Reply::Run { status, .. } | Reply::Job { status, .. } => format!("200 {status}"),
+        Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
     }
 }

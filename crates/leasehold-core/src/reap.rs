@@ -1,0 +1,488 @@
+//! reap: free what dead jobs left behind, proven from the Actions API, never guessed.
+//!
+//! For every holding and queue entry of a lock, the reaper asks the Actions API whether the run
+//! attempt that owns it (or, when acquire recorded it, the exact job) is still active:
+//! * over (`completed`, whatever the conclusion) → the entry is removed (`run-completed`,
+//!   `job-completed`), and freed slots are handed to the queue in the same write;
+//! * active (queued, waiting, in progress) → kept, and renewed within its ceiling when the
+//!   lock's policy says so (`reaperRenews`) and a renewal is due;
+//! * the API cannot answer (refused, not found, unavailable) → kept: missing evidence never
+//!   frees anything. Such a holding is freed only once its lease has run out (`expiresAt` +
+//!   grace + skew, by GitHub's clock, and a lease never passes `ceilingAt`), exactly as any
+//!   acquire would free it. A holding whose lease ran out is still asked about: one proven
+//!   alive is kept.
+//!
+//! A matrix job is never inferred from runner timing: without a recorded job id, the run
+//! attempt decides, and a running attempt keeps every entry it owns.
+//!
+//! The scan is bounded: no question is asked after the scan deadline, and what was proven is
+//! written by compare-and-swap in checkpoints (every [`CHECKPOINT_EVERY`] changes, and at the
+//! end), so a partial run changes only what it proved. A conflict re-reads the state and plans
+//! again with the answers already gathered (an attempt that is over stays over). A scan that
+//! ran out of time with entries unchecked fails visibly (`scan-deadline`), after writing what
+//! it proved.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::error::InputError;
+use crate::ids::{self, RunIdentity};
+use crate::inputs::{RawInputs, Reader, DEFAULT_STATE_BRANCH};
+use crate::protocol::{Command, Failure, Level, LogLine, Outcome, Reply, ResultWord};
+use crate::retry::RetryPolicy;
+use crate::state::Removal;
+use crate::time::{format_rfc3339, Millis};
+
+pub const DEFAULT_SCAN_SECONDS: u64 = 480;
+/// Time left after the scan deadline for the last checkpoint write (and its read-back).
+pub const WRITE_BUDGET_MS: Millis = 60_000;
+/// Changes recorded per checkpoint write, at most.
+pub const CHECKPOINT_EVERY: usize = 10;
+/// Locks one reap may scan.
+pub const MAX_LOCKS: usize = 100;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReapSettings {
+    pub locks: Vec<String>,
+    pub repository: String,
+    pub state_branch: String,
+    /// Names the reaper in commit messages and `lastChange`.
+    pub by: String,
+    pub scan_ms: Millis,
+    pub retry: RetryPolicy,
+}
+
+impl ReapSettings {
+    pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
+        let mut r = Reader::new(raw);
+        let text = r.required("lock")?;
+        let mut locks: Vec<String> = Vec::new();
+        for name in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|n| !n.is_empty()) {
+            ids::validate_lock_name("lock", name)?;
+            if !locks.iter().any(|l| l == name) {
+                locks.push(name.to_string());
+            }
+        }
+        if locks.len() > MAX_LOCKS {
+            return Err(InputError::new("lock", &format!("names at most {MAX_LOCKS} locks"), &locks.len().to_string()));
+        }
+        let repository = match r.get("repository") {
+            Some(repo) => repo,
+            None => r.required("GITHUB_REPOSITORY")?,
+        };
+        ids::validate_repository("repository", repository)?;
+        let state_branch = r.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
+        ids::validate_branch("state-branch", state_branch)?;
+        let scan_s = r.int("scan-deadline-seconds", DEFAULT_SCAN_SECONDS, 30, 3600)?;
+        let by = match (r.get("GITHUB_REPOSITORY"), r.get("GITHUB_RUN_ID"), r.get("GITHUB_JOB")) {
+            (Some(repo), Some(run), Some(job)) => format!("reaper {repo}:{run}:{job}"),
+            _ => "reaper".to_string(),
+        };
+        let retry = r.retry_policy();
+        let s = ReapSettings {
+            locks,
+            repository: repository.into(),
+            state_branch: state_branch.into(),
+            by,
+            scan_ms: scan_s * 1000,
+            retry,
+        };
+        Ok((s, r.warnings))
+    }
+}
+
+/// What a question is about: a run attempt, or one job of it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EvidenceKey {
+    pub repository: String,
+    pub run_id: u64,
+    pub attempt: u32,
+    pub job_id: Option<u64>,
+}
+
+impl EvidenceKey {
+    pub fn of(run: &RunIdentity) -> Self {
+        EvidenceKey { repository: run.repository.clone(), run_id: run.run_id, attempt: run.run_attempt, job_id: run.job_id }
+    }
+
+    fn question(&self) -> Command {
+        match self.job_id {
+            Some(job_id) => Command::GetJob { repository: self.repository.clone(), job_id, timeout_ms: 0 },
+            None => Command::GetRunAttempt { repository: self.repository.clone(), run_id: self.run_id, attempt: self.attempt, timeout_ms: 0 },
+        }
+    }
+
+    fn subject(&self) -> String {
+        match self.job_id {
+            Some(job) => format!("job {job} of {} run {} attempt {}", self.repository, self.run_id, self.attempt),
+            None => format!("{} run {} attempt {}", self.repository, self.run_id, self.attempt),
+        }
+    }
+}
+
+/// What the Actions API said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// Completed (with this conclusion): nothing of it runs any more.
+    Over { conclusion: Option<String> },
+    /// Queued, waiting or running.
+    Active { status: String },
+    /// No answer that proves anything.
+    Unknown { why: String },
+}
+
+/// Answers gathered so far, kept across conflicts and across the locks of one reap.
+pub type EvidenceCache = BTreeMap<EvidenceKey, Evidence>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Place {
+    Holding,
+    Queue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReapAction {
+    Removed,
+    Renewed,
+    Kept,
+}
+
+/// One entry as the reaper judged it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReapEntry {
+    pub holder_id: String,
+    pub place: Place,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    pub run: RunIdentity,
+    pub action: ReapAction,
+    /// A stable word: `run-completed`, `job-completed`, `lease-expired`, `active`, `unverified`
+    /// (the API could not answer), `unchecked` (the scan deadline came first).
+    pub reason: String,
+    /// What the evidence was, for people.
+    pub detail: String,
+}
+
+/// One lock's reap.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReapReport {
+    pub lock: String,
+    /// Changes written (confirmed), then what was kept in the last version seen.
+    pub entries: Vec<ReapEntry>,
+}
+
+pub struct ReapPlanner {
+    pub lock: String,
+    pub by: String,
+    scan_ms: Millis,
+    /// The scan deadline (no question after it), set when the reap starts.
+    scan_deadline: Millis,
+    pub evidence: EvidenceCache,
+    asking: Option<EvidenceKey>,
+    /// The changes of the write in flight.
+    intended: Vec<ReapEntry>,
+    /// Changes confirmed written.
+    done: Vec<ReapEntry>,
+    /// What the last plan kept.
+    kept: Vec<ReapEntry>,
+}
+
+impl ReapPlanner {
+    pub fn new(lock: String, by: String, scan_ms: Millis) -> Self {
+        ReapPlanner {
+            lock,
+            by,
+            scan_ms,
+            scan_deadline: 0,
+            evidence: EvidenceCache::new(),
+            asking: None,
+            intended: Vec::new(),
+            done: Vec::new(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Sets the scan deadline (shared by every lock of one reap).
+    pub fn set_scan_deadline(&mut self, deadline: Millis) {
+        self.scan_deadline = deadline;
+    }
+
+    fn report(&self) -> ReapReport {
+        let mut entries = self.done.clone();
+        entries.extend(self.kept.iter().cloned());
+        ReapReport { lock: self.lock.clone(), entries }
+    }
+
+    fn outcome(&self, result: ResultWord) -> Outcome {
+        let mut o = Outcome::new(result, result == ResultWord::Reaped, &self.lock, &self.by);
+        o.reaped = vec![self.report()];
+        o
+    }
+}
+
+fn entry(holder_id: &str, place: Place, fence: Option<u64>, run: &RunIdentity, action: ReapAction, reason: &str, detail: String) -> ReapEntry {
+    ReapEntry { holder_id: holder_id.into(), place, fence, run: run.clone(), action, reason: reason.into(), detail }
+}
+
+impl Planner for ReapPlanner {
+    fn needs_config(&self) -> bool {
+        // To hand freed slots on in the same write, and for the lease policy.
+        true
+    }
+
+    fn start(&mut self, now: Millis) -> Option<Outcome> {
+        if self.scan_deadline == 0 {
+            self.scan_deadline = now + self.scan_ms;
+        }
+        None
+    }
+
+    fn retry_deadline(&self) -> Option<Millis> {
+        Some(self.scan_deadline + WRITE_BUDGET_MS)
+    }
+
+    fn branch_missing(&self, _now: Millis) -> Option<Outcome> {
+        Some(self.outcome(ResultWord::Reaped))
+    }
+
+    fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
+        let mut o = self.outcome(ResultWord::Failed);
+        o.error = Some(failure);
+        o
+    }
+
+    fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
+        let Some(key) = self.asking.take() else { return };
+        let evidence = match answer {
+            Ok(Reply::Job { run_id, status, conclusion, .. }) if run_id == key.run_id => {
+                if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
+            }
+            Ok(Reply::Job { run_id, .. }) => Evidence::Unknown { why: format!("job {:?} belongs to run {run_id}, not run {}", key.job_id, key.run_id) },
+            Ok(Reply::Run { run_attempt, status, conclusion, .. }) if run_attempt == key.attempt => {
+                if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
+            }
+            Ok(Reply::Run { run_attempt, .. }) => Evidence::Unknown { why: format!("asked for attempt {}, GitHub answered attempt {run_attempt}", key.attempt) },
+            Ok(_) => Evidence::Unknown { why: "an answer of the wrong kind".into() },
+            Err(f) => Evidence::Unknown { why: f.message },
+        };
+        let text = match &evidence {
+            Evidence::Over { conclusion } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
+            Evidence::Active { status } => format!("{}: {status}", key.subject()),
+            Evidence::Unknown { why } => format!("{}: no answer that proves anything ({why}); keeping what it owns", key.subject()),
+        };
+        let level = if matches!(evidence, Evidence::Unknown { .. }) { Level::Warning } else { Level::Info };
+        log.push(LogLine { level, text });
+        self.evidence.insert(key, evidence);
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        // Our own write made this version: its changes are recorded. Otherwise they are not
+        // (yet), and are planned again on this version.
+        if ctx.provenance == Provenance::Written {
+            self.done.append(&mut self.intended);
+        } else {
+            self.intended.clear();
+        }
+        let scanning = ctx.now < self.scan_deadline;
+        let st = ctx.state;
+        let policy = ctx.lease.clone();
+        let server_now = ctx.server_now;
+        let mut doc = st.clone();
+        let mut changes: Vec<ReapEntry> = Vec::new();
+        let mut removals: Vec<Removal> = Vec::new();
+        let mut kept: Vec<ReapEntry> = Vec::new();
+        let mut next_question: Option<EvidenceKey> = None;
+
+        for h in &st.holders {
+            let key = EvidenceKey::of(&h.run);
+            let expired = server_now > policy.takeable_after(h.expires_at);
+            let over = |reason: &str, detail: String, changes: &mut Vec<ReapEntry>, removals: &mut Vec<Removal>, doc: &mut crate::state::LockState| {
+                doc.holders.retain(|x| x.holder_id != h.holder_id);
+                removals.push(Removal { holder_id: h.holder_id.clone(), fence: h.fence, expires_at: h.expires_at, reason: reason.into() });
+                changes.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Removed, reason, detail));
+            };
+            let keep = |reason: &str, detail: String, kept: &mut Vec<ReapEntry>| {
+                kept.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Kept, reason, detail));
+            };
+            match self.evidence.get(&key) {
+                Some(Evidence::Over { conclusion }) => {
+                    let reason = if key.job_id.is_some() { "job-completed" } else { "run-completed" };
+                    over(reason, format!("{} completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")), &mut changes, &mut removals, &mut doc);
+                }
+                Some(Evidence::Active { status }) => {
+                    let target = server_now.saturating_add(h.lease_ms).min(h.ceiling_at);
+                    if policy.reaper_renews && policy.renewal_due(server_now, h.expires_at) && target > h.expires_at {
+                        if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id) {
+                            x.expires_at = target;
+                        }
+                        changes.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Renewed, "active",
+                            format!("{} is {status}: lease renewed until {}", key.subject(), format_rfc3339(target))));
+                    } else {
+                        keep("active", format!("{} is {status}", key.subject()), &mut kept);
+                    }
+                }
+                Some(Evidence::Unknown { why }) if expired => {
+                    over("lease-expired", format!("lease ran out at {} and {} could not be checked ({why})", format_rfc3339(h.expires_at), key.subject()), &mut changes, &mut removals, &mut doc);
+                }
+                Some(Evidence::Unknown { why }) => {
+                    keep("unverified", format!("{} could not be checked ({why}); kept until its lease runs out at {}", key.subject(), format_rfc3339(h.expires_at)), &mut kept);
+                }
+                // Past the scan deadline, a lease that ran out frees the holding unasked, as any
+                // acquire would; while scanning, it is asked about first, so that a holder proven
+                // alive is kept (and renewed, when the policy says so).
+                None if expired && !scanning => {
+                    over("lease-expired", format!("lease ran out at {} (not renewed; not checked before the scan deadline)", format_rfc3339(h.expires_at)), &mut changes, &mut removals, &mut doc);
+                }
+                None => {
+                    if scanning && next_question.is_none() {
+                        next_question = Some(key);
+                    }
+                    keep("unchecked", "not checked before the scan deadline".into(), &mut kept);
+                }
+            }
+        }
+        for q in &st.queue {
+            let key = EvidenceKey::of(&q.run);
+            match self.evidence.get(&key) {
+                Some(Evidence::Over { conclusion }) => {
+                    let reason = if key.job_id.is_some() { "job-completed" } else { "run-completed" };
+                    doc.queue.retain(|x| x.holder_id != q.holder_id);
+                    changes.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Removed, reason,
+                        format!("{} completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion"))));
+                }
+                Some(Evidence::Active { status }) => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "active", format!("{} is {status}", key.subject()))),
+                Some(Evidence::Unknown { why }) => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unverified", format!("{} could not be checked ({why})", key.subject()))),
+                None => {
+                    if scanning && next_question.is_none() {
+                        next_question = Some(key);
+                    }
+                    kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unchecked", "not checked before the scan deadline".into()));
+                }
+            }
+        }
+        self.kept = kept;
+
+        // Checkpoint: write what is proven once enough has gathered, or once nothing is left to ask.
+        if changes.len() >= CHECKPOINT_EVERY || (!changes.is_empty() && next_question.is_none()) {
+            if let Some(capacity) = ctx.capacity {
+                let admitted = doc.admit(capacity, server_now, policy.max_ttl_ms);
+                if !admitted.is_empty() {
+                    ctx.info(format!("handing freed slots of {} to {}", self.lock, admitted.join(", ")));
+                }
+            }
+            for c in &changes {
+                let verb = match c.action {
+                    ReapAction::Removed => "removing",
+                    ReapAction::Renewed => "renewing",
+                    ReapAction::Kept => "keeping",
+                };
+                ctx.info(format!("{verb} {} ({}) of {}: {}", c.holder_id, if c.place == Place::Holding { "holding" } else { "queue entry" }, self.lock, c.detail));
+            }
+            ctx.removed.extend(removals);
+            self.intended = changes;
+            return Decision::Write { doc, action: "reap" };
+        }
+        if let Some(key) = next_question {
+            let question = key.question();
+            self.asking = Some(key);
+            return Decision::Probe(question);
+        }
+        let unchecked = self.kept.iter().filter(|e| e.reason == "unchecked").count();
+        if unchecked > 0 {
+            let mut o = self.outcome(ResultWord::Failed);
+            o.error = Some(Failure {
+                code: "scan-deadline".into(),
+                message: format!("the scan deadline passed with {unchecked} entries of {} not checked; they were left as they are", self.lock),
+                class: None,
+                status: None,
+            });
+            return Decision::Finish(o);
+        }
+        let removed = self.done.iter().filter(|e| e.action == ReapAction::Removed).count();
+        let renewed = self.done.iter().filter(|e| e.action == ReapAction::Renewed).count();
+        ctx.info(format!("reaped {}: {removed} removed, {renewed} renewed, {} kept", self.lock, self.kept.len()));
+        Decision::Finish(self.outcome(ResultWord::Reaped))
+    }
+}
+
+/// A reap of one or more locks: one engine per lock, run one after another within one scan
+/// deadline, sharing the answers gathered (a run that owns entries in several locks is asked
+/// about once).
+pub struct ReapAll {
+    engines: Vec<crate::engine::Engine<ReapPlanner>>,
+    current: usize,
+    outcomes: Vec<Outcome>,
+    by: String,
+    scan_ms: Millis,
+}
+
+impl ReapAll {
+    pub fn new(s: &ReapSettings, seed: u64) -> Self {
+        let engines = s
+            .locks
+            .iter()
+            .enumerate()
+            .map(|(i, lock)| {
+                let target = crate::engine::Target { lock: lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.by.clone(), retry: s.retry.clone() };
+                crate::engine::Engine::new(ReapPlanner::new(lock.clone(), s.by.clone(), s.scan_ms), target, seed.wrapping_add(i as u64))
+            })
+            .collect();
+        ReapAll { engines, current: 0, outcomes: Vec::new(), by: s.by.clone(), scan_ms: s.scan_ms }
+    }
+
+    pub fn step(&mut self, event: crate::protocol::Event) -> Result<crate::protocol::Step, crate::error::ProtocolError> {
+        use crate::protocol::{Event, Step};
+        let now = match &event {
+            Event::Start { now } | Event::Reply { now, .. } | Event::Timer { now } | Event::Cancel { now } => *now,
+        };
+        if let (Event::Start { now }, 0) = (&event, self.current) {
+            for e in &mut self.engines {
+                e.planner.set_scan_deadline(now + self.scan_ms);
+            }
+        }
+        let mut step = self.engines[self.current].step(event)?;
+        loop {
+            let Command::Finish { outcome } = &step.command else { return Ok(step) };
+            self.outcomes.push((**outcome).clone());
+            if self.current + 1 >= self.engines.len() {
+                let outcome = self.combined();
+                return Ok(Step { command: Command::Finish { outcome: Box::new(outcome) }, log: step.log });
+            }
+            // The next lock, with what was learnt so far.
+            let evidence = std::mem::take(&mut self.engines[self.current].planner.evidence);
+            self.current += 1;
+            self.engines[self.current].planner.evidence = evidence;
+            let mut log = step.log;
+            let next = self.engines[self.current].step(Event::Start { now })?;
+            log.extend(next.log);
+            step = Step { command: next.command, log };
+        }
+    }
+
+    fn combined(&self) -> Outcome {
+        if let [only] = self.outcomes.as_slice() {
+            return only.clone();
+        }
+        let success = self.outcomes.iter().all(|o| o.success);
+        let locks: Vec<&str> = self.outcomes.iter().map(|o| o.lock.as_str()).collect();
+        let mut o = Outcome::new(if success { ResultWord::Reaped } else { ResultWord::Failed }, success, &locks.join(", "), &self.by);
+        o.error = self.outcomes.iter().find_map(|x| x.error.clone()).map(|mut e| {
+            let failed = self.outcomes.iter().filter(|x| !x.success).count();
+            if failed > 1 {
+                e.message = format!("{} (and {} more locks failed)", e.message, failed - 1);
+            }
+            e
+        });
+        for x in &self.outcomes {
+            o.reaped.extend(x.reaped.iter().cloned());
+            o.stats.add(&x.stats);
+        }
+        o
+    }
+}

@@ -1,0 +1,416 @@
+//! The reaper against a small fake GitHub: a state file per lock with compare-and-swap, a config
+//! file, and Actions API answers per run attempt and job.
+
+use std::collections::BTreeMap;
+
+use leasehold_core::protocol::JobSummary;
+use leasehold_core::state::{Holder, QueueEntry};
+use leasehold_core::ids::RunIdentity;
+use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord};
+
+const T: u64 = 1_800_000_000_000;
+const MIN: u64 = 60_000;
+
+#[derive(Clone)]
+enum Answer {
+    Status(&'static str),
+    Http(u16),
+}
+
+/// Another writer's change, committed just before the next state write.
+type Interference = Box<dyn FnMut(&mut LockState)>;
+
+struct Fake {
+    states: BTreeMap<String, (LockState, u64)>,
+    config: Option<String>,
+    runs: BTreeMap<(u64, u32), Answer>,
+    jobs: BTreeMap<u64, (u64, Answer)>,
+    /// Before applying the next state write, another writer commits this change first.
+    interfere: Option<Interference>,
+    now: u64,
+    questions: Vec<String>,
+    writes: usize,
+}
+
+fn http(status: u16) -> Reply {
+    Reply::Http { status, message: format!("HTTP {status}"), retry_after: None, ratelimit_remaining: None, ratelimit_reset: None, date: None }
+}
+
+fn run(repo: &str, id: u64, attempt: u32, job_id: Option<u64>) -> RunIdentity {
+    RunIdentity { repository: repo.into(), run_id: id, run_attempt: attempt, job: "build".into(), runner_name: "r".into(), url: String::new(), job_id }
+}
+
+fn holder(id: &str, fence: u64, run: RunIdentity, expires_at: u64) -> Holder {
+    Holder { holder_id: id.into(), nonce: format!("{:016x}", fence), fence, run, acquired_at: T - 10 * MIN, expires_at, lease_ms: 15 * MIN, ceiling_at: T + 6 * 60 * MIN }
+}
+
+fn queued(id: &str, run: RunIdentity) -> QueueEntry {
+    QueueEntry { holder_id: id.into(), nonce: "00000000000000ff".into(), run, lease_ms: 15 * MIN, enqueued_at: T - MIN, last_seen_at: T - MIN }
+}
+
+impl Fake {
+    fn new() -> Self {
+        Fake { states: BTreeMap::new(), config: None, runs: BTreeMap::new(), jobs: BTreeMap::new(), interfere: None, now: T, questions: Vec::new(), writes: 0 }
+    }
+
+    fn lock(&mut self, name: &str, holders: Vec<Holder>, queue: Vec<QueueEntry>) {
+        let mut s = LockState::empty(name);
+        s.revision = 3;
+        s.fence = holders.iter().map(|h| h.fence).max().unwrap_or(0);
+        s.holders = holders;
+        s.queue = queue;
+        self.states.insert(name.into(), (s, 3));
+    }
+
+    fn answer(&self, a: &Answer, run_id: u64, attempt: u32, job: Option<u64>) -> Reply {
+        match (a, job) {
+            (Answer::Http(status), _) => http(*status),
+            (Answer::Status(st), None) => Reply::Run {
+                run_id,
+                run_attempt: attempt,
+                status: (*st).into(),
+                conclusion: (*st == "completed").then(|| "cancelled".into()),
+                date: None,
+            },
+            (Answer::Status(st), Some(id)) => Reply::Job {
+                id,
+                run_id,
+                run_attempt: attempt,
+                name: "build".into(),
+                status: (*st).into(),
+                conclusion: (*st == "completed").then(|| "failure".into()),
+                runner_name: Some("r".into()),
+                date: None,
+            },
+        }
+    }
+
+    fn perform(&mut self, command: &Command) -> Reply {
+        match command {
+            Command::ReadFile { path, .. } if path.ends_with(".config.json") => match &self.config {
+                Some(text) => Reply::File { sha: "cfg".into(), content: text.clone(), etag: None, date: None },
+                None => http(404),
+            },
+            Command::ReadFile { path, .. } => {
+                let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
+                match self.states.get(lock) {
+                    Some((s, rev)) => Reply::File { sha: format!("sha{rev}"), content: s.to_document(), etag: None, date: None },
+                    None => http(404),
+                }
+            }
+            Command::WriteFile { path, content, sha, .. } => {
+                let lock = path.trim_start_matches("locks/").trim_end_matches(".json").to_string();
+                if let Some(mut f) = self.interfere.take() {
+                    let (s, rev) = self.states.get_mut(&lock).expect("lock");
+                    f(s);
+                    s.revision += 1;
+                    *rev = s.revision;
+                }
+                let (s, rev) = self.states.get_mut(&lock).expect("lock");
+                if sha.as_deref() != Some(&format!("sha{rev}")) {
+                    return http(409);
+                }
+                *s = LockState::parse(content, &lock).expect("a valid state");
+                *rev = s.revision;
+                self.writes += 1;
+                Reply::Written { sha: format!("sha{rev}"), date: None }
+            }
+            Command::GetRunAttempt { repository, run_id, attempt, .. } => {
+                self.questions.push(format!("{repository} run {run_id}/{attempt}"));
+                match self.runs.get(&(*run_id, *attempt)) {
+                    Some(a) => self.answer(a, *run_id, *attempt, None),
+                    None => http(404),
+                }
+            }
+            Command::GetJob { job_id, .. } => {
+                self.questions.push(format!("job {job_id}"));
+                match self.jobs.get(job_id) {
+                    Some((run_id, a)) => self.answer(a, *run_id, 1, Some(*job_id)),
+                    None => http(404),
+                }
+            }
+            other => panic!("unexpected command {other:?}"),
+        }
+    }
+
+    /// Runs a reap to its end; `step_ms` is how long each request takes.
+    fn reap(&mut self, inputs: &[(&str, &str)], step_ms: u64) -> Outcome {
+        let mut raw: BTreeMap<String, String> = [("GITHUB_REPOSITORY", "octo/locks"), ("GITHUB_RUN_ID", "900"), ("GITHUB_JOB", "reap")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        for (k, v) in inputs {
+            raw.insert(k.to_string(), v.to_string());
+        }
+        let entropy = Entropy { seed: 5, nonce: "0000000000000000".into() };
+        let (mut op, _) = Operation::new(OperationKind::Reap, &raw, &entropy).expect("valid inputs");
+        let mut step = op.step(Event::Start { now: self.now }).unwrap();
+        for _ in 0..10_000 {
+            let command = step.command.clone();
+            match command {
+                Command::Finish { outcome } => return *outcome,
+                Command::Sleep { until_ms, .. } => {
+                    self.now = self.now.max(until_ms);
+                    step = op.step(Event::Timer { now: self.now }).unwrap();
+                }
+                c => {
+                    let reply = self.perform(&c);
+                    self.now += step_ms;
+                    step = op.step(Event::Reply { now: self.now, reply }).unwrap();
+                }
+            }
+        }
+        panic!("the reap never finished");
+    }
+
+    fn state(&self, lock: &str) -> &LockState {
+        &self.states[lock].0
+    }
+}
+
+fn actions(o: &Outcome) -> Vec<(String, String, String)> {
+    o.reaped
+        .iter()
+        .flat_map(|r| r.entries.iter())
+        .map(|e| (e.holder_id.clone(), serde_json::to_value(e.action).unwrap().as_str().unwrap().to_string(), e.reason.clone()))
+        .collect()
+}
+
+#[test]
+fn frees_what_completed_runs_left_and_keeps_the_living_and_the_unknown() {
+    let mut f = Fake::new();
+    f.config = Some(r#"{"capacity": 3}"#.into());
+    f.lock(
+        "deploy",
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN),
+            holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN),
+            holder("o/a:3:build", 3, run("o/a", 3, 1, None), T + 10 * MIN),
+        ],
+        vec![queued("o/a:4:build", run("o/a", 4, 1, None)), queued("o/a:5:build", run("o/a", 5, 2, None))],
+    );
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    f.runs.insert((2, 1), Answer::Status("in_progress"));
+    f.runs.insert((3, 1), Answer::Http(403));
+    f.runs.insert((4, 1), Answer::Status("queued"));
+    f.runs.insert((5, 2), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped, "{o:?}");
+    assert!(o.success);
+    let st = f.state("deploy");
+    // Run 1 is over: its holding is gone and the head of the queue (run 4) took the slot; run 5's
+    // waiting entry (attempt 2, completed) is gone; the living (2) and the unknown (3) stay.
+    let holders: Vec<&str> = st.holders.iter().map(|h| h.holder_id.as_str()).collect();
+    assert_eq!(holders, vec!["o/a:2:build", "o/a:3:build", "o/a:4:build"]);
+    assert!(st.queue.is_empty());
+    assert_eq!(st.holders[2].fence, 4, "admitted with the next fence");
+    let change = st.last_change.as_ref().unwrap();
+    assert_eq!((change.action.as_str(), change.by.as_str()), ("reap", "reaper octo/locks:900:reap"));
+    assert_eq!(change.removed.iter().map(|r| (r.holder_id.as_str(), r.reason.as_str())).collect::<Vec<_>>(), vec![("o/a:1:build", "run-completed")]);
+    assert_eq!(f.writes, 1);
+    let a = actions(&o);
+    assert!(a.contains(&("o/a:1:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
+    assert!(a.contains(&("o/a:5:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
+    assert!(a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())), "{a:?}");
+    assert!(a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert_eq!(o.stats.lookups, 5);
+}
+
+#[test]
+fn a_live_holder_is_never_freed_when_the_actions_api_fails() {
+    let mut f = Fake::new();
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
+    f.runs.insert((1, 1), Answer::Http(502));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    assert_eq!(f.state("deploy").holders.len(), 1);
+    assert_eq!(f.writes, 0);
+    assert!(o.stats.lookups > 1, "a transient failure is asked again: {:?}", o.stats);
+    assert_eq!(actions(&o), vec![("o/a:1:build".into(), "kept".into(), "unverified".into())]);
+    // 404 (a deleted run, or a token that cannot see it) proves nothing either.
+    f.runs.insert((1, 1), Answer::Http(404));
+    f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(f.state("deploy").holders.len(), 1);
+}
+
+#[test]
+fn a_lease_that_ran_out_is_freed_unless_its_run_is_proven_alive() {
+    let mut f = Fake::new();
+    // Both leases ran out long ago (past grace and skew of the unconfigured policy).
+    f.lock(
+        "deploy",
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, None), T - 30 * MIN),
+            holder("o/a:2:build", 2, run("o/a", 2, 1, None), T - 30 * MIN),
+        ],
+        vec![],
+    );
+    // Run 1 cannot be read (404); run 2 is proven active.
+    f.runs.insert((2, 1), Answer::Status("in_progress"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    let a = actions(&o);
+    assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"]);
+    assert!(a.contains(&("o/a:1:build".into(), "removed".into(), "lease-expired".into())), "{a:?}");
+    assert!(a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())), "a live holder is never freed by the reaper: {a:?}");
+    assert_eq!(f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/a:2:build"]);
+}
+
+#[test]
+fn a_recorded_job_id_is_judged_by_the_job_not_the_run() {
+    let mut f = Fake::new();
+    f.lock(
+        "deploy",
+        vec![holder("o/a:1:build:1", 1, run("o/a", 1, 1, Some(11)), T + 10 * MIN), holder("o/a:1:build:2", 2, run("o/a", 1, 1, Some(12)), T + 10 * MIN)],
+        vec![],
+    );
+    f.runs.insert((1, 1), Answer::Status("in_progress"));
+    f.jobs.insert(11, (1, Answer::Status("completed")));
+    f.jobs.insert(12, (1, Answer::Status("in_progress")));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(f.questions, vec!["job 11", "job 12"]);
+    let a = actions(&o);
+    assert!(a.contains(&("o/a:1:build:1".into(), "removed".into(), "job-completed".into())), "{a:?}");
+    assert_eq!(f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/a:1:build:2"]);
+}
+
+#[test]
+fn a_conflict_plans_again_with_the_answers_already_gathered() {
+    let mut f = Fake::new();
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![queued("o/b:7:ship", run("o/b", 7, 1, None))]);
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    f.runs.insert((7, 1), Answer::Status("queued"));
+    // Another job enqueues just before the reaper's write: 409, read again, write again.
+    f.interfere = Some(Box::new(|s: &mut LockState| s.queue.push(queued("o/c:8:x", run("o/c", 8, 1, None)))));
+    f.runs.insert((8, 1), Answer::Status("queued"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    assert_eq!(o.stats.conflicts, 1);
+    assert_eq!(f.questions, vec!["o/a run 1/1", "o/b run 7/1", "o/c run 8/1"], "nothing asked twice");
+    let st = f.state("deploy");
+    assert_eq!(st.holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/b:7:ship"]);
+    assert_eq!(st.queue.iter().map(|q| q.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/c:8:x"]);
+}
+
+#[test]
+fn the_scan_deadline_writes_what_was_proven_and_fails_visibly() {
+    let mut f = Fake::new();
+    let holders = (1..=5).map(|i| holder(&format!("o/a:{i}:build"), i, run("o/a", i, 1, None), T + 60 * MIN)).collect();
+    f.lock("deploy", holders, vec![]);
+    for i in 1..=5 {
+        f.runs.insert((i, 1), Answer::Status("completed"));
+    }
+    // Each answer takes 12 s; the scan deadline is 60 s: two reads, then three questions fit.
+    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "60")], 12_000);
+    assert_eq!(o.result, ResultWord::Failed);
+    assert_eq!(o.error.as_ref().unwrap().code, "scan-deadline");
+    assert_eq!(f.questions.len(), 3);
+    let left: Vec<&str> = f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect();
+    assert_eq!(left, vec!["o/a:4:build", "o/a:5:build"], "only what was proven was removed");
+    let a = actions(&o);
+    assert!(a.contains(&("o/a:4:build".into(), "kept".into(), "unchecked".into())), "{a:?}");
+}
+
+#[test]
+fn checkpoints_every_ten_changes() {
+    let mut f = Fake::new();
+    let queue = (1..=12).map(|i| queued(&format!("o/a:{i}:build"), run("o/a", i, 1, None))).collect();
+    f.lock("deploy", vec![], queue);
+    for i in 1..=12 {
+        f.runs.insert((i, 1), Answer::Status("completed"));
+    }
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    assert_eq!(f.writes, 2, "a checkpoint at ten, then the rest");
+    assert!(f.state("deploy").queue.is_empty());
+    assert_eq!(actions(&o).iter().filter(|a| a.1 == "removed").count(), 12);
+}
+
+#[test]
+fn a_proven_live_holder_is_renewed_when_the_policy_says_so_never_past_its_ceiling() {
+    let mut f = Fake::new();
+    f.config = Some(r#"{"capacity": 2, "lease": {"ttlSeconds": 900, "renewSeconds": 300, "reaperRenews": true}}"#.into());
+    let mut near_ceiling = holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 5 * MIN);
+    near_ceiling.ceiling_at = T + 8 * MIN;
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 5 * MIN), near_ceiling], vec![]);
+    f.runs.insert((1, 1), Answer::Status("in_progress"));
+    f.runs.insert((2, 1), Answer::Status("in_progress"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    let st = f.state("deploy");
+    assert!(st.holders[0].expires_at >= T + 15 * MIN, "renewed by a full lease");
+    assert_eq!(st.holders[1].expires_at, T + 8 * MIN, "never past the ceiling");
+    // Not due: nothing written.
+    let writes = f.writes;
+    f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(f.writes, writes);
+}
+
+#[test]
+fn several_locks_share_their_answers() {
+    let mut f = Fake::new();
+    f.lock("a", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
+    f.lock("b", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "a\nb")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    assert_eq!(o.lock, "a, b");
+    assert_eq!(f.questions.len(), 1);
+    assert!(f.state("a").holders.is_empty() && f.state("b").holders.is_empty());
+    assert_eq!(o.reaped.len(), 2);
+}
+
+#[test]
+fn bad_reap_inputs_name_the_input() {
+    let entropy = Entropy { seed: 5, nonce: "0000000000000000".into() };
+    let raw = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    for (pairs, input) in [
+        (vec![("GITHUB_REPOSITORY", "o/r")], "lock"),
+        (vec![("lock", "a b/c"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
+        (vec![("lock", "a"), ("GITHUB_REPOSITORY", "o/r"), ("scan-deadline-seconds", "5")], "scan-deadline-seconds"),
+    ] {
+        let err = Operation::new(OperationKind::Reap, &raw(&pairs), &entropy).err().expect("refused");
+        assert!(err.to_string().contains(input), "{err}");
+    }
+}
+
+#[test]
+fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
+    let job = |id: u64, name: &str, status: &str, runner: &str| JobSummary { id, name: name.into(), status: status.into(), conclusion: None, runner_name: Some(runner.into()) };
+    let cases: Vec<(Vec<JobSummary>, Option<u64>)> = vec![
+        (vec![job(1, "deploy", "in_progress", "r1"), job(2, "test", "in_progress", "r2")], Some(1)),
+        (vec![job(3, "deploy (linux, 3)", "in_progress", "r1"), job(4, "deploy (mac, 3)", "in_progress", "r2")], Some(3)),
+        (vec![job(5, "deploy", "completed", "r1")], None),
+        (vec![job(6, "Deploy to prod", "in_progress", "r1")], None),
+        (vec![job(7, "deploy", "in_progress", "r1"), job(8, "deploy", "in_progress", "r1")], None),
+        (vec![job(9, "deployer", "in_progress", "r1")], None),
+    ];
+    for (jobs, expected) in cases {
+        let raw = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "77"), ("GITHUB_RUN_ATTEMPT", "1"), ("GITHUB_JOB", "deploy"), ("RUNNER_NAME", "r1"), ("record-job-id", "true")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let entropy = Entropy { seed: 1, nonce: "00000000000000aa".into() };
+        let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
+        let step = op.step(Event::Start { now: T }).unwrap();
+        assert!(matches!(&step.command, Command::ListJobs { repository, run_id: 77, attempt: 1, .. } if repository == "octo/app"), "{:?}", step.command);
+        let reply = Reply::Jobs { total_count: jobs.len() as u64, jobs: jobs.clone(), date: None };
+        let step = op.step(Event::Reply { now: T + 10, reply }).unwrap();
+        assert!(matches!(&step.command, Command::ReadFile { .. }));
+        // Absent state, absent config: the write carries the run identity with the job id.
+        op.step(Event::Reply { now: T + 20, reply: http(404) }).unwrap();
+        let step = op.step(Event::Reply { now: T + 30, reply: http(404) }).unwrap();
+        let Command::WriteFile { content, .. } = &step.command else { panic!("{:?}", step.command) };
+        let doc = LockState::parse(content, "deploy").unwrap();
+        assert_eq!(doc.holders[0].run.job_id, expected, "{jobs:?}");
+    }
+    // A refused lookup records nothing and the acquire goes on.
+    let raw = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "77"), ("GITHUB_JOB", "deploy"), ("RUNNER_NAME", "r1"), ("record-job-id", "true")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &Entropy { seed: 1, nonce: "00000000000000aa".into() }).unwrap();
+    op.step(Event::Start { now: T }).unwrap();
+    let step = op.step(Event::Reply { now: T + 10, reply: http(403) }).unwrap();
+    assert!(step.log.iter().any(|l| l.text.contains("no job id recorded")), "{:?}", step.log);
+    assert!(matches!(&step.command, Command::ReadFile { .. }));
+}
