@@ -11,6 +11,7 @@ const entryPoints = {
   status: 'actions/status/main.mjs',
   renew: 'actions/renew/main.mjs',
   guard: 'actions/guard/main.mjs',
+  reap: 'actions/reap/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

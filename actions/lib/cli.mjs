@@ -2,6 +2,7 @@
 //
 //   node dist/cli.mjs guard --lock L --nonce N [options] -- command [args...]
 //   node dist/cli.mjs renew --lock L --nonce N [--if-due] [options]
+//   node dist/cli.mjs reap --lock L [--lock L2 ...] [--scan-deadline-seconds N] [options]
 //
 // Options: --repository owner/name, --state-branch B, --holder-id ID, --holder-suffix S,
 // --kill-grace-seconds N (guard). Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN),
@@ -14,14 +15,15 @@
 // ended it, 127 when it could not be started); 70 the holding was lost and the child was
 // stopped; 71 the local deadline passed without a proven renewal and the child was stopped;
 // 72 the holding could not be verified at start (the child never ran); 64 bad usage.
-// renew: 0 renewed or not due, 1 otherwise.
+// renew: 0 renewed or not due, 1 otherwise. reap: one JSON line (the verdicts), 0 when every
+// entry was judged, 1 otherwise (the scan deadline passed, or GitHub refused).
 import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { EXIT, guard } from './guard.mjs';
 import { loadCore } from './wasm.mjs';
 
-const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
+const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'scan-deadline-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 function parseArgs(args) {
   const inputs = {};
@@ -34,6 +36,7 @@ function parseArgs(args) {
       break;
     }
     if (a === '--if-due') ifDue = true;
+    else if (a === '--lock' && inputs.lock !== undefined && i + 1 < args.length) inputs.lock += `\n${args[++i]}`; // reap: several locks
     else if (a.startsWith('--') && FLAGS.includes(a.slice(2)) && i + 1 < args.length) inputs[a.slice(2)] = args[++i];
     else throw usage(`unknown or incomplete option ${JSON.stringify(a)}`);
   }
@@ -42,7 +45,8 @@ function parseArgs(args) {
 }
 
 function usage(message) {
-  return Object.assign(new Error(`${message}\nusage: leasehold guard --lock L --nonce N [options] -- command [args...]\n       leasehold renew --lock L --nonce N [--if-due] [options]`), { usage: true });
+  return Object.assign(new Error(`${message}\nusage: leasehold guard --lock L --nonce N [options] -- command [args...]\n       leasehold renew --lock L --nonce N [--if-due] [options]
+       leasehold reap --lock L [--lock L2 ...] [--scan-deadline-seconds N] [options]`), { usage: true });
 }
 
 const logger = {
@@ -54,12 +58,13 @@ const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 
 async function main(argv) {
   const [verb, ...rest] = argv;
-  if (verb !== 'guard' && verb !== 'renew') throw usage(`unknown command ${JSON.stringify(verb ?? '')}`);
+  if (!['guard', 'renew', 'reap'].includes(verb)) throw usage(`unknown command ${JSON.stringify(verb ?? '')}`);
   const { inputs, command } = parseArgs(rest);
   for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
   const token = (process.env.LEASEHOLD_TOKEN || process.env.GITHUB_TOKEN || '').trim();
   if (!token) throw usage('set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository');
   const core = loadCore();
+  if (verb === 'reap') return reap(core, inputs, token);
   const probe = new core.Operation('renew', inputs, undefined); // checks every input before anything is sent
   const plan = probe.plan;
   probe.free?.();
@@ -76,6 +81,16 @@ async function main(argv) {
   if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
   const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1000 });
   return exitCode;
+}
+
+async function reap(core, inputs, token) {
+  const op = new core.Operation('reap', inputs, undefined); // checks every input before anything is sent
+  const plan = op.plan;
+  for (const w of plan.warnings) logger.warning(w);
+  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
+  const outcome = await runOperation({ op, perform, logger });
+  emit({ event: 'reap', result: outcome.result, locks: plan.lock, reaped: outcome.reaped ?? [], error: outcome.error ?? null, stats: outcome.stats });
+  return outcome.success ? 0 : 1;
 }
 
 main(process.argv.slice(2)).then(

@@ -4,10 +4,11 @@
 const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', ...KNOBS],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
+  reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce'],
 };
 
@@ -16,6 +17,7 @@ export const OUTPUTS = {
   release: ['released', 'result', 'holder-id', 'error-code'],
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
+  reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
 };
 
 // Run context the core needs, by environment variable name.

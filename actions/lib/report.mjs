@@ -27,6 +27,18 @@ export function outputsFor(kind, outcome) {
       'error-code': error,
     };
   }
+  if (kind === 'reap') {
+    const entries = (outcome.reaped ?? []).flatMap((r) => r.entries);
+    const count = (action) => String(entries.filter((e) => e.action === action).length);
+    return {
+      result: outcome.result,
+      removed: count('removed'),
+      renewed: count('renewed'),
+      kept: count('kept'),
+      report: JSON.stringify(outcome.reaped ?? []),
+      'error-code': error,
+    };
+  }
   if (kind === 'status') {
     const state = outcome.state;
     return {
@@ -68,11 +80,12 @@ export function summaryFor(kind, outcome, plan) {
     renewed: `renewed \`${outcome.lock}\`${outcome.lease ? ` until ${iso(new Date(outcome.lease.expiresAt).toISOString())}` : ''}`,
     'not-due': `renewal of \`${outcome.lock}\` not due yet`,
     lost: `lost \`${outcome.lock}\``,
+    reaped: `reaped \`${outcome.lock}\``,
     'release-unrecorded': `released \`${outcome.lock}\`, but the lock state could not be updated`,
     failed: `${kind} of \`${outcome.lock}\` failed`,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, '');
-  const who = outcome.holderId ? `Holder \`${escapeCell(outcome.holderId)}\` · ` : '';
+  const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} \`${escapeCell(outcome.holderId)}\` · ` : '';
   lines.push(`${who}lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
   if (outcome.error) {
     lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeCell(outcome.error.message)}`, '');
@@ -100,13 +113,39 @@ export function summaryFor(kind, outcome, plan) {
       lines.push('');
     }
   }
+  if (kind === 'reap') lines.push(...reapTables(outcome));
   const s = outcome.stats;
   lines.push(
     `<sub>${s.requests} requests (${s.reads} reads, ${s.notModified} not modified, ${s.writes} writes), ` +
-      `${s.conflicts} conflicts, ${s.retries} retries, ${s.rateLimitWaits} rate-limit waits, ${s.polls} polls</sub>`,
+      `${s.conflicts} conflicts, ${s.retries} retries, ${s.rateLimitWaits} rate-limit waits, ${s.polls} polls` +
+      `${s.lookups ? `, ${s.lookups} Actions API lookups` : ''}</sub>`,
     '',
   );
   return lines.join('\n');
+}
+
+const ACTION_ORDER = { removed: 0, renewed: 1, kept: 2 };
+
+/** The reaper's verdicts, one table per lock: what was removed or renewed, then what was kept. */
+function reapTables(outcome) {
+  const lines = [];
+  for (const r of outcome.reaped ?? []) {
+    const n = (a) => r.entries.filter((e) => e.action === a).length;
+    lines.push(`**\`${r.lock}\`**: ${n('removed')} removed, ${n('renewed')} renewed, ${n('kept')} kept`, '');
+    if (r.entries.length === 0) {
+      lines.push('_no holders and no queue_', '');
+      continue;
+    }
+    lines.push('| action | reason | holder | where | run | evidence |', '| --- | --- | --- | --- | --- | --- |');
+    const sorted = [...r.entries].sort((a, b) => ACTION_ORDER[a.action] - ACTION_ORDER[b.action]);
+    for (const e of sorted) {
+      const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
+      const job = e.run?.jobId ? ` job ${e.run.jobId}` : '';
+      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)}${job} | ${escapeCell(e.detail)} |`);
+    }
+    lines.push('');
+  }
+  return lines;
 }
 
 /** One line for the log at the end. */

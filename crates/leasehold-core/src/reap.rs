@@ -68,10 +68,10 @@ impl ReapSettings {
         if locks.len() > MAX_LOCKS {
             return Err(InputError::new("lock", &format!("names at most {MAX_LOCKS} locks"), &locks.len().to_string()));
         }
-        let repository = match r.get("repository") {
-            Some(repo) => repo,
-            None => r.required("GITHUB_REPOSITORY")?,
-        };
+        let repository = r
+            .get("repository")
+            .or_else(|| r.get("GITHUB_REPOSITORY"))
+            .ok_or_else(|| InputError::new("repository", "is required (the lock repository, owner/name) outside a workflow run", ""))?;
         ids::validate_repository("repository", repository)?;
         let state_branch = r.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
         ids::validate_branch("state-branch", state_branch)?;
