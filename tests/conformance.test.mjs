@@ -94,13 +94,19 @@ async function samples() {
   const head = await emu.head('main');
   const file = await call('GET', '/repos/octo/app/contents/a.txt');
   const sha = file.responseBody.sha;
+  const [running, finished] = await emu.actions.startRun(41, { jobs: [{ name: 'build' }, { name: 'lint' }] });
+  emu.actions.setJob(finished, { status: 'completed', conclusion: 'success' });
   const s = {
     ok: {
       get: file,
       put: await call('PUT', '/repos/octo/app/contents/b.txt', { body: { message: 'm', content: b64('b') } }),
       tree: await call('POST', '/repos/octo/app/git/trees', { body: { tree: [{ path: 'x', mode: '100644', type: 'blob', content: 'x' }] } }),
       refused: await call('PUT', '/repos/octo/app/contents/c.txt', { body: { content: b64('c') } }),
+      run: await call('GET', '/repos/octo/app/actions/runs/41'),
+      job: await call('GET', `/repos/octo/app/actions/jobs/${finished}`),
     },
+    'job-conclusion-null-not-in-enum': await call('GET', `/repos/octo/app/actions/jobs/${running}`),
+    'any-get-304-not-modified': await call('GET', '/repos/octo/app/actions/runs/41', { headers: { 'if-none-match': '*' } }),
     'any-400-problems-parsing-json': await call('PUT', '/repos/octo/app/contents/c.txt', { body: '{not json' }),
     'any-401-credentials': await call('GET', '/repos/octo/app/contents/a.txt', { token: null }),
     'unknown-route-404': await call('GET', '/no/such/route'),
@@ -130,7 +136,7 @@ async function samples() {
 test('each rule fires on an answer GitHub would not give, and a valid answer passes', async () => {
   const s = await samples();
   const problemsOf = (ex) => validateExchange(ex).problems;
-  for (const name of ['get', 'put', 'tree', 'refused']) assert.deepEqual(problemsOf(s.ok[name]), [], name);
+  for (const name of ['get', 'put', 'tree', 'refused', 'run', 'job']) assert.deepEqual(problemsOf(s.ok[name]), [], name);
   assert.equal(validateExchange(s.ok.refused).refused, true, 'a request missing "message" refused with 422 is fine');
 
   const tamper = (ex, f) => {
@@ -155,6 +161,11 @@ test('each rule fires on an answer GitHub would not give, and a valid answer pas
   expect(tamper(s['any-403-429-rate-limited'], (e) => delete e.responseHeaders['retry-after']), 'rate-limit-signal', 'retry-after');
   expect(tamper(s['unknown-route-404'], (e) => (e.status = 200)), 'operation');
   expect(tamper(s.ok.refused, (e) => (e.status = 201)), 'request-body');
+  expect(tamper(s.ok.job, (e) => delete e.responseBody.runner_name), 'response-body', '(root)');
+  expect(tamper(s.ok.job, (e) => (e.responseBody.conclusion = 'stale')), 'response-body', '/conclusion');
+  expect(tamper(s.ok.run, (e) => delete e.responseBody.head_commit), 'response-body', '(root)');
+  // The deviation lets through the null of an unfinished job, not any value outside the enum.
+  expect(tamper(s['job-conclusion-null-not-in-enum'], (e) => (e.responseBody.conclusion = 'bogus')), 'response-body', '/conclusion');
 });
 
 test('each listed deviation is needed, and only where it applies', async (t) => {
@@ -170,6 +181,6 @@ test('each listed deviation is needed, and only where it applies', async (t) => 
     assert.ok(d.source && d.what && d.kind, `${d.id} says what it is and where that is from`);
   }
   // A deviation is no blanket: the valid answers need none.
-  for (const name of ['get', 'put', 'tree']) assert.deepEqual(validateExchange(s.ok[name]).allowed, [], name);
+  for (const name of ['get', 'put', 'tree', 'run', 'job']) assert.deepEqual(validateExchange(s.ok[name]).allowed, [], name);
   t.diagnostic(`${DEVIATIONS.length} deviations from GitHub's OpenAPI description (api.github.com, @octokit/openapi ${loadSpec().version}), each needed: ${DEVIATIONS.map((d) => d.id).join(', ')}`);
 });

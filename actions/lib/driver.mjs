@@ -29,6 +29,12 @@ function describe(command) {
       return 'POST git/commits';
     case 'createBranch':
       return `POST git/refs refs/heads/${command.branch}`;
+    case 'getRunAttempt':
+      return `GET actions/runs/${command.runId}/attempts/${command.attempt} in ${command.repository}`;
+    case 'getJob':
+      return `GET actions/jobs/${command.jobId} in ${command.repository}`;
+    case 'listJobs':
+      return `GET actions/runs/${command.runId}/attempts/${command.attempt}/jobs in ${command.repository}`;
     default:
       return command.kind;
   }
@@ -42,6 +48,12 @@ function describeReply(reply) {
       return `no answer (${reply.sent ? 'may have been sent' : 'not sent'}): ${reply.message}`;
     case 'notModified':
       return '304 not modified';
+    case 'run':
+      return `run ${reply.runId} attempt ${reply.runAttempt}: ${reply.status}${reply.conclusion ? ` (${reply.conclusion})` : ''}`;
+    case 'job':
+      return `job ${reply.id} (${reply.name}): ${reply.status}${reply.conclusion ? ` (${reply.conclusion})` : ''}${reply.runnerName ? ` on ${reply.runnerName}` : ''}`;
+    case 'jobs':
+      return `${reply.jobs.length} of ${reply.totalCount} jobs${reply.jobs.length ? ': ' : ''}${reply.jobs.slice(0, 5).map((j) => `${j.name} ${j.status}`).join(', ')}${reply.jobs.length > 5 ? ', …' : ''}`;
     default:
       return reply.kind;
   }

@@ -51,12 +51,46 @@ export function replyFromError(error) {
   return { kind: 'transport', sent: aborted || !NOT_SENT.has(code), message };
 }
 
+/** A command the driver cannot send as it stands: the core's bug, not GitHub's answer. It is
+ *  thrown out of perform(), like an unknown command, never turned into a reply. */
+class BadCommand extends Error {}
+
+/** `/repos/{owner}/{name}` for a command's own `repository`. */
+function repoPath(repository, kind) {
+  const parts = typeof repository === 'string' ? repository.split('/') : [];
+  if (parts.length !== 2 || !parts[0] || !parts[1]) throw new BadCommand(`leasehold driver: ${kind} needs repository "owner/name", not ${JSON.stringify(repository)}`);
+  return `/repos/${encodeURIComponent(parts[0])}/${encodeURIComponent(parts[1])}`;
+}
+
+/** A run, attempt or job id of a command. */
+function idOf(value, name, kind) {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new BadCommand(`leasehold driver: ${kind} needs a positive integer ${name}, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+// Fields of a 200 answer. A body without them is an answer that never fully arrived: the
+// TypeError becomes `transport { sent: true }` (see perform).
+function int(data, key) {
+  if (!Number.isSafeInteger(data?.[key])) throw new TypeError(`no integer ${key} in the body`);
+  return data[key];
+}
+function str(data, key) {
+  if (typeof data?.[key] !== 'string') throw new TypeError(`no string ${key} in the body`);
+  return data[key];
+}
+function strOrNull(data, key) {
+  if (data?.[key] !== null && typeof data?.[key] !== 'string') throw new TypeError(`no ${key} (a string or null) in the body`);
+  return data[key];
+}
+
 /** GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator), without a final slash. */
 export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
 
 /**
  * createTransport({ baseUrl, token, repository }) → perform(command) → Promise<reply>.
- * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator).
+ * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator);
+ * `repository` (owner/name) holds the lock's state. The Actions reads (getRunAttempt, getJob,
+ * listJobs) name their own `repository` instead.
  */
 export function createTransport({ baseUrl, token, repository, userAgent = 'leasehold' }) {
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });
@@ -99,6 +133,53 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       const { data } = await send(`POST ${base}/git/refs`, { ref: `refs/heads/${c.branch}`, sha: c.sha }, c.timeoutMs);
       return { kind: 'created', sha: data.object.sha };
     },
+    // The Actions reads name their own repository: the consumer's run lives in another
+    // repository than the lock's state.
+    async getRunAttempt(c) {
+      const run = `${repoPath(c.repository, c.kind)}/actions/runs/${idOf(c.runId, 'runId', c.kind)}/attempts/${idOf(c.attempt, 'attempt', c.kind)}`;
+      const { data, headers: h } = await send(`GET ${run}`, { exclude_pull_requests: true }, c.timeoutMs);
+      return {
+        kind: 'run',
+        runId: int(data, 'id'),
+        runAttempt: int(data, 'run_attempt'),
+        status: str(data, 'status'),
+        conclusion: strOrNull(data, 'conclusion'),
+        date: h.date ?? null,
+      };
+    },
+    async getJob(c) {
+      const job = `${repoPath(c.repository, c.kind)}/actions/jobs/${idOf(c.jobId, 'jobId', c.kind)}`;
+      const { data, headers: h } = await send(`GET ${job}`, {}, c.timeoutMs);
+      return {
+        kind: 'job',
+        id: int(data, 'id'),
+        runId: int(data, 'run_id'),
+        runAttempt: int(data, 'run_attempt'),
+        name: str(data, 'name'),
+        status: str(data, 'status'),
+        conclusion: strOrNull(data, 'conclusion'),
+        runnerName: strOrNull(data, 'runner_name'),
+        date: h.date ?? null,
+      };
+    },
+    async listJobs(c) {
+      const jobs = `${repoPath(c.repository, c.kind)}/actions/runs/${idOf(c.runId, 'runId', c.kind)}/attempts/${idOf(c.attempt, 'attempt', c.kind)}/jobs`;
+      // The first page only, at GitHub's largest page size.
+      const { data, headers: h } = await send(`GET ${jobs}`, { per_page: 100 }, c.timeoutMs);
+      if (!Array.isArray(data?.jobs)) throw new TypeError('no jobs array in the body');
+      return {
+        kind: 'jobs',
+        totalCount: int(data, 'total_count'),
+        jobs: data.jobs.map((j) => ({
+          id: int(j, 'id'),
+          name: str(j, 'name'),
+          status: str(j, 'status'),
+          conclusion: strOrNull(j, 'conclusion'),
+          runnerName: strOrNull(j, 'runner_name'),
+        })),
+        date: h.date ?? null,
+      };
+    },
   };
 
   return async function perform(command) {
@@ -107,6 +188,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     try {
       return await handler(command);
     } catch (error) {
+      if (error instanceof BadCommand) throw error;
       // A success whose body could not be read (cut off by a reset or the time limit: octokit
       // then hands over an empty body) is an answer that never fully arrived.
       if (error instanceof TypeError && !error.response) {

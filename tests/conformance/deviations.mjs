@@ -22,6 +22,9 @@ const msg = (ex) => String(ex.responseBody?.message ?? '');
 const BASIC_ERROR = { $ref: 'gh#/components/schemas/basic-error' };
 const GIT_REF = { $ref: 'gh#/components/schemas/git-ref' };
 const REPO = /^\/repos\/[^/]+\/[^/]+/;
+/** The value at a JSON pointer ("/jobs/0/conclusion") in a body, or undefined. */
+const at = (body, pointer) =>
+  pointer.split('/').slice(1).reduce((v, k) => (v == null ? undefined : v[k.replace(/~1/g, '/').replace(/~0/g, '~')]), body);
 
 export const DEVIATIONS = [
   // ---- documented elsewhere ---------------------------------------------------------------
@@ -91,6 +94,14 @@ export const DEVIATIONS = [
     source: 'GitHub REST docs, "Troubleshooting the REST API" (timeouts: "Server Error"); github-semantics.md "Writes and compare-and-swap", row "request time limit"',
   },
   {
+    id: 'any-get-304-not-modified',
+    kind: 'documented elsewhere',
+    relaxes: ['status'],
+    applies: (ex) => ex.method === 'GET' && ex.status === 304 && ex.requestHeaders?.['if-none-match'] !== undefined,
+    what: 'A GET with If-None-Match naming the current ETag is answered 304 Not Modified (no body, no cost against the primary rate limit), also where the operation lists only 200 (workflow runs and jobs, for one).',
+    source: 'GitHub REST docs, "Best practices for using the REST API" (use conditional requests: most endpoints return an etag; a 304 does not count against the primary rate limit); github-semantics.md "Conditional reads"',
+  },
+  {
     id: 'contents-raw-media-type',
     kind: 'documented elsewhere',
     relaxes: ['content-type'],
@@ -111,6 +122,19 @@ export const DEVIATIONS = [
     applies: (ex, p) => p.keyword === 'oneOf' && Array.isArray(p.params?.passingSchemas) && p.params.passingSchemas.length > 1,
     what: 'Some answers are described as oneOf [basic-error, repository-rule-violation-error] (e.g. 409 on contents writes); neither requires a field the other lacks, so every error body GitHub sends matches both and fails "exactly one". Matching more than one branch is accepted; matching none is not.',
     source: 'api.github.com description, repos/create-or-update-file-contents responses.409 (and others using the same pair)',
+  },
+
+  {
+    id: 'job-conclusion-null-not-in-enum',
+    kind: 'description defect',
+    relaxes: ['response-body'],
+    applies: (ex, p) =>
+      p.keyword === 'enum' &&
+      /^(\/jobs\/\d+)?\/conclusion$/.test(p.field) &&
+      at(ex.responseBody, p.field) === null &&
+      new RegExp(`${REPO.source}/actions/(jobs/[^/]+|runs/[^/]+/(attempts/[^/]+/)?jobs)/?$`).test(ex.path),
+    what: 'A job that has not finished has conclusion null. The job schema says `nullable: true` but its `enum` leaves null out, and under OpenAPI 3.0.3 `nullable` does not add null to an enum, so no unfinished job GitHub sends matches it. The same description lists null in the enum of the workflow_job webhook payloads (in_progress, queued, waiting).',
+    source: 'api.github.com description, components.schemas.job.properties.conclusion (vs webhook-workflow-job-in-progress .workflow_job.conclusion); OAI/OpenAPI-Specification#1900 (nullable and enum, OAS 3.0.3)',
   },
 
   // ---- observed ---------------------------------------------------------------------------

@@ -1065,6 +1065,225 @@ test('shapes GitHub records: ETag and cache headers on writes, Location on creat
   assert.ok('followers_url' in repo.body.owner);
 });
 
+// ---- GitHub Actions: runs, attempts, jobs ------------------------------------------------
+
+const RUNS = '/repos/octo/locks/actions/runs';
+const JOBS = '/repos/octo/locks/actions/jobs';
+
+test('actions: a run reads as of its LATEST attempt; each attempt and job keeps its own status', async (t) => {
+  let clock = Date.parse('2030-03-04T05:06:07Z');
+  const { emu, api } = await start(t, { now: () => clock });
+  const [build, lint] = await emu.actions.startRun(7, { jobs: [{ name: 'build', runnerName: 'runner-a' }, { name: 'lint', status: 'queued' }] });
+  assert.ok(Number.isInteger(build) && Number.isInteger(lint) && build !== lint);
+
+  let run = (await api.get(`${RUNS}/7`)).body;
+  assert.deepEqual([run.id, run.run_attempt, run.status, run.conclusion], [7, 1, 'in_progress', null]);
+  assert.equal(run.head_sha, await emu.head());
+  assert.equal(run.head_branch, 'main');
+  assert.equal(run.previous_attempt_url, null);
+  assert.equal(run.url, `${emu.url}${RUNS}/7`);
+  assert.equal(run.run_started_at, '2030-03-04T05:06:07Z');
+  assert.equal(run.repository.full_name, 'octo/locks');
+  assert.equal(run.head_commit.id, run.head_sha);
+
+  let job = (await api.get(`${JOBS}/${build}`)).body;
+  assert.deepEqual([job.id, job.run_id, job.run_attempt, job.name, job.status, job.conclusion, job.runner_name], [build, 7, 1, 'build', 'in_progress', null, 'runner-a']);
+  assert.equal(job.completed_at, null);
+  const queued = (await api.get(`${JOBS}/${lint}`)).body;
+  assert.deepEqual([queued.status, queued.runner_name, queued.runner_id, queued.steps], ['queued', null, null, []]);
+
+  // GitHub re-runs only a completed run.
+  assert.throws(() => emu.actions.rerun(7), /attempt 1 is in_progress: GitHub re-runs only a completed run/);
+
+  // Jobs move on; illegal moves throw.
+  clock += 60_000;
+  emu.actions.setJob(lint, { status: 'in_progress' });
+  job = (await api.get(`${JOBS}/${lint}`)).body;
+  assert.equal(job.status, 'in_progress');
+  assert.match(job.runner_name, /^GitHub Actions \d+$/, 'a started job is on a runner');
+  assert.equal(job.started_at, '2030-03-04T05:07:07Z');
+  emu.actions.setJob(build, { status: 'completed', conclusion: 'success' });
+  job = (await api.get(`${JOBS}/${build}`)).body;
+  assert.deepEqual([job.status, job.conclusion, job.completed_at], ['completed', 'success', '2030-03-04T05:07:07Z']);
+  assert.throws(() => emu.actions.setJob(build, { status: 'in_progress' }), /completed already/);
+  assert.throws(() => emu.actions.setJob(lint, { status: 'in_progress', conclusion: 'success' }), /only a completed one has a conclusion/);
+  assert.throws(() => emu.actions.setJob(lint, { status: 'completed' }), /needs a conclusion/);
+  assert.throws(() => emu.actions.setJob(lint, { status: 'completed', conclusion: 'startup_failure' }), /needs a conclusion/, 'a run conclusion, not a job one');
+  assert.throws(() => emu.actions.setJob(lint, { state: 'done' }), /unknown state/);
+  assert.throws(() => emu.actions.setJob(424242, { status: 'queued' }), /no job 424242/);
+  // All jobs done, yet the run goes on until the test says it completed (as on GitHub, a moment later).
+  assert.equal((await api.get(`${RUNS}/7`)).body.status, 'in_progress');
+
+  // complete(): the attempt and every unfinished job.
+  clock += 60_000;
+  emu.actions.complete(7, 1, 'failure');
+  run = (await api.get(`${RUNS}/7`)).body;
+  assert.deepEqual([run.run_attempt, run.status, run.conclusion, run.updated_at], [1, 'completed', 'failure', '2030-03-04T05:08:07Z']);
+  assert.deepEqual(
+    [(await api.get(`${JOBS}/${build}`)).body.conclusion, (await api.get(`${JOBS}/${lint}`)).body.conclusion],
+    ['success', 'failure'],
+    'a finished job keeps its conclusion; an unfinished one takes the run\'s',
+  );
+  assert.throws(() => emu.actions.complete(7, 1, 'success'), /completed already/);
+  assert.throws(() => emu.actions.setJob(lint, { status: 'queued' }), /is completed/);
+
+  // rerun: attempt 2 under the same run id; GET runs/{id} now answers for attempt 2.
+  clock += 60_000;
+  const again = emu.actions.rerun(7);
+  assert.equal(again.length, 2);
+  assert.ok(!again.includes(build) && !again.includes(lint), 'a re-run makes new jobs');
+  run = (await api.get(`${RUNS}/7`)).body;
+  assert.deepEqual([run.run_attempt, run.status, run.conclusion], [2, 'in_progress', null]);
+  assert.equal(run.previous_attempt_url, `${emu.url}${RUNS}/7/attempts/1`);
+  assert.equal(run.run_started_at, '2030-03-04T05:09:07Z');
+  const first = (await api.get(`${RUNS}/7/attempts/1`)).body;
+  assert.deepEqual([first.run_attempt, first.status, first.conclusion], [1, 'completed', 'failure']);
+  const second = (await api.get(`${RUNS}/7/attempts/2`)).body;
+  assert.deepEqual([second.run_attempt, second.status, second.conclusion], [2, 'in_progress', null]);
+  assert.equal((await api.get(`${JOBS}/${lint}`)).body.run_attempt, 1, 'a job of attempt 1 still reads as such');
+  const redo = (await api.get(`${JOBS}/${again[1]}`)).body;
+  assert.deepEqual([redo.name, redo.run_attempt, redo.status], ['lint', 2, 'in_progress']);
+
+  // An attempt can also wait or queue before it runs; it completes only through complete().
+  emu.actions.setAttemptStatus(7, 2, 'waiting');
+  assert.equal((await api.get(`${RUNS}/7`)).body.status, 'waiting');
+  assert.throws(() => emu.actions.setAttemptStatus(7, 2, 'completed'), /finish it with complete/);
+  emu.actions.complete(7, 2, 'startup_failure');
+  run = (await api.get(`${RUNS}/7`)).body;
+  assert.deepEqual([run.status, run.conclusion], ['completed', 'startup_failure']);
+  assert.equal((await api.get(`${JOBS}/${again[0]}`)).body.conclusion, 'cancelled', 'jobs cannot end in startup_failure');
+  assert.throws(() => emu.actions.complete(7, 2, 'done'), /completed already/);
+  assert.throws(() => emu.actions.complete(7, 3, 'success'), /has no attempt 3/);
+
+  // Run ids are unique across repositories, as on GitHub; attempts start as asked.
+  const other = await emu.createRepo('acme', 'app');
+  await assert.rejects(other.actions.startRun(7, { jobs: [] }), /run id 7 is already taken \(in octo\/locks\)/);
+  await assert.rejects(other.actions.startRun(0), /positive integer/);
+  await assert.rejects(other.actions.startRun(8, { status: 'completed' }), /status must be one of/);
+  await other.actions.startRun(8, { status: 'queued', jobs: [{ name: 'a' }] });
+  const q = await api.get('/repos/acme/app/actions/runs/8');
+  assert.deepEqual([q.body.status, q.body.conclusion, q.body.repository.full_name], ['queued', null, 'acme/app']);
+  assert.equal(emu.repo('acme', 'app').actions, other.actions);
+});
+
+test('actions: a status change changes the ETag; a 304 costs nothing', async (t) => {
+  const { emu, api } = await start(t);
+  const [job] = await emu.actions.startRun(11, { jobs: [{ name: 'build' }] });
+  const before = await api.get(`${RUNS}/11`);
+  const etag = before.headers.get('etag');
+  const cached = await api.get(`${RUNS}/11`, { 'if-none-match': etag });
+  assert.equal(cached.status, 304);
+  assert.equal(cached.headers.get('x-ratelimit-used'), before.headers.get('x-ratelimit-used'));
+  emu.actions.setJob(job, { status: 'completed', conclusion: 'success' });
+  emu.actions.complete(11, 1, 'success');
+  const after = await api.get(`${RUNS}/11`, { 'if-none-match': etag });
+  assert.equal(after.status, 200);
+  assert.equal(after.body.status, 'completed');
+});
+
+test('actions: the jobs of an attempt are paged like every GitHub list (per_page, page, Link)', async (t) => {
+  const { emu, api } = await start(t);
+  const names = ['a', 'b', 'c', 'd', 'e'];
+  const ids = await emu.actions.startRun(21, { jobs: names.map((name) => ({ name })) });
+  const list = (q) => api.get(`${RUNS}/21/attempts/1/jobs${q}`);
+  const rels = (r) => Object.fromEntries([...(r.headers.get('link') ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [m[2], new URL(m[1]).search]));
+
+  const all = await list('');
+  assert.equal(all.body.total_count, 5);
+  assert.deepEqual(all.body.jobs.map((j) => j.id), ids, 'in creation order');
+  assert.deepEqual(all.body.jobs.map((j) => j.name), names);
+  assert.equal(all.headers.get('link'), null, 'one page: no Link header');
+
+  const p1 = await list('?per_page=2');
+  assert.deepEqual([p1.body.total_count, p1.body.jobs.map((j) => j.name)], [5, ['a', 'b']]);
+  assert.deepEqual(rels(p1), { next: '?per_page=2&page=2', last: '?per_page=2&page=3' });
+  const p2 = await list('?per_page=2&page=2');
+  assert.deepEqual(p2.body.jobs.map((j) => j.name), ['c', 'd']);
+  assert.deepEqual(rels(p2), { prev: '?per_page=2&page=1', next: '?per_page=2&page=3', last: '?per_page=2&page=3', first: '?per_page=2&page=1' });
+  assert.equal(p2.headers.get('link').split(', ').map((l) => /rel="(\w+)"/.exec(l)[1]).join(), 'prev,next,last,first', "GitHub's order");
+  const p3 = await list('?per_page=2&page=3');
+  assert.deepEqual(p3.body.jobs.map((j) => j.name), ['e']);
+  assert.deepEqual(rels(p3), { prev: '?per_page=2&page=2', first: '?per_page=2&page=1' });
+  const beyond = await list('?per_page=2&page=9');
+  assert.deepEqual([beyond.body.total_count, beyond.body.jobs], [5, []]);
+
+  // The next link is served as it is.
+  const next = await fetch(/<([^>]+)>; rel="next"/.exec(p1.headers.get('link'))[1], { headers: { authorization: `token ${TOKEN}` } });
+  assert.deepEqual((await next.json()).jobs.map((j) => j.name), ['c', 'd']);
+
+  // per_page defaults to 30 and stops at 100.
+  await emu.actions.startRun(22, { jobs: Array.from({ length: 130 }, (_, i) => ({ name: `j${i}` })) });
+  const big = (q) => api.get(`${RUNS}/22/attempts/1/jobs${q}`);
+  const d = await big('');
+  assert.deepEqual([d.body.total_count, d.body.jobs.length], [130, 30]);
+  assert.deepEqual(rels(d), { next: '?page=2', last: '?page=5' });
+  const max = await big('?per_page=500');
+  assert.equal(max.body.jobs.length, 100);
+  assert.equal(rels(max).last, '?per_page=500&page=2');
+});
+
+test('actions: unknown runs, attempts and jobs are 404 Not Found, also across repositories', async (t) => {
+  const { emu, api } = await start(t);
+  const [job] = await emu.actions.startRun(31, { jobs: [{ name: 'build' }] });
+  const other = await emu.createRepo('acme', 'app');
+  await other.actions.startRun(32, { jobs: [{ name: 'x' }] });
+  const notFound = async (p, doc) => {
+    const r = await api.get(p);
+    assertError(r, 404, 'Not Found');
+    assert.equal(r.body.documentation_url, `https://docs.github.com/rest/actions/${doc}`);
+  };
+  await notFound(`${RUNS}/999`, 'workflow-runs#get-a-workflow-run');
+  await notFound(`${RUNS}/abc`, 'workflow-runs#get-a-workflow-run');
+  await notFound(`${RUNS}/32`, 'workflow-runs#get-a-workflow-run'); // another repository's run
+  await notFound(`${RUNS}/31/attempts/2`, 'workflow-runs#get-a-workflow-run-attempt');
+  await notFound(`${RUNS}/31/attempts/0`, 'workflow-runs#get-a-workflow-run-attempt');
+  await notFound(`${RUNS}/999/attempts/1`, 'workflow-runs#get-a-workflow-run-attempt');
+  await notFound(`${RUNS}/31/attempts/2/jobs`, 'workflow-jobs#list-jobs-for-a-workflow-run-attempt');
+  await notFound(`${RUNS}/999/attempts/1/jobs`, 'workflow-jobs#list-jobs-for-a-workflow-run-attempt');
+  await notFound(`${JOBS}/999`, 'workflow-jobs#get-a-job-for-a-workflow-run');
+  await notFound(`/repos/acme/app/actions/jobs/${job}`, 'workflow-jobs#get-a-job-for-a-workflow-run');
+  assertError(await api.get('/repos/octo/nope/actions/runs/31'), 404, 'Not Found');
+  // Read-only here: writes to these paths are no route.
+  assertError(await api.call('POST', `${RUNS}/31/attempts/1`), 404, 'Not Found');
+  assert.equal((await api.get(`${RUNS}/31/`)).status, 200, 'a final slash is the same resource');
+});
+
+test('actions: faults on these paths (5xx, 403 without actions: read, reset, latency); plain reads for the limits', async (t) => {
+  const { emu, api } = await start(t, { limits: { primaryPerHour: 6, contentPerMinute: 1 } });
+  const [job] = await emu.actions.startRun(41, { jobs: [{ name: 'build' }] });
+
+  const r502 = emu.faults.add({ method: 'GET', path: /\/actions\/runs\/41\/attempts\/1$/, action: { status: 502 } });
+  assertError(await api.get(`${RUNS}/41/attempts/1`), 502, 'Server Error');
+  assert.equal(r502.fired, 1);
+  assert.deepEqual([emu.log.at(-1).path, emu.log.at(-1).fault], [`${RUNS}/41/attempts/1`, 'status:502']);
+  // A token without `actions: read` (GITHUB_TOKEN with a narrower `permissions:`).
+  emu.faults.add({
+    path: new RegExp(`/actions/jobs/${job}$`),
+    action: { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/actions/workflow-jobs#get-a-job-for-a-workflow-run', status: '403' } },
+  });
+  assertError(await api.get(`${JOBS}/${job}`), 403, 'Resource not accessible by integration');
+  emu.faults.add({ path: /\/attempts\/1\/jobs$/, action: { reset: true } });
+  await assert.rejects(api.get(`${RUNS}/41/attempts/1/jobs`));
+  assert.equal(emu.log.at(-1).status, null);
+  emu.faults.add({ path: `${RUNS}/41`, action: { latencyMs: 150 } });
+  const t0 = performance.now();
+  assert.equal((await api.get(`${RUNS}/41`)).status, 200);
+  assert.ok(performance.now() - t0 >= 140);
+
+  // Plain reads: the primary limit counts them (fault answers do not), the limit on
+  // content-generating requests does not.
+  assert.equal(emu.log.filter((e) => e.status === 200).length, 1);
+  for (const p of [`${RUNS}/41/attempts/1`, `${RUNS}/41/attempts/1/jobs`, `${JOBS}/${job}`, `${RUNS}/41`]) {
+    assert.equal((await api.get(p)).status, 200, p);
+  }
+  const last = await api.get(`${RUNS}/41`);
+  assert.equal(last.headers.get('x-ratelimit-remaining'), '0');
+  const over = await api.get(`${RUNS}/41`);
+  assert.equal(over.status, 403);
+  assert.match(over.body.message, /^API rate limit exceeded/);
+  assert.equal(emu.secondary.refused, 0);
+});
+
 async function waitUntil(predicate, ms = 5000) {
   const end = Date.now() + ms;
   while (!predicate()) {
