@@ -7,13 +7,13 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-B7KGEZMB.mjs";
+} from "./shared-KWFSOBKM.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";
 
 // actions/lib/cli.mjs
-var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
+var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "scan-deadline-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
 function parseArgs(args) {
   const inputs = {};
   let command = [];
@@ -25,6 +25,8 @@ function parseArgs(args) {
       break;
     }
     if (a === "--if-due") ifDue = true;
+    else if (a === "--lock" && inputs.lock !== void 0 && i + 1 < args.length) inputs.lock += `
+${args[++i]}`;
     else if (a.startsWith("--") && FLAGS.includes(a.slice(2)) && i + 1 < args.length) inputs[a.slice(2)] = args[++i];
     else throw usage(`unknown or incomplete option ${JSON.stringify(a)}`);
   }
@@ -34,7 +36,8 @@ function parseArgs(args) {
 function usage(message) {
   return Object.assign(new Error(`${message}
 usage: leasehold guard --lock L --nonce N [options] -- command [args...]
-       leasehold renew --lock L --nonce N [--if-due] [options]`), { usage: true });
+       leasehold renew --lock L --nonce N [--if-due] [options]
+       leasehold reap --lock L [--lock L2 ...] [--scan-deadline-seconds N] [options]`), { usage: true });
 }
 var logger = {
   debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
@@ -45,12 +48,13 @@ var emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}
 `);
 async function main(argv) {
   const [verb, ...rest] = argv;
-  if (verb !== "guard" && verb !== "renew") throw usage(`unknown command ${JSON.stringify(verb ?? "")}`);
+  if (!["guard", "renew", "reap"].includes(verb)) throw usage(`unknown command ${JSON.stringify(verb ?? "")}`);
   const { inputs, command } = parseArgs(rest);
   for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
   const token = (process.env.LEASEHOLD_TOKEN || process.env.GITHUB_TOKEN || "").trim();
   if (!token) throw usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository");
   const core = loadCore();
+  if (verb === "reap") return reap(core, inputs, token);
   const probe = new core.Operation("renew", inputs, void 0);
   const plan = probe.plan;
   probe.free?.();
@@ -67,6 +71,15 @@ async function main(argv) {
   if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
   const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1e3 });
   return exitCode;
+}
+async function reap(core, inputs, token) {
+  const op = new core.Operation("reap", inputs, void 0);
+  const plan = op.plan;
+  for (const w of plan.warnings) logger.warning(w);
+  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
+  const outcome = await runOperation({ op, perform, logger });
+  emit({ event: "reap", result: outcome.result, locks: plan.lock, reaped: outcome.reaped ?? [], error: outcome.error ?? null, stats: outcome.stats });
+  return outcome.success ? 0 : 1;
 }
 main(process.argv.slice(2)).then(
   (code) => {

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-QJGEBCBB.mjs";
-import "./shared-B7KGEZMB.mjs";
+} from "./shared-6JGT3HTJ.mjs";
+import "./shared-KWFSOBKM.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/status/main.mjs
