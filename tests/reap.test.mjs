@@ -103,7 +103,7 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
     assert.deepEqual(verdicts(first.outputs.report).sort(), [
       `${dead.holderId} kept active`,
       `octo/app:8102:build kept active`,
-      `octo/app:8103:build removed run-completed`,
+      `octo/app:8103:build removed job-completed`,
     ]);
     state = await stateOf(emu, lock);
     assert.deepEqual(state.holders.map((h) => h.holderId), [dead.holderId]);
@@ -144,7 +144,7 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
     assert.equal(released.outputs.result, 'released', 'the holding is intact: its own release frees it');
   });
 
-  test('without a recorded job id the run attempt decides; a scan past its deadline fails visibly', async () => {
+  test('without a recorded job id the run attempt decides; one reap covers several locks; bad input names the input', async () => {
     const lock = await newLock(emu, 'reap-run-level');
     const { context } = await runningJob(emu, 8301);
     const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'record-job-id': 'false' }, context });

@@ -47,6 +47,8 @@ pub const MIN_WRITE_GAP_MS: Millis = 1_000;
 /// A backstop on the requests of one operation, whatever else happens (a bug, a pathological
 /// pile-up): past it, the operation fails with `request-budget`.
 pub const MAX_REQUESTS: u32 = 10_000;
+/// Attempts at one Actions API question before it counts as unanswered.
+pub const PROBE_MAX_ATTEMPTS: u32 = 3;
 
 pub fn state_path(lock: &str) -> String {
     format!("locks/{lock}.json")
@@ -603,7 +605,12 @@ impl<P: Planner> Engine<P> {
             // anything else (and a transient failure past it) goes to the planner as the answer.
             if matches!(class, Class::Transient | Class::RateLimited { .. }) {
                 self.failures += 1;
-                if let Some(at) = next_attempt_at(&self.target.retry, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
+                // A question that cannot be answered must not hold up the rest of the operation
+                // (a reaper has many to ask): a few attempts, within the budget, then no answer.
+                let mut policy = self.target.retry.clone();
+                policy.max_attempts_with_deadline = Some(policy.max_attempts_with_deadline.unwrap_or(PROBE_MAX_ATTEMPTS).min(PROBE_MAX_ATTEMPTS));
+                policy.max_attempts = policy.max_attempts.min(PROBE_MAX_ATTEMPTS);
+                if let Some(at) = next_attempt_at(&policy, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
                     log.push(LogLine { level: Level::Debug, text: format!("{what} ({}): asking again in {} ms", class.name(), at - now) });
                     let reason = if matches!(class, Class::RateLimited { .. }) { SleepReason::RateLimit } else { SleepReason::Backoff };
                     return self.sleep(at, reason, Wake::Retry(sent, pending));
