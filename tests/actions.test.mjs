@@ -63,23 +63,31 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     assert.deepEqual(state.queue, []);
   });
 
-  test('steady state: one acquire plus release is 4 REST requests', async () => {
-    const ctx = jobContext({ runId: 502, job: 'deploy' });
+  test('steady state: one acquire plus release is 4 REST requests, plus the job id lookup', async () => {
     // Uncontended: nobody else wrote the lock in the last second (a busier lock is let settle
     // first, which costs a read).
-    await new Promise((r) => setTimeout(r, 1100));
-    const start = lastSeq();
-    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
-    const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
-    assert.equal(a.outputs.result, 'acquired');
-    assert.equal(r.outputs.result, 'released');
-    const requests = requestsSince(start);
+    const pair = async (ctx, inputs = {}) => {
+      await new Promise((r) => setTimeout(r, 1100));
+      const start = lastSeq();
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy', ...inputs }, context: ctx });
+      const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
+      assert.equal(a.outputs.result, 'acquired');
+      assert.equal(r.outputs.result, 'released');
+      return [requestsSince(start).map((q) => `${q.method} ${q.path.split('?')[0].replace(/^\/repos\/octo\/app\//, '')} ${q.status}`), a];
+    };
+    await pair(jobContext({ runId: 500, job: 'deploy' }), { 'record-job-id': 'false' }); // the state branch and a fresh config record exist
+    const [bare] = await pair(jobContext({ runId: 502, job: 'deploy' }), { 'record-job-id': 'false' });
     assert.deepEqual(
-      requests.map((q) => `${q.method} ${q.status}`),
-      ['GET 200', 'PUT 200', 'GET 200', 'PUT 200'],
+      bare,
+      ['GET contents/locks/deploy.json 200', 'PUT contents/locks/deploy.json 200', 'GET contents/locks/deploy.json 200', 'PUT contents/locks/deploy.json 200'],
       'read + compare-and-swap write, twice; the config is fresh in the state',
     );
-    assert.equal(Number(a.outputs.fence) > 1, true);
+    // By default acquire first asks the Actions API for this job's numeric id (one read).
+    const ctx = jobContext({ runId: 503, job: 'deploy' });
+    const [jobId] = await emu.actions.startRun(503, { jobs: [{ name: 'deploy', runnerName: ctx.RUNNER_NAME }] });
+    const [looked, a] = await pair(ctx);
+    assert.deepEqual(looked, ['GET actions/runs/503/attempts/1/jobs 200', ...bare]);
+    assert.match(a.stdout, new RegExp(`recorded job id ${jobId} \\("deploy" on runner`));
   });
 
   test('the fence only grows across holdings', async () => {

@@ -615,6 +615,11 @@ impl<P: Planner> Engine<P> {
                     let reason = if matches!(class, Class::RateLimited { .. }) { SleepReason::RateLimit } else { SleepReason::Backoff };
                     return self.sleep(at, reason, Wake::Retry(sent, pending));
                 }
+                // The token's primary limit is spent until a reset too far away: every request
+                // of this operation would meet it. Fail fast, as for the lock's own requests.
+                if matches!(class, Class::RateLimited { primary: true, .. }) {
+                    return self.fail("api-unavailable", format!("gave up: {what} (the primary rate limit resets too far away)"), Some(class), status, now);
+                }
             }
             self.failures = 0;
             let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
