@@ -33,7 +33,8 @@ async function job(i) {
   const name = `${repository}#${4100 + i}`.padEnd(16);
   await sleep(i * 150);
   console.log(`${clock()}  ${name} acquire…`);
-  const inputs = { lock: LOCK, repository: 'octo/locks', 'poll-seconds': '2', 'timeout-minutes': '10' };
+  // The demo's consumer repositories have no Actions runs in the emulator: no job id to look up.
+  const inputs = { lock: LOCK, repository: 'octo/locks', 'poll-seconds': '2', 'timeout-minutes': '10', 'record-job-id': 'false' };
   const a = await runAction('acquire', { apiUrl: emu.url, inputs, context });
   if (a.outputs.acquired !== 'true') {
     console.log(`${clock()}  ${name} FAILED to acquire: ${a.outputs.result} ${a.outputs['error-code']}\n${a.stdout}`);
