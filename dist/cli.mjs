@@ -7,7 +7,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-KWFSOBKM.mjs";
+} from "./shared-AEBF7NXJ.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";

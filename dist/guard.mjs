@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-6JGT3HTJ.mjs";
-import "./shared-KWFSOBKM.mjs";
+} from "./shared-P4ZXYRRP.mjs";
+import "./shared-AEBF7NXJ.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/guard/main.mjs

@@ -154,7 +154,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         kind: 'job',
         id: int(data, 'id'),
         runId: int(data, 'run_id'),
-        runAttempt: int(data, 'run_attempt'),
+        // Not required by GitHub's description of a job.
+        runAttempt: Number.isInteger(data.run_attempt) ? data.run_attempt : null,
         name: str(data, 'name'),
         status: str(data, 'status'),
         conclusion: strOrNull(data, 'conclusion'),

@@ -82,7 +82,9 @@ pub enum Reply {
     Job {
         id: u64,
         run_id: u64,
-        run_attempt: u32,
+        /// Not every answer carries it (GitHub's description does not require it).
+        #[serde(default)]
+        run_attempt: Option<u32>,
         #[serde(default)]
         name: String,
         status: String,

@@ -260,10 +260,12 @@ impl Planner for ReapPlanner {
     fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
         let Some(key) = self.asking.take() else { return };
         let evidence = match answer {
-            Ok(Reply::Job { run_id, status, conclusion, .. }) if run_id == key.run_id => {
+            Ok(Reply::Job { run_id, run_attempt, status, conclusion, .. }) if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) => {
                 if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
             }
-            Ok(Reply::Job { run_id, .. }) => Evidence::Unknown { why: format!("job {:?} belongs to run {run_id}, not run {}", key.job_id, key.run_id) },
+            Ok(Reply::Job { run_id, run_attempt, .. }) => Evidence::Unknown {
+                why: format!("job {:?} belongs to run {run_id} attempt {run_attempt:?}, not run {} attempt {}", key.job_id, key.run_id, key.attempt),
+            },
             Ok(Reply::Run { run_attempt, status, conclusion, .. }) if run_attempt == key.attempt => {
                 if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
             }

@@ -75,7 +75,7 @@ impl Fake {
             (Answer::Status(st), Some(id)) => Reply::Job {
                 id,
                 run_id,
-                run_attempt: attempt,
+                run_attempt: Some(attempt),
                 name: "build".into(),
                 status: (*st).into(),
                 conclusion: (*st == "completed").then(|| "failure".into()),
