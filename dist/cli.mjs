@@ -4,10 +4,11 @@ import {
   CONTEXT,
   EXIT,
   apiBaseUrl,
+  checkGuardInputs,
   createTransport,
   guard,
   runOperation
-} from "./shared-AEBF7NXJ.mjs";
+} from "./shared-BUMHKZ2E.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";
@@ -55,9 +56,8 @@ async function main(argv) {
   if (!token) throw usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository");
   const core = loadCore();
   if (verb === "reap") return reap(core, inputs, token);
-  const probe = new core.Operation("renew", inputs, void 0);
-  const plan = probe.plan;
-  probe.free?.();
+  if (verb === "guard" && command.length === 0) throw usage("guard needs a command after --");
+  const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs["kill-grace-seconds"], "--kill-grace-seconds");
   for (const w of plan.warnings) logger.warning(w);
   const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === "renew") {
@@ -66,10 +66,7 @@ async function main(argv) {
     emit({ event: "renew", result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
     return outcome.success ? 0 : 1;
   }
-  if (command.length === 0) throw usage("guard needs a command after --");
-  const grace = inputs["kill-grace-seconds"] ?? "10";
-  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
-  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1e3 });
+  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs });
   return exitCode;
 }
 async function reap(core, inputs, token) {

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-P4ZXYRRP.mjs";
-import "./shared-AEBF7NXJ.mjs";
+} from "./shared-GNIHNO6Y.mjs";
+import "./shared-BUMHKZ2E.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/reap/main.mjs

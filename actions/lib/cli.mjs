@@ -20,7 +20,7 @@
 import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { EXIT, guard } from './guard.mjs';
+import { EXIT, checkGuardInputs, guard } from './guard.mjs';
 import { loadCore } from './wasm.mjs';
 
 const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'scan-deadline-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
@@ -65,9 +65,9 @@ async function main(argv) {
   if (!token) throw usage('set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository');
   const core = loadCore();
   if (verb === 'reap') return reap(core, inputs, token);
-  const probe = new core.Operation('renew', inputs, undefined); // checks every input before anything is sent
-  const plan = probe.plan;
-  probe.free?.();
+  if (verb === 'guard' && command.length === 0) throw usage('guard needs a command after --');
+  // Every input is checked before anything is sent.
+  const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs['kill-grace-seconds'], '--kill-grace-seconds');
   for (const w of plan.warnings) logger.warning(w);
   const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === 'renew') {
@@ -76,10 +76,7 @@ async function main(argv) {
     emit({ event: 'renew', result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
     return outcome.success ? 0 : 1;
   }
-  if (command.length === 0) throw usage('guard needs a command after --');
-  const grace = inputs['kill-grace-seconds'] ?? '10';
-  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) throw usage(`--kill-grace-seconds must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`);
-  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs: Number(grace) * 1000 });
+  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs });
   return exitCode;
 }
 

@@ -13,6 +13,22 @@ export const EXIT = { usage: 64, lost: 70, deadline: 71, notHeld: 72 };
 const signalNumber = (name) => constants.signals[name] ?? 0;
 
 /**
+ * Checks a guard's inputs before anything is sent: the renew operation's (lock, nonce, holder id,
+ * run context…; its errors name the input) and the kill grace (`graceText`, in seconds, 1 to
+ * 300; a bad one is an error naming `graceName`). Returns { plan, killGraceMs }.
+ */
+export function checkGuardInputs(core, inputs, graceText, graceName) {
+  const probe = new core.Operation('renew', inputs, undefined);
+  const plan = probe.plan;
+  probe.free?.();
+  const grace = (graceText ?? '').trim() || '10';
+  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) {
+    throw Object.assign(new Error(`${graceName} must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`), { code: 'invalid-input', input: 'kill-grace-seconds' });
+  }
+  return { plan, killGraceMs: Number(grace) * 1000 };
+}
+
+/**
  * guard({ core: { Operation, guardDecide }, inputs, argv, perform, emit, logger, clock,
  *         killGraceMs }) → Promise<{ exitCode, reason }>
  * `inputs` are the renew operation's raw inputs (lock, nonce, holder-id, context…); `emit(obj)`

@@ -3,7 +3,7 @@
 import * as core from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
-import { guard } from './guard.mjs';
+import { checkGuardInputs, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
@@ -144,19 +144,13 @@ export async function runGuard() {
   try {
     const core_ = loadCore();
     const inputs = collectInputs('guard');
-    const probe = new core_.Operation('renew', inputs, undefined); // every input checked before anything is sent
-    const plan = probe.plan;
-    probe.free?.();
+    const { plan, killGraceMs } = checkGuardInputs(core_, inputs, process.env[inputEnvName('kill-grace-seconds')], 'input `kill-grace-seconds`');
     const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
-    const grace = (process.env[inputEnvName('kill-grace-seconds')] ?? '10').trim() || '10';
-    if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) {
-      throw Object.assign(new Error(`input \`kill-grace-seconds\` must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`), { code: 'invalid-input', input: 'kill-grace-seconds' });
-    }
     for (const warning of plan.warnings) core.warning(warning);
     const perform = transportFor(plan, tokenInput());
     const emit = (obj) => core.info(JSON.stringify(obj));
-    const { exitCode, reason } = await guard({ core: core_, inputs, argv, perform, emit, logger, killGraceMs: Number(grace) * 1000 });
+    const { exitCode, reason } = await guard({ core: core_, inputs, argv, perform, emit, logger, killGraceMs });
     core.setOutput('exit-code', String(exitCode));
     core.setOutput('result', reason);
     if (exitCode !== 0) core.setFailed(`leasehold guard: ${reason} (exit code ${exitCode})`);

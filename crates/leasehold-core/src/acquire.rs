@@ -239,9 +239,7 @@ impl Planner for AcquirePlanner {
     }
 
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {
-        let mut o = self.outcome(ResultWord::Failed, now);
-        o.error = Some(failure);
-        o
+        self.outcome(ResultWord::Failed, now).with_error(failure)
     }
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {

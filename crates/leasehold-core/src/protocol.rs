@@ -417,6 +417,12 @@ impl Outcome {
             reaped: Vec::new(),
         }
     }
+
+    /// This outcome, failed for `failure`.
+    pub fn with_error(mut self, failure: Failure) -> Self {
+        self.error = Some(failure);
+        self
+    }
 }
 
 /// A holding's lease as its holder must act on it. `expiresAt` and `ceilingAt` are on GitHub's

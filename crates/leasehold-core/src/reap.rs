@@ -252,9 +252,7 @@ impl Planner for ReapPlanner {
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
-        let mut o = self.outcome(ResultWord::Failed);
-        o.error = Some(failure);
-        o
+        self.outcome(ResultWord::Failed).with_error(failure)
     }
 
     fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
@@ -397,14 +395,12 @@ impl Planner for ReapPlanner {
         }
         let unchecked = self.kept.iter().filter(|e| e.reason == "unchecked").count();
         if unchecked > 0 {
-            let mut o = self.outcome(ResultWord::Failed);
-            o.error = Some(Failure {
+            return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure {
                 code: "scan-deadline".into(),
                 message: format!("the scan deadline passed with {unchecked} entries of {} not checked; they were left as they are", self.lock),
                 class: None,
                 status: None,
-            });
-            return Decision::Finish(o);
+            }));
         }
         let removed = self.done.iter().filter(|e| e.action == ReapAction::Removed).count();
         let renewed = self.done.iter().filter(|e| e.action == ReapAction::Renewed).count();

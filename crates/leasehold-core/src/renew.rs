@@ -67,9 +67,7 @@ impl RenewPlanner {
     }
 
     fn lost(&self, why: String) -> Decision {
-        let mut o = self.outcome(ResultWord::Lost);
-        o.error = Some(Failure { code: "lost".into(), message: why, class: None, status: None });
-        Decision::Finish(o)
+        Decision::Finish(self.outcome(ResultWord::Lost).with_error(Failure { code: "lost".into(), message: why, class: None, status: None }))
     }
 }
 
@@ -79,9 +77,7 @@ impl Planner for RenewPlanner {
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
-        let mut o = self.outcome(ResultWord::Failed);
-        o.error = Some(failure);
-        o
+        self.outcome(ResultWord::Failed).with_error(failure)
     }
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {

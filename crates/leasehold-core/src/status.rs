@@ -36,9 +36,7 @@ impl Planner for StatusPlanner {
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
-        let mut o = self.outcome(ResultWord::Failed);
-        o.error = Some(failure);
-        o
+        self.outcome(ResultWord::Failed).with_error(failure)
     }
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
