@@ -231,6 +231,40 @@ describe('bad input: an error that names the input, a failing step, no write', {
     });
   }
 
+  // Each lease rule, broken on its own (the other keys are the defaults): acquire fails naming
+  // the rule, after reading the config and before writing anything.
+  const leaseRules = [
+    [{ ttlSeconds: 20 }, 'the lease (ttl) must be at least 30 s'],
+    [{ ttlSeconds: 900, maxTtlSeconds: 600 }, 'the lease (ttl) must not exceed the ceiling (maxTtl)'],
+    [{ ttlSeconds: 900, maxTtlSeconds: 700000 }, 'the ceiling (maxTtl) must be at most a week'],
+    [{ renewSeconds: 500 }, 'the renew interval must be at least 10 s and at most half the lease (ttl)'],
+    [{ graceSeconds: 1000 }, 'the grace must be at most the lease (ttl) and at most an hour'],
+    [{ skewSeconds: 601 }, 'the skew tolerance must be at most 10 minutes'],
+    [{ minRemainingSeconds: 300 }, 'the minimum remaining time must be shorter than the renew interval'],
+    [{ ttlSeconds: 120, renewSeconds: 60, minRemainingSeconds: 50, skewSeconds: 0 }, 'a renewal at the renew tick'],
+  ];
+  for (const [lease, rule] of leaseRules) {
+    test(`lease rule: ${rule}`, async () => {
+      const lock = `badlease-${Object.keys(lease).join('-')}-${Object.values(lease).join('-')}`;
+      await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json`, JSON.stringify({ capacity: 1, lease }));
+      const seq = lastSeq();
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock, 'record-job-id': 'false' }, context: jobContext({ runId: 802 }) });
+      assert.equal(a.code, 1);
+      assert.equal(a.outputs['error-code'], 'config-invalid');
+      assert.ok(a.stdout.includes(`"lease": ${rule}`), a.stdout);
+      assert.equal(writesSince(seq).length, 0, 'nothing written');
+    });
+  }
+  for (const bad of ['0', '10081', 'ten']) {
+    test(`lease-minutes: ${bad} is refused before any request`, async () => {
+      const seq = lastSeq();
+      const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy', 'lease-minutes': bad }, context: jobContext({ runId: 803 }) });
+      assert.equal(a.outputs['error-code'], 'invalid-input');
+      assert.match(a.stdout, /\[lease-minutes\].*from 1 to 10080/);
+      assert.equal(requestsSince(seq).length, 0, 'nothing was sent');
+    });
+  }
+
   test('a capacity config out of range fails acquire before any write', async () => {
     await emu.writeFile(emu.defaultBranch, 'locks/badcfg.config.json', '{"capacity": 65}\n');
     const seq = lastSeq();
