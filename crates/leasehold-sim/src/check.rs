@@ -5,8 +5,9 @@
 
 use leasehold_core::state::Holder;
 use leasehold_core::time::Millis;
-use leasehold_core::{LockState, ResultWord};
+use leasehold_core::{LockState, Outcome, ResultWord};
 
+use crate::guard::Work;
 use crate::world::{fmt_t, Fed, Stage, World, T0};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,7 +92,7 @@ fn holders(st: &LockState) -> String {
 
 impl World {
     /// The state committed right now (the empty state before the file exists).
-    fn committed(&self) -> Option<&LockState> {
+    pub(crate) fn committed(&self) -> Option<&LockState> {
         match self.store.current() {
             None => Some(&self.initial),
             Some(v) => v.state.as_ref().ok(),
@@ -212,9 +213,10 @@ impl World {
             let held = state.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce && h.fence == fence);
             if !held {
                 let late = cl.acquired_late.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+                let left = cl.belief_until.map(|u| format!(" ({} ms before the local deadline of its lease from {})", u - self.now, cl.belief_from)).unwrap_or_default();
                 problems.push((
                     Invariant::Belief,
-                    format!("{} believes it holds fence {fence}, but version {v} has {}{late}", self.who(c), holders(state)),
+                    format!("{} believes it holds fence {fence}{left}, but version {v} has {}{late}", self.who(c), holders(state)),
                 ));
             }
         }
@@ -241,6 +243,75 @@ impl World {
             let message = format!("{} finished acquired with fence {fence}, which the committed state does not hold: {now}{late}", self.who(c));
             self.violate(Invariant::ActsOnHistory, message);
         }
+    }
+
+    /// 4c: a renewal that finished `renewed`, its lease's deadline still ahead, holds exactly
+    /// (holder id, nonce, fence) in the committed state, with at least the expiry it reports.
+    pub(crate) fn check_renewed(&mut self, c: usize, outcome: &Outcome) {
+        let cl = &self.clients[c];
+        let Some(lease) = outcome.lease.as_ref() else {
+            let message = format!("{} finished renew renewed without a lease", self.who(c));
+            return self.violate(Invariant::Protocol, message);
+        };
+        if cl.zombie_since.is_some() || cl.clock.real_at(lease.local_deadline, self.now) <= self.now {
+            return;
+        }
+        let ok = outcome.nonce.as_deref() == Some(cl.nonce.as_str())
+            && self.committed().is_some_and(|st| {
+                st.holders.iter().any(|h| {
+                    h.holder_id == cl.holder_id && h.nonce == cl.nonce && Some(h.fence) == outcome.fence && h.expires_at >= lease.expires_at
+                })
+            });
+        if !ok {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let late = cl.stale_answer_ms.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+            let message = format!(
+                "{} finished renew renewed (fence {:?}, expiresAt {}), which the committed state does not hold: {now}{late}",
+                self.who(c),
+                outcome.fence,
+                fmt_t(lease.expires_at)
+            );
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 4d: a renewal that finished `lost` proved it: the committed state does not hold the claim.
+    pub(crate) fn check_lost(&mut self, c: usize) {
+        let cl = &self.clients[c];
+        if self.committed().is_some_and(|st| st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)) {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let message = format!("{} finished renew lost, but its claim is committed: {now}", self.who(c));
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 5, the work's side: the guarded work stops by the local deadline of the last proven lease
+    /// (checked whenever it stops: on its own, killed, cancelled, crashed). A process paused
+    /// across the deadline is excused up to its kill grace after resuming (the guard re-checks
+    /// the deadline first on resuming; assumption (ii)). Zombies are excluded.
+    pub(crate) fn check_work_stop(&mut self, c: usize) {
+        let cl = &self.clients[c];
+        let Some(g) = cl.guard.as_ref() else { return };
+        if g.work == Work::NotStarted || cl.zombie_since.is_some() {
+            return;
+        }
+        let Some(until) = cl.belief_until else { return };
+        if self.now <= until {
+            return;
+        }
+        let grace = self.runs[cl.run].settings.kill_grace_ms;
+        if cl.paused_since <= until && until < cl.paused_until && self.now <= cl.paused_until + grace {
+            return;
+        }
+        let message = format!(
+            "{} worked until {}, {} ms past the local deadline ({}) of its last proven lease (from {})",
+            self.who(c),
+            fmt_t(self.now),
+            self.now - until,
+            fmt_t(until),
+            cl.belief_from
+        );
+        self.violate(Invariant::Belief, message);
     }
 
     /// 4b: a release that finished released, queue-cleaned or noop left nothing of this

@@ -233,6 +233,7 @@
 
 pub mod check;
 pub mod fault;
+pub mod guard;
 pub mod planted;
 pub mod report;
 pub mod rng;
