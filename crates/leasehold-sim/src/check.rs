@@ -286,9 +286,10 @@ impl World {
     }
 
     /// 5, the work's side: the guarded work stops by the local deadline of the last proven lease
-    /// (checked whenever it stops: on its own, killed, cancelled, crashed). A process paused
-    /// across the deadline is excused up to its kill grace after resuming (the guard re-checks
-    /// the deadline first on resuming; assumption (ii)). Zombies are excluded.
+    /// (checked whenever it stops: on its own, killed, cancelled, crashed). Time the process
+    /// spent paused does not count (a paused work does not act), and a process paused across
+    /// the deadline may run on for its kill grace once resumed (the guard re-checks the deadline
+    /// first on resuming, then stops the work; assumption (ii)). Zombies are excluded.
     pub(crate) fn check_work_stop(&mut self, c: usize) {
         let cl = &self.clients[c];
         let Some(g) = cl.guard.as_ref() else { return };
@@ -299,12 +300,15 @@ impl World {
         if self.now <= until {
             return;
         }
-        let grace = self.runs[cl.run].settings.kill_grace_ms;
-        if cl.paused_since <= until && until < cl.paused_until && self.now <= cl.paused_until + grace {
+        let paused: Millis = cl.pauses.iter().map(|&(from, to)| to.min(self.now).saturating_sub(from.max(until))).sum();
+        let active = self.now - until - paused;
+        let paused_at_deadline = cl.pauses.iter().any(|&(from, to)| from <= until && until < to);
+        let allowed = if paused_at_deadline { self.runs[cl.run].settings.kill_grace_ms } else { 0 };
+        if active <= allowed {
             return;
         }
         let message = format!(
-            "{} worked until {}, {} ms past the local deadline ({}) of its last proven lease (from {})",
+            "{} worked until {}, {} ms past the local deadline ({}) of its last proven lease (from {}), {active} ms of it not paused",
             self.who(c),
             fmt_t(self.now),
             self.now - until,

@@ -365,8 +365,8 @@ pub struct Client {
     pub guard: Option<Guard>,
     /// Bumped whenever a work step starts or ends: its pending events are then ignored.
     pub hold_gen: u64,
-    /// When the client's last pause began (it lasts until `paused_until`).
-    pub paused_since: Millis,
+    /// Every pause of the client's process: (from, until), real time.
+    pub pauses: Vec<(Millis, Millis)>,
     pub token_ready_at: Millis,
     /// The newest version of the state the current operation has been shown: served in a read
     /// answer it was fed, or made by a write it was told succeeded (invariant 9).
@@ -712,7 +712,7 @@ impl World {
             belief_from: String::new(),
             guard: None,
             hold_gen: 0,
-            paused_since: 0,
+            pauses: Vec::new(),
             stale_answer_ms: None,
             acquired_late: None,
             token_ready_at: 0,
@@ -948,7 +948,7 @@ impl World {
             let lease = self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS);
             let pause = lease + self.rng.between(1_000, lease);
             let until = self.now + pause;
-            self.clients[c].paused_since = self.now;
+            self.clients[c].pauses.push((self.now, until));
             self.clients[c].paused_until = until;
             self.count(Fault::Pause);
             self.log(|w| format!("{} process paused for {} ms (lease {} ms)", w.who(c), pause, lease));
