@@ -253,7 +253,7 @@ impl World {
             let message = format!("{} finished renew renewed without a lease", self.who(c));
             return self.violate(Invariant::Protocol, message);
         };
-        if cl.zombie_since.is_some() || cl.clock.real_at(lease.local_deadline, self.now) <= self.now {
+        if cl.zombie_since.is_some() || cl.clock.real_of(lease.local_deadline) <= self.now {
             return;
         }
         let ok = outcome.nonce.as_deref() == Some(cl.nonce.as_str())

@@ -248,7 +248,7 @@ impl World {
 
     /// Takes in a newly proven lease.
     fn prove(&mut self, c: usize, lease: LeaseView, from: String) {
-        let until = self.clients[c].clock.real_at(lease.local_deadline, self.now);
+        let until = self.clients[c].clock.real_of(lease.local_deadline);
         let cl = &mut self.clients[c];
         cl.belief_until = Some(until);
         cl.belief_from = from;

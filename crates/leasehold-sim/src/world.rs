@@ -263,6 +263,20 @@ impl Clock {
         (i128::from(t) + i128::from(self.offset_ms) + elapsed * i128::from(self.drift_ppm) / 1_000_000) as Millis
     }
 
+    /// The first real time (from the seed's start on) at which this clock reads `target` or
+    /// later, even in the past (the clock is monotonic).
+    pub fn real_of(&self, target: Millis) -> Millis {
+        let need = i128::from(target) - i128::from(T0) - i128::from(self.offset_ms);
+        let mut t = (i128::from(T0) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm))).max(i128::from(T0)) as Millis;
+        while self.local(t) < target {
+            t += 1;
+        }
+        while t > T0 && self.local(t - 1) >= target {
+            t -= 1;
+        }
+        t
+    }
+
     /// The first real time, not before `now`, at which this clock reads `target` or later.
     pub fn real_at(&self, target: Millis, now: Millis) -> Millis {
         let here = self.local(now);
@@ -1390,7 +1404,8 @@ impl World {
                     let Some(lease) = outcome.lease.clone() else {
                         return self.violate(Invariant::Protocol, format!("{} acquired without a lease in its outcome", self.who(c)));
                     };
-                    let until = self.clients[c].clock.real_at(lease.local_deadline, self.now);
+                    // The real instant of the deadline, even past (a pause before the answer).
+                    let until = self.clients[c].clock.real_of(lease.local_deadline);
                     if until <= self.now {
                         // Acquired, but the deadline has passed (a pause longer than the lease
                         // between the write and its answer): no work under this lease.
