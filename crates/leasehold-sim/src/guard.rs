@@ -16,6 +16,7 @@ use leasehold_core::time::Millis;
 use leasehold_core::{OperationKind, ResultWord};
 
 use crate::check::Invariant;
+use crate::fault::Fault;
 use crate::world::{Ev, JobSettings, Run, Stage, World, KILL_GRACE_MS, SWEEP_SPREAD_MS, T0};
 
 /// How a job's guard starts.
@@ -146,6 +147,14 @@ impl World {
             self.push(at, Ev::HoldCrash(c, gen));
         }
         self.push(self.now + hold, Ev::WorkEnd(c, gen));
+        let run = self.clients[c].run;
+        if self.faulty() && self.rng.ppm(self.params.profile.lost_runner_ppm) && !self.runs[run].rerun_pending {
+            // GitHub loses contact with the runner and reruns the job while it works on.
+            self.count(Fault::LostRunner);
+            self.runs[run].rerun_pending = true;
+            let at = self.now + self.rng.between(1_000, hold.max(1_000));
+            self.push(at, Ev::RerunStart(run));
+        }
         self.guard_step(c);
     }
 

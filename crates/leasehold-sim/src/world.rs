@@ -879,7 +879,9 @@ impl World {
                     let c = self.runs[run].attempts[i];
                     if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
                         self.clients[c].zombie_since = Some(self.now);
-                        self.count(Fault::Zombie);
+                        if self.clients[c].paused_until > self.now {
+                            self.count(Fault::Zombie);
+                        }
                         self.log(|w| format!("{} declared lost by GitHub while alive: a zombie from now on", w.who(c)));
                     }
                 }
