@@ -445,8 +445,10 @@ mod tests {
     //! is seen failing here (a check that was never seen failing proves nothing).
     use super::*;
     use crate::store::{blob_sha, Version};
+    use crate::guard::{Guard, GuardMode};
     use crate::world::{SimConfig, World};
     use leasehold_core::ids::RunIdentity;
+    use leasehold_core::protocol::LeaseView;
     use leasehold_core::state::QueueEntry;
 
     fn entry(id: &str) -> QueueEntry {
@@ -551,6 +553,101 @@ mod tests {
         // The same claim keeps its fence.
         let moved = next(&s1, |s| s.holders[0].fence += 1);
         assert_eq!(check(1, &[s1, moved]).map(|v| v.invariant), Some(Invariant::Fences));
+    }
+
+    /// A world whose client 0 holds under a guard, its work running, believing until `until`
+    /// (the deadline of its last proven lease), and the committed version that holds it.
+    fn believer(until: Millis) -> (World, LockState) {
+        let mut w = World::new(1, &SimConfig::default());
+        w.store.versions.clear();
+        w.initial = LockState::empty(crate::world::LOCK);
+        w.max_fence = 0;
+        let mut st = next(&LockState::empty(crate::world::LOCK), |s| {
+            let mut e = entry("4000");
+            e.holder_id = w.clients[0].holder_id.clone();
+            e.nonce = w.clients[0].nonce.clone();
+            s.queue = vec![e];
+            s.admit(1, T0, 600_000);
+        });
+        st.holders[0].expires_at = T0 + 600_000;
+        let text = st.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+        let lease = LeaseView { expires_at: T0 + 600_000, ceiling_at: T0 + 900_000, local_deadline: until, renew_at: until, renew_ms: 60_000, ttl_ms: 600_000 };
+        let cl = &mut w.clients[0];
+        cl.stage = Stage::Hold;
+        cl.holding = Some(st.holders[0].fence);
+        cl.belief_until = Some(until);
+        cl.belief_from = "renewal 3".into();
+        let mut g = Guard::new(GuardMode::Verify, lease);
+        g.work = Work::Running;
+        cl.guard = Some(g);
+        (w, st)
+    }
+
+    #[test]
+    fn the_belief_window_ends_at_the_deadline_of_the_last_proven_lease() {
+        for (at, caught) in [(T0 + 99_999, true), (T0 + 100_000, false)] {
+            let (mut w, st) = believer(T0 + 100_000);
+            w.now = at;
+            let gone = next(&st, |s| s.holders.clear());
+            let text = gone.to_document();
+            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at, write: None });
+            w.on_commit(1);
+            assert_eq!(w.violation.map(|v| v.invariant), caught.then_some(Invariant::Belief), "removed at {at}");
+        }
+    }
+
+    #[test]
+    fn work_past_its_proven_deadline_is_caught_unless_paused_across_it() {
+        let until = T0 + 100_000;
+        let (mut w, _) = believer(until);
+        w.now = until;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None, "stopped by the deadline");
+        w.now = until + 1;
+        w.check_work_stop(0);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::Belief), "one ms late");
+        // Paused across the deadline: the kill grace after resuming, not counting paused time.
+        let grace = w.runs[0].settings.kill_grace_ms;
+        w.clients[0].pauses = vec![(until - 5_000, until + 400_000)];
+        w.now = until + 400_000 + grace;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None);
+        w.clients[0].pauses.push((until + 400_000 + 10, until + 900_000));
+        w.now = until + 900_000 + grace - 10;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None, "a second pause does not count either");
+        w.now += 1;
+        w.check_work_stop(0);
+        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::Belief));
+    }
+
+    #[test]
+    fn a_renewal_is_held_to_what_it_reports() {
+        let (mut w, st) = believer(T0 + 100_000);
+        let cl = &w.clients[0];
+        let ahead = cl.clock.local(T0) + 3_600_000;
+        let outcome = |expires_at: Millis| {
+            let mut o = Outcome::new(ResultWord::Renewed, true, "sim", &cl.holder_id);
+            o.nonce = Some(cl.nonce.clone());
+            o.fence = Some(st.holders[0].fence);
+            o.lease = Some(LeaseView { expires_at, ceiling_at: T0 + 900_000, local_deadline: ahead, renew_at: ahead, renew_ms: 60_000, ttl_ms: 600_000 });
+            o
+        };
+        let (held, longer) = (outcome(T0 + 600_000), outcome(T0 + 600_001));
+        w.check_renewed(0, &held);
+        assert_eq!(w.violation, None);
+        w.check_renewed(0, &longer);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "an expiry the state does not have");
+        w.check_lost(0);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "lost, though committed");
+        let gone = next(&st, |s| s.holders.clear());
+        let text = gone.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at: T0, write: None });
+        w.check_lost(0);
+        assert_eq!(w.violation, None);
+        w.check_renewed(0, &held);
+        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::ActsOnHistory), "renewed, though gone");
     }
 
     #[test]

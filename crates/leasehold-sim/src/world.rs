@@ -212,28 +212,33 @@ impl Params {
 /// config parser; a policy it refused would be drawn again (a test shows none is).
 pub fn draw_policy(rng: &mut SimRng, capacity: u32) -> LeasePolicy {
     loop {
-        let ttl = rng.between(120, 300);
-        let skew = rng.pick(&[5, 10, 30, 60]);
-        let grace = rng.pick(&[0, 10, 30, 60]);
-        // RenewTickFits: renew + 15 s (a request) + skew <= ttl - minRemaining.
-        let renew = rng.between(20, (ttl / 2).min(ttl - 15 - skew));
-        let min_remaining = rng.between(0, (renew - 1).min(ttl - 15 - skew - renew));
-        let max_ttl = ttl * rng.between(1, 4);
-        let s = |secs: u64| secs * 1_000;
-        let policy = LeasePolicy {
-            ttl_ms: s(ttl),
-            renew_ms: s(renew),
-            grace_ms: s(grace),
-            max_ttl_ms: s(max_ttl),
-            skew_ms: s(skew),
-            min_remaining_ms: s(min_remaining),
-        };
+        let policy = draw_policy_once(rng);
         let text = format!("{{\"capacity\": {capacity}, \"lease\": {}}}", lease_block(&policy));
         if let Ok(config) = leasehold_core::config::parse_config("locks/sim.config.json", &text) {
             if config.lease.as_ref() == Some(&policy) {
                 return policy;
             }
         }
+    }
+}
+
+/// One draw of [`draw_policy`], not yet checked.
+pub fn draw_policy_once(rng: &mut SimRng) -> LeasePolicy {
+    let ttl = rng.between(120, 300);
+    let skew = rng.pick(&[5, 10, 30, 60]);
+    let grace = rng.pick(&[0, 10, 30, 60]);
+    // RenewTickFits: renew + 15 s (a request) + skew <= ttl - minRemaining.
+    let renew = rng.between(20, (ttl / 2).min(ttl - 15 - skew));
+    let min_remaining = rng.between(0, (renew - 1).min(ttl - 15 - skew - renew));
+    let max_ttl = ttl * rng.between(1, 4);
+    let s = |secs: u64| secs * 1_000;
+    LeasePolicy {
+        ttl_ms: s(ttl),
+        renew_ms: s(renew),
+        grace_ms: s(grace),
+        max_ttl_ms: s(max_ttl),
+        skew_ms: s(skew),
+        min_remaining_ms: s(min_remaining),
     }
 }
 
@@ -1568,5 +1573,39 @@ fn describe_reply(reply: &Reply) -> String {
             format!("{status} {}{}", message.lines().next().unwrap_or(""), retry_after.as_ref().map(|r| format!(" (retry-after {r})")).unwrap_or_default())
         }
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_drawn_lease_policy_is_valid_at_the_first_draw() {
+        let mut rng = SimRng::new(5);
+        for _ in 0..20_000 {
+            let p = draw_policy_once(&mut rng);
+            assert_eq!(p.validate(), Ok(()), "{p:?}");
+            let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&p));
+            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts it");
+            assert_eq!(parsed.lease, Some(p.clone()), "the config file says exactly the drawn policy");
+            assert!((120_000..=300_000).contains(&p.ttl_ms) && p.renew_ms * 2 <= p.ttl_ms && p.max_ttl_ms <= 4 * p.ttl_ms);
+            // The skew tolerance covers what is left of the clocks' disagreement after the
+            // date-header correction: a second of resolution, a request, 2000 ppm over a lease.
+            assert!(p.skew_ms >= 5_000);
+        }
+    }
+
+    #[test]
+    fn real_of_inverts_the_clock_even_in_the_past() {
+        for clock in [Clock { offset_ms: -300_000, drift_ppm: 2_000 }, Clock { offset_ms: 300_000, drift_ppm: -2_000 }, Clock { offset_ms: 0, drift_ppm: 0 }] {
+            for t in [T0, T0 + 1, T0 + 123_456, T0 + 3_600_000] {
+                let target = clock.local(t);
+                let r = clock.real_of(target);
+                assert!(clock.local(r) >= target && (r == T0 || clock.local(r - 1) < target), "{clock:?} {t}");
+                assert_eq!(clock.real_at(target, T0), r);
+                assert_eq!(clock.real_at(target, T0 + 7_200_000), T0 + 7_200_000, "real_at never goes back");
+            }
+        }
     }
 }
