@@ -413,8 +413,9 @@ pub struct Run {
     pub rerun_pending: bool,
     /// A crashed attempt that nobody reruns: its holding is left to expiry.
     pub abandoned: bool,
-    /// For the expiry sweep: how long its acquire may take (from its start), when the lock held
-    /// only abandoned holdings that could all be taken (no abandoned queue entries) at its start.
+    /// For the expiry sweep: by when its acquire must have taken the lock (a poll after the
+    /// latest instant any holding left could be taken, or after its start), when only abandoned
+    /// holdings were left (no abandoned queue entries) as it started.
     pub sweep: Option<Option<Millis>>,
 }
 
@@ -1163,7 +1164,8 @@ impl World {
     fn arrive(&mut self, req: usize) {
         let c = self.requests[req].client;
         let mut fault = if self.faulty() { self.draw_request_fault() } else { None };
-        if fault.is_none() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
+        // A token's first seconds answer 401, a fault like the others: not once faults stopped.
+        if fault.is_none() && self.faulty() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
             fault = Some(Fault::Unauthorized);
         }
         let placeholder = Command::Sleep { until_ms: 0, reason: SleepReason::Poll };
