@@ -399,7 +399,7 @@ impl World {
             None => (false, 0),
         };
         let r = &mut self.rng;
-        let poll_s = r.between(1, self.params.poll_max_s);
+        let poll_s = r.between(self.params.poll_min_s, self.params.poll_max_s);
         let settings = JobSettings {
             poll_s,
             timeout_min: 60,

@@ -56,10 +56,10 @@ pub const LEASED_HOLD_MAX_MS: [Millis; 4] = [30_000, 180_000, 480_000, 1_200_000
 /// The expiry sweep (a later job that comes once every job has ended with an abandoned holding
 /// in the lock) starts within this long after the abandoned holdings can be taken.
 pub const SWEEP_SPREAD_MS: Millis = 30_000;
-/// `poll-seconds` of the jobs: 1 to 5, or to 15 on a lock whose works run for minutes (waiters
-/// poll all the while; the action's default is 10).
+/// `poll-seconds` of the jobs: 1 to 5, or 5 to 15 on a lock whose works run for minutes
+/// (waiters poll all the while; the action's default is 10).
 pub const MAX_POLL_SECONDS: u64 = 5;
-pub const LONG_WORK_MAX_POLL_SECONDS: u64 = 15;
+pub const LONG_WORK_POLL_SECONDS: (u64, u64) = (5, 15);
 /// An answer processed this long after GitHub sent it was held up in a paused process (no
 /// request takes this long).
 pub const LATE_ANSWER_MS: Millis = 20_000;
@@ -103,7 +103,8 @@ pub struct Params {
     pub start: Start,
     pub start_spread_ms: Millis,
     pub hold_max_ms: Millis,
-    /// The longest `poll-seconds` a job uses.
+    /// The range of `poll-seconds` the jobs use.
+    pub poll_min_s: u64,
     pub poll_max_s: u64,
     pub profile: Profile,
     /// Liveness bound, ms after T0: by then every job has ended and the lock is empty.
@@ -125,7 +126,7 @@ impl Params {
         let start_spread_ms = if rng.below(4) == 0 { rng.between(0, 1_000) } else { rng.between(0, 60_000) };
         let hold_max_ms = if lease.is_some() { rng.pick(&LEASED_HOLD_MAX_MS) } else { rng.pick(&HOLD_MAX_MS) };
         let profile = Profile::draw(rng, cfg.long_faults);
-        let poll_max_s = if hold_max_ms > HOLD_MAX_MS[HOLD_MAX_MS.len() - 1] { LONG_WORK_MAX_POLL_SECONDS } else { MAX_POLL_SECONDS };
+        let (poll_min_s, poll_max_s) = if hold_max_ms > HOLD_MAX_MS[HOLD_MAX_MS.len() - 1] { LONG_WORK_POLL_SECONDS } else { (1, MAX_POLL_SECONDS) };
         let poll_ms = poll_max_s * 1_000;
         let grace_max = KILL_GRACE_MS[KILL_GRACE_MS.len() - 1];
         // A holding left behind is freed by a rerun (within 60 s of its crash) or, with a lease
@@ -139,7 +140,7 @@ impl Params {
         // per abandoned run at most, and one for the holdings.
         let sweep_ms = if lease.is_some() { (runs as u64 + 1) * (expiry_ms + SWEEP_SPREAD_MS + 10_000 + grace_max + 60_000) } else { 0 };
         let bound_ms = profile.until.max(start_spread_ms) + MAX_PAUSE_MS + 180_000 + 2 * runs as u64 * per_job + sweep_ms;
-        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_max_s, profile, bound_ms }
+        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_min_s, poll_max_s, profile, bound_ms }
     }
 
     /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
@@ -173,7 +174,7 @@ impl Params {
             (None, false) => "no config file".into(),
         };
         format!(
-            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, work up to {} ms, polls up to {} s; faults until +{} ms \
+            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, work up to {} ms, polls every {}-{} s; faults until +{} ms \
              [{}; not-sent={} late={} token-lag={} stale-window={}ms pause={} zombie={} crash-after-write={} \
              crash-in-flight={} crash-in-hold={} rerun-ok={} no-rerun={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
             self.capacity,
@@ -182,6 +183,7 @@ impl Params {
             self.start,
             self.start_spread_ms,
             self.hold_max_ms,
+            self.poll_min_s,
             self.poll_max_s,
             p.until,
             active.join(" "),
@@ -578,12 +580,12 @@ impl World {
         for i in 0..world.params.runs {
             let leased = world.params.lease.is_some();
             let hold_max = world.params.hold_max_ms;
-            let poll_max = world.params.poll_max_s;
+            let (poll_min, poll_max) = (world.params.poll_min_s, world.params.poll_max_s);
             let r = &mut world.rng;
             let lease_min = (!leased || r.below(4) == 0).then(|| r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES));
             let guard_mode = if r.below(2) == 0 { GuardMode::Verify } else { GuardMode::FromAcquire };
             let settings = JobSettings {
-                poll_s: r.between(1, poll_max),
+                poll_s: r.between(poll_min, poll_max),
                 timeout_min: if r.below(20) == 0 { 0 } else { r.between(1, 10) },
                 lease_min,
                 hold_ms: r.below(hold_max + 1),
