@@ -21,11 +21,13 @@ pub enum Invariant {
     Fences,
     /// 3: every write a client saw succeed is in the history; none it saw fail is.
     WriteViews,
-    /// 4: no client acts on a holding (or a removal) that is not in the history.
+    /// 4: no client acts on a holding, a renewal, a loss or a removal that is not in the
+    /// history.
     ActsOnHistory,
-    /// 5: a client that believes it holds is in the committed holders.
+    /// 5: a client that believes it holds (until the deadline of its last proven lease) is in the
+    /// committed holders, and its guarded work stops by that deadline.
     Belief,
-    /// 6: no slot leaks once faults stop.
+    /// 6: no slot leaks once faults stop (an abandoned one is freed by expiry).
     Liveness,
     /// 7: FIFO admission.
     Fifo,

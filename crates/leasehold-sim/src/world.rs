@@ -2,9 +2,10 @@
 //! clients drive the real `leasehold-core` operations exactly as `actions/lib/driver.mjs` does:
 //! feed `start`; perform each request command and feed its reply; sleep until `untilMs` and feed
 //! `timer` (or, once, `cancel` when the job is being cancelled); stop at `finish`. A job runs
-//! the steps of the documented workflow: acquire; the protected work (a hold) when acquired; the
-//! release step (`if: always()`, so also after a failed, timed-out or cancelled acquire); then
-//! acquire's post step, the `cleanup` operation (`post-if: always()`).
+//! the steps of the documented workflow: acquire; when acquired, the protected work under a guard
+//! that renews the lease (`src/guard.rs`); the release step (`if: always()`, so also after a
+//! failed, timed-out or cancelled acquire, or a failed guarded step); then acquire's post step,
+//! the `cleanup` operation (`post-if: always()`).
 //!
 //! Everything happens in a discrete-event loop ordered by (simulated time, sequence number), and
 //! every random choice is drawn from the seed's [`SimRng`] in that order: a seed replays exactly.
@@ -368,7 +369,7 @@ pub struct Client {
     /// This attempt's acquire nonce.
     pub nonce: String,
     /// The fence this client believes it holds (from acquire's finish until release starts, or
-    /// until its lease's local deadline passes).
+    /// until the deadline of its last proven lease passes, or a renewal proves it lost).
     pub holding: Option<u64>,
     /// How old (ms since GitHub sent it) the answer the last acquire finished on was, when that
     /// is longer than a request may take: a paused process read it late (named in an invariant
