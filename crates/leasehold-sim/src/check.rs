@@ -5,8 +5,9 @@
 
 use leasehold_core::state::Holder;
 use leasehold_core::time::Millis;
-use leasehold_core::{LockState, ResultWord};
+use leasehold_core::{LockState, Outcome, ResultWord};
 
+use crate::guard::Work;
 use crate::world::{fmt_t, Fed, Stage, World, T0};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -20,11 +21,13 @@ pub enum Invariant {
     Fences,
     /// 3: every write a client saw succeed is in the history; none it saw fail is.
     WriteViews,
-    /// 4: no client acts on a holding (or a removal) that is not in the history.
+    /// 4: no client acts on a holding, a renewal, a loss or a removal that is not in the
+    /// history.
     ActsOnHistory,
-    /// 5: a client that believes it holds is in the committed holders.
+    /// 5: a client that believes it holds (until the deadline of its last proven lease) is in the
+    /// committed holders, and its guarded work stops by that deadline.
     Belief,
-    /// 6: no slot leaks once faults stop.
+    /// 6: no slot leaks once faults stop (an abandoned one is freed by expiry).
     Liveness,
     /// 7: FIFO admission.
     Fifo,
@@ -91,7 +94,7 @@ fn holders(st: &LockState) -> String {
 
 impl World {
     /// The state committed right now (the empty state before the file exists).
-    fn committed(&self) -> Option<&LockState> {
+    pub(crate) fn committed(&self) -> Option<&LockState> {
         match self.store.current() {
             None => Some(&self.initial),
             Some(v) => v.state.as_ref().ok(),
@@ -212,9 +215,10 @@ impl World {
             let held = state.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce && h.fence == fence);
             if !held {
                 let late = cl.acquired_late.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+                let left = cl.belief_until.map(|u| format!(" ({} ms before the local deadline of its lease from {})", u - self.now, cl.belief_from)).unwrap_or_default();
                 problems.push((
                     Invariant::Belief,
-                    format!("{} believes it holds fence {fence}, but version {v} has {}{late}", self.who(c), holders(state)),
+                    format!("{} believes it holds fence {fence}{left}, but version {v} has {}{late}", self.who(c), holders(state)),
                 ));
             }
         }
@@ -241,6 +245,79 @@ impl World {
             let message = format!("{} finished acquired with fence {fence}, which the committed state does not hold: {now}{late}", self.who(c));
             self.violate(Invariant::ActsOnHistory, message);
         }
+    }
+
+    /// 4c: a renewal that finished `renewed`, its lease's deadline still ahead, holds exactly
+    /// (holder id, nonce, fence) in the committed state, with at least the expiry it reports.
+    pub(crate) fn check_renewed(&mut self, c: usize, outcome: &Outcome) {
+        let cl = &self.clients[c];
+        let Some(lease) = outcome.lease.as_ref() else {
+            let message = format!("{} finished renew renewed without a lease", self.who(c));
+            return self.violate(Invariant::Protocol, message);
+        };
+        if cl.zombie_since.is_some() || cl.clock.real_of(lease.local_deadline) <= self.now {
+            return;
+        }
+        let ok = outcome.nonce.as_deref() == Some(cl.nonce.as_str())
+            && self.committed().is_some_and(|st| {
+                st.holders.iter().any(|h| {
+                    h.holder_id == cl.holder_id && h.nonce == cl.nonce && Some(h.fence) == outcome.fence && h.expires_at >= lease.expires_at
+                })
+            });
+        if !ok {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let late = cl.stale_answer_ms.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+            let message = format!(
+                "{} finished renew renewed (fence {:?}, expiresAt {}), which the committed state does not hold: {now}{late}",
+                self.who(c),
+                outcome.fence,
+                fmt_t(lease.expires_at)
+            );
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 4d: a renewal that finished `lost` proved it: the committed state does not hold the claim.
+    pub(crate) fn check_lost(&mut self, c: usize) {
+        let cl = &self.clients[c];
+        if self.committed().is_some_and(|st| st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)) {
+            let now = self.committed().map(holders).unwrap_or_default();
+            let message = format!("{} finished renew lost, but its claim is committed: {now}", self.who(c));
+            self.violate(Invariant::ActsOnHistory, message);
+        }
+    }
+
+    /// 5, the work's side: the guarded work stops by the local deadline of the last proven lease
+    /// (checked whenever it stops: on its own, killed, cancelled, crashed). Time the process
+    /// spent paused does not count (a paused work does not act), and a process paused across
+    /// the deadline may run on for its kill grace once resumed (the guard re-checks the deadline
+    /// first on resuming, then stops the work; assumption (ii)). Zombies are excluded.
+    pub(crate) fn check_work_stop(&mut self, c: usize) {
+        let cl = &self.clients[c];
+        let Some(g) = cl.guard.as_ref() else { return };
+        if g.work == Work::NotStarted || cl.zombie_since.is_some() {
+            return;
+        }
+        let Some(until) = cl.belief_until else { return };
+        if self.now <= until {
+            return;
+        }
+        let paused: Millis = cl.pauses.iter().map(|&(from, to)| to.min(self.now).saturating_sub(from.max(until))).sum();
+        let active = self.now - until - paused;
+        let paused_at_deadline = cl.pauses.iter().any(|&(from, to)| from <= until && until < to);
+        let allowed = if paused_at_deadline { self.runs[cl.run].settings.kill_grace_ms } else { 0 };
+        if active <= allowed {
+            return;
+        }
+        let message = format!(
+            "{} worked until {}, {} ms past the local deadline ({}) of its last proven lease (from {}), {active} ms of it not paused",
+            self.who(c),
+            fmt_t(self.now),
+            self.now - until,
+            fmt_t(until),
+            cl.belief_from
+        );
+        self.violate(Invariant::Belief, message);
     }
 
     /// 4b: a release that finished released, queue-cleaned or noop left nothing of this
@@ -370,8 +447,10 @@ mod tests {
     //! is seen failing here (a check that was never seen failing proves nothing).
     use super::*;
     use crate::store::{blob_sha, Version};
+    use crate::guard::{Guard, GuardMode};
     use crate::world::{SimConfig, World};
     use leasehold_core::ids::RunIdentity;
+    use leasehold_core::protocol::LeaseView;
     use leasehold_core::state::QueueEntry;
 
     fn entry(id: &str) -> QueueEntry {
@@ -476,6 +555,101 @@ mod tests {
         // The same claim keeps its fence.
         let moved = next(&s1, |s| s.holders[0].fence += 1);
         assert_eq!(check(1, &[s1, moved]).map(|v| v.invariant), Some(Invariant::Fences));
+    }
+
+    /// A world whose client 0 holds under a guard, its work running, believing until `until`
+    /// (the deadline of its last proven lease), and the committed version that holds it.
+    fn believer(until: Millis) -> (World, LockState) {
+        let mut w = World::new(1, &SimConfig::default());
+        w.store.versions.clear();
+        w.initial = LockState::empty(crate::world::LOCK);
+        w.max_fence = 0;
+        let mut st = next(&LockState::empty(crate::world::LOCK), |s| {
+            let mut e = entry("4000");
+            e.holder_id = w.clients[0].holder_id.clone();
+            e.nonce = w.clients[0].nonce.clone();
+            s.queue = vec![e];
+            s.admit(1, T0, 600_000);
+        });
+        st.holders[0].expires_at = T0 + 600_000;
+        let text = st.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+        let lease = LeaseView { expires_at: T0 + 600_000, ceiling_at: T0 + 900_000, local_deadline: until, renew_at: until, renew_ms: 60_000, ttl_ms: 600_000 };
+        let cl = &mut w.clients[0];
+        cl.stage = Stage::Hold;
+        cl.holding = Some(st.holders[0].fence);
+        cl.belief_until = Some(until);
+        cl.belief_from = "renewal 3".into();
+        let mut g = Guard::new(GuardMode::Verify, lease);
+        g.work = Work::Running;
+        cl.guard = Some(g);
+        (w, st)
+    }
+
+    #[test]
+    fn the_belief_window_ends_at_the_deadline_of_the_last_proven_lease() {
+        for (at, caught) in [(T0 + 99_999, true), (T0 + 100_000, false)] {
+            let (mut w, st) = believer(T0 + 100_000);
+            w.now = at;
+            let gone = next(&st, |s| s.holders.clear());
+            let text = gone.to_document();
+            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at, write: None });
+            w.on_commit(1);
+            assert_eq!(w.violation.map(|v| v.invariant), caught.then_some(Invariant::Belief), "removed at {at}");
+        }
+    }
+
+    #[test]
+    fn work_past_its_proven_deadline_is_caught_unless_paused_across_it() {
+        let until = T0 + 100_000;
+        let (mut w, _) = believer(until);
+        w.now = until;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None, "stopped by the deadline");
+        w.now = until + 1;
+        w.check_work_stop(0);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::Belief), "one ms late");
+        // Paused across the deadline: the kill grace after resuming, not counting paused time.
+        let grace = w.runs[0].settings.kill_grace_ms;
+        w.clients[0].pauses = vec![(until - 5_000, until + 400_000)];
+        w.now = until + 400_000 + grace;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None);
+        w.clients[0].pauses.push((until + 400_000 + 10, until + 900_000));
+        w.now = until + 900_000 + grace - 10;
+        w.check_work_stop(0);
+        assert_eq!(w.violation, None, "a second pause does not count either");
+        w.now += 1;
+        w.check_work_stop(0);
+        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::Belief));
+    }
+
+    #[test]
+    fn a_renewal_is_held_to_what_it_reports() {
+        let (mut w, st) = believer(T0 + 100_000);
+        let cl = &w.clients[0];
+        let ahead = cl.clock.local(T0) + 3_600_000;
+        let outcome = |expires_at: Millis| {
+            let mut o = Outcome::new(ResultWord::Renewed, true, "sim", &cl.holder_id);
+            o.nonce = Some(cl.nonce.clone());
+            o.fence = Some(st.holders[0].fence);
+            o.lease = Some(LeaseView { expires_at, ceiling_at: T0 + 900_000, local_deadline: ahead, renew_at: ahead, renew_ms: 60_000, ttl_ms: 600_000 });
+            o
+        };
+        let (held, longer) = (outcome(T0 + 600_000), outcome(T0 + 600_001));
+        w.check_renewed(0, &held);
+        assert_eq!(w.violation, None);
+        w.check_renewed(0, &longer);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "an expiry the state does not have");
+        w.check_lost(0);
+        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "lost, though committed");
+        let gone = next(&st, |s| s.holders.clear());
+        let text = gone.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at: T0, write: None });
+        w.check_lost(0);
+        assert_eq!(w.violation, None);
+        w.check_renewed(0, &held);
+        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::ActsOnHistory), "renewed, though gone");
     }
 
     #[test]

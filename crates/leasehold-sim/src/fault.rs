@@ -56,10 +56,18 @@ pub enum Fault {
     ClockSkew,
     /// The run is cancelled (SIGINT to the running step; the step is killed 10 s later).
     Cancel,
+    /// A crashed job that nobody reruns: its holding (or queue entry) is left to expiry. Only
+    /// on locks whose config sets a lease (with the unconfigured 6-hour lease it would block
+    /// the lock past any bound).
+    NoRerun,
+    /// GitHub declares a runner lost while its job runs on (it lost contact with the Actions
+    /// service, not with the API) and the job is rerun: the old attempt, a zombie, keeps working
+    /// and renewing until a renewal proves its holding taken over.
+    LostRunner,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 22] = [
+    pub const ALL: [Fault; 24] = [
         Fault::LostAck502,
         Fault::LostAckReset,
         Fault::Unrelated409,
@@ -82,6 +90,8 @@ impl Fault {
         Fault::Rerun,
         Fault::ClockSkew,
         Fault::Cancel,
+        Fault::NoRerun,
+        Fault::LostRunner,
     ];
     pub const COUNT: usize = Fault::ALL.len();
 
@@ -113,6 +123,8 @@ impl Fault {
             Fault::Rerun => "rerun (GITHUB_RUN_ATTEMPT + 1)",
             Fault::ClockSkew => "client clock offset and drift",
             Fault::Cancel => "run cancelled (SIGINT, kill after 10 s)",
+            Fault::NoRerun => "crashed job never rerun (left to expiry)",
+            Fault::LostRunner => "runner declared lost, rerun mid-work",
         }
     }
 }
@@ -167,6 +179,10 @@ pub struct Profile {
     pub rerun_ok_ppm: u32,
     /// Per job: the run is cancelled within its first two minutes.
     pub cancel_ppm: u32,
+    /// Per crashed job, on a lock whose config sets a lease: nobody reruns it.
+    pub no_rerun_ppm: u32,
+    /// Per guarded work: GitHub declares its runner lost and reruns the job while it works.
+    pub lost_runner_ppm: u32,
     /// Clients get clock offsets of up to this many ms either way (0: exact clocks)…
     pub max_offset_ms: u64,
     /// …and drift of up to this many parts per million either way.
@@ -189,6 +205,8 @@ impl Profile {
             crash_in_hold_ppm: 0,
             rerun_ok_ppm: 0,
             cancel_ppm: 0,
+            no_rerun_ppm: 0,
+            lost_runner_ppm: 0,
             max_offset_ms: 0,
             max_drift_ppm: 0,
         }
@@ -226,6 +244,8 @@ impl Profile {
             p.max_offset_ms = rng.between(1, 5) * 60_000;
             p.max_drift_ppm = rng.between(0, 2_000);
         }
+        p.no_rerun_ppm = on(rng, 200_000, 800_000);
+        p.lost_runner_ppm = on(rng, 20_000, 100_000);
         p
     }
 }

@@ -18,6 +18,8 @@ pub struct Counters {
     pub acquires: u64,
     pub releases: u64,
     pub cleanups: u64,
+    /// The guards' renewals (their verifications included).
+    pub renews: u64,
     /// Finished operations by kind and result word (`acquire acquired`, `release noop`, …).
     pub results: BTreeMap<String, u64>,
     /// Client operations: events fed to a core operation (start, reply, timer), each one step.
@@ -33,6 +35,10 @@ pub struct Counters {
     pub polls: u64,
     /// Acquires that finished `acquired` with the lease's local deadline already past.
     pub acquired_past_deadline: u64,
+    /// Seeds whose lock config sets a lease (a `lease` block).
+    pub leased_seeds: u64,
+    /// What the guards did (see [`GuardCounters`]).
+    pub guard: GuardCounters,
     pub faults: [u64; Fault::COUNT],
     pub events: u64,
     /// Simulated time, summed over seeds, and the longest seed.
@@ -48,6 +54,7 @@ impl Counters {
         self.acquires += o.acquires;
         self.releases += o.releases;
         self.cleanups += o.cleanups;
+        self.renews += o.renews;
         for (k, n) in &o.results {
             *self.results.entry(k.clone()).or_default() += n;
         }
@@ -61,12 +68,78 @@ impl Counters {
         self.commits += o.commits;
         self.polls += o.polls;
         self.acquired_past_deadline += o.acquired_past_deadline;
+        self.leased_seeds += o.leased_seeds;
+        self.guard.add(&o.guard);
         for (a, b) in self.faults.iter_mut().zip(o.faults) {
             *a += b;
         }
         self.events += o.events;
         self.sim_ms += o.sim_ms;
         self.max_sim_ms = self.max_sim_ms.max(o.max_sim_ms);
+    }
+}
+
+/// What the guards of the jobs that acquired did: the paths of the guard contract a run
+/// exercised.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GuardCounters {
+    /// Guard steps started (one per acquired job attempt), by how the guard starts: verifying the
+    /// holding with a renewal first (the guard action, `actions/lib/guard.mjs`), or driving
+    /// `guard::decide` from acquire's lease at once (an embedder, renewing with `if-due`).
+    pub verifying: u64,
+    pub from_acquire: u64,
+    /// The verification did not end `renewed`: the work never ran (exit 72, not-held).
+    pub not_held: u64,
+    /// The guard never started the work: its proven lease's deadline had already passed.
+    pub no_work: u64,
+    /// Renewals of the guard loop (the verification not included) that the guard acted on, by
+    /// result.
+    pub renewed: u64,
+    pub not_due: u64,
+    pub lost: u64,
+    pub failed: u64,
+    /// Renewals (the verification included) still running when the guard stopped waiting for
+    /// them (the race's deadline came, the work ended or was killed): their answer was ignored.
+    pub ignored: u64,
+    /// `renewed` at the ceiling: the lease could not be extended.
+    pub at_ceiling: u64,
+    /// The guard's kills: at the local deadline (less the kill grace) without a proven renewal,
+    /// and on a renewal that proved the holding lost.
+    pub kills_deadline: u64,
+    pub kills_lost: u64,
+    /// Kills at the deadline that came more than a second late: the guard re-checked its deadline
+    /// on resuming from a pause.
+    pub kills_after_pause: u64,
+    /// The work ended on its own (the child exited).
+    pub work_done: u64,
+    /// The most renewals one guard acted on.
+    pub max_renewals: u64,
+    /// Holdings another job removed as expired (past `expiresAt` + grace + skew).
+    pub expired: u64,
+    /// Expiry sweeps: a later job that came once every job had ended with an abandoned holding
+    /// still in the lock.
+    pub sweeps: u64,
+}
+
+impl GuardCounters {
+    pub fn add(&mut self, o: &GuardCounters) {
+        self.verifying += o.verifying;
+        self.from_acquire += o.from_acquire;
+        self.not_held += o.not_held;
+        self.no_work += o.no_work;
+        self.renewed += o.renewed;
+        self.not_due += o.not_due;
+        self.lost += o.lost;
+        self.failed += o.failed;
+        self.ignored += o.ignored;
+        self.at_ceiling += o.at_ceiling;
+        self.kills_deadline += o.kills_deadline;
+        self.kills_lost += o.kills_lost;
+        self.kills_after_pause += o.kills_after_pause;
+        self.work_done += o.work_done;
+        self.max_renewals = self.max_renewals.max(o.max_renewals);
+        self.expired += o.expired;
+        self.sweeps += o.sweeps;
     }
 }
 
@@ -80,9 +153,37 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let results: Vec<String> = c.results.iter().map(|(r, n)| format!("{r} {n}")).collect();
     let _ = writeln!(s, "seeds: {}", c.seeds);
     let _ = writeln!(s, "jobs: {} runs, {} attempts", c.runs, c.attempts);
-    let _ = writeln!(s, "lock operations: {} (acquire {}, release {}, post-step cleanup {})", c.acquires + c.releases + c.cleanups, c.acquires, c.releases, c.cleanups);
+    let _ = writeln!(
+        s,
+        "lock operations: {} (acquire {}, guard renewals {}, release {}, post-step cleanup {})",
+        c.acquires + c.renews + c.releases + c.cleanups,
+        c.acquires,
+        c.renews,
+        c.releases,
+        c.cleanups
+    );
     let _ = writeln!(s, "results: {}", results.join(", "));
-    let _ = writeln!(s, "acquired with the lease's local deadline already past (no work started): {}", c.acquired_past_deadline);
+    let _ = writeln!(s, "acquired with the lease's local deadline already past: {}", c.acquired_past_deadline);
+    let g = &c.guard;
+    let _ = writeln!(
+        s,
+        "guards: {} ({} verifying first, {} from acquire's lease); lock config with a lease in {} seeds",
+        g.verifying + g.from_acquire,
+        g.verifying,
+        g.from_acquire,
+        c.leased_seeds
+    );
+    let _ = writeln!(
+        s,
+        "  renewals acted on: renewed {} (at the ceiling {}), not-due {}, lost {}, failed {}; answers ignored (the guard no longer waited) {}; most in one guard {}",
+        g.renewed, g.at_ceiling, g.not_due, g.lost, g.failed, g.ignored, g.max_renewals
+    );
+    let _ = writeln!(
+        s,
+        "  work: ended on its own {}, killed at the local deadline {} (of which late, on resuming from a pause, {}), killed on lost {}, never started (not held {}, deadline already past {})",
+        g.work_done, g.kills_deadline, g.kills_after_pause, g.kills_lost, g.not_held, g.no_work
+    );
+    let _ = writeln!(s, "  holdings removed by expiry: {}; expiry sweeps (a later job after abandoned holdings) {}", g.expired, g.sweeps);
     let _ = writeln!(s, "client operations (core steps): {}", c.client_ops);
     let _ = writeln!(
         s,

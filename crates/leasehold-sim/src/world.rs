@@ -2,9 +2,10 @@
 //! clients drive the real `leasehold-core` operations exactly as `actions/lib/driver.mjs` does:
 //! feed `start`; perform each request command and feed its reply; sleep until `untilMs` and feed
 //! `timer` (or, once, `cancel` when the job is being cancelled); stop at `finish`. A job runs
-//! the steps of the documented workflow: acquire; the protected work (a hold) when acquired; the
-//! release step (`if: always()`, so also after a failed, timed-out or cancelled acquire); then
-//! acquire's post step, the `cleanup` operation (`post-if: always()`).
+//! the steps of the documented workflow: acquire; when acquired, the protected work under a guard
+//! that renews the lease (`src/guard.rs`); the release step (`if: always()`, so also after a
+//! failed, timed-out or cancelled acquire, or a failed guarded step); then acquire's post step,
+//! the `cleanup` operation (`post-if: always()`).
 //!
 //! Everything happens in a discrete-event loop ordered by (simulated time, sequence number), and
 //! every random choice is drawn from the seed's [`SimRng`] in that order: a seed replays exactly.
@@ -13,12 +14,14 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
 
+use leasehold_core::lease::LeasePolicy;
 use leasehold_core::protocol::{Outcome, SleepReason};
 use leasehold_core::time::Millis;
 use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord};
 
 use crate::check::{Invariant, Violation};
 use crate::fault::{Fault, Profile, REQUEST_FAULTS};
+use crate::guard::{Guard, GuardMode};
 use crate::planted::PlantedBug;
 use crate::report::Counters;
 use crate::rng::SimRng;
@@ -36,10 +39,28 @@ pub const MAX_EVENTS: u64 = 3_000_000;
 pub const RERUN_DELAY_MS: (Millis, Millis) = (5_000, 60_000);
 /// Leases the simulated jobs ask for (`lease-minutes`). At least 6: below the lock policy's
 /// `minRemaining` (5 minutes unconfigured) the lease's local deadline falls before admission.
-/// The longest pause is twice the longest lease.
+/// The longest pause is twice the longest lease. On a lock whose config sets a lease, most jobs
+/// ask for none (the policy's ttl, 2 to 5 minutes, applies).
 pub const MIN_LEASE_MINUTES: u64 = 6;
 pub const MAX_LEASE_MINUTES: u64 = 8;
+/// A pause lasts at least this long (and at least the job's lease), so that in the default
+/// budget a resumed process meets no fault (faults stop within 4 minutes).
+pub const MIN_PAUSE_MS: Millis = 6 * 60_000;
+/// The longest pause: twice the longest lease.
+pub const MAX_PAUSE_MS: Millis = 2 * MAX_LEASE_MINUTES * 60_000;
+/// The guard's kill grace (`kill-grace-seconds`) the jobs draw from.
+pub const KILL_GRACE_MS: [Millis; 4] = [1_000, 5_000, 10_000, 30_000];
+/// Work lengths (the longest per seed) on a lock without and with a lease policy: with one, the
+/// work often outlasts several renewals and sometimes the ceiling (`maxTtl`, up to 20 minutes).
+pub const HOLD_MAX_MS: [Millis; 5] = [0, 2_000, 10_000, 30_000, 90_000];
+pub const LEASED_HOLD_MAX_MS: [Millis; 4] = [30_000, 180_000, 480_000, 1_200_000];
+/// The expiry sweep (a later job that comes once every job has ended with an abandoned holding
+/// in the lock) starts within this long after the abandoned holdings can be taken.
+pub const SWEEP_SPREAD_MS: Millis = 30_000;
+/// `poll-seconds` of the jobs: 1 to 5, or 5 to 15 on a lock whose works run for minutes
+/// (waiters poll all the while; the action's default is 10).
 pub const MAX_POLL_SECONDS: u64 = 5;
+pub const LONG_WORK_POLL_SECONDS: (u64, u64) = (5, 15);
 /// An answer processed this long after GitHub sent it was held up in a paused process (no
 /// request takes this long).
 pub const LATE_ANSWER_MS: Millis = 20_000;
@@ -54,6 +75,11 @@ pub struct SimConfig {
     /// Faults may last up to [`LONG_FAULTS_UNTIL_MS`](crate::fault::LONG_FAULTS_UNTIL_MS),
     /// past the longest pause (`--long-faults`).
     pub long_faults: bool,
+    /// Guards feed a `not-due` renewal to `guard::decide` as `LastRenewal::NotDue`, as the
+    /// core's API offers (`--guard-not-due`), instead of as a failure, as `actions/lib/guard.mjs`
+    /// does with every result but `renewed` and `lost`. Reaches the open core defect
+    /// `guard-not-due-hot-loop`, so it is not part of the CI budget.
+    pub guard_not_due: bool,
 }
 
 /// How the state branch looks when the seed begins.
@@ -71,10 +97,16 @@ pub struct Params {
     /// The capacity in force (1 when there is no config file).
     pub capacity: u32,
     pub config_file: bool,
+    /// The lease policy the config file sets (its `lease` block), if any; every drawn policy
+    /// passes the core's own validation (`config::parse_config`).
+    pub lease: Option<LeasePolicy>,
     pub runs: usize,
     pub start: Start,
     pub start_spread_ms: Millis,
     pub hold_max_ms: Millis,
+    /// The range of `poll-seconds` the jobs use.
+    pub poll_min_s: u64,
+    pub poll_max_s: u64,
     pub profile: Profile,
     /// Liveness bound, ms after T0: by then every job has ended and the lock is empty.
     pub bound_ms: Millis,
@@ -82,8 +114,10 @@ pub struct Params {
 
 impl Params {
     fn draw(rng: &mut SimRng, cfg: &SimConfig) -> Self {
-        let config_file = rng.below(8) != 0;
+        let leased = rng.below(2) == 0;
+        let config_file = leased || rng.below(4) != 0;
         let capacity = if config_file { rng.between(1, 3) as u32 } else { 1 };
+        let lease = leased.then(|| draw_policy(rng, capacity));
         let runs = cfg.clients.unwrap_or_else(|| rng.between(2, 6) as usize);
         let start = match rng.below(10) {
             0..=2 => Start::NoBranch,
@@ -91,11 +125,40 @@ impl Params {
             _ => Start::Existing { revision: rng.between(1, 500), fence: rng.between(0, 200) },
         };
         let start_spread_ms = if rng.below(4) == 0 { rng.between(0, 1_000) } else { rng.between(0, 60_000) };
-        let hold_max_ms = rng.pick(&[0, 2_000, 10_000, 30_000, 90_000]);
+        let hold_max_ms = if lease.is_some() { rng.pick(&LEASED_HOLD_MAX_MS) } else { rng.pick(&HOLD_MAX_MS) };
         let profile = Profile::draw(rng, cfg.long_faults);
-        let per_job = hold_max_ms + 3 * MAX_POLL_SECONDS * 1_000 + RERUN_DELAY_MS.1 + 30_000;
-        let bound_ms = profile.until.max(start_spread_ms) + 2 * MAX_LEASE_MINUTES * 60_000 + 180_000 + 2 * runs as u64 * per_job;
-        Params { capacity, config_file, runs, start, start_spread_ms, hold_max_ms, profile, bound_ms }
+        let (poll_min_s, poll_max_s) = if hold_max_ms > HOLD_MAX_MS[HOLD_MAX_MS.len() - 1] { LONG_WORK_POLL_SECONDS } else { (1, MAX_POLL_SECONDS) };
+        let poll_ms = poll_max_s * 1_000;
+        let grace_max = KILL_GRACE_MS[KILL_GRACE_MS.len() - 1];
+        // A holding left behind is freed by a rerun (within 60 s of its crash) or, with a lease
+        // policy and nobody rerunning the job, by expiry: past its lease (at most the longest a
+        // job asks for, within the ceiling) plus grace and skew, within a poll of the next
+        // waiter (who wakes when the holding can be taken).
+        let expiry_ms = lease.as_ref().map_or(0, |p| Self::longest_lease(p) + p.grace_ms + p.skew_ms + poll_ms * 5 / 4 + 10_000);
+        let per_job = hold_max_ms + grace_max + 3 * poll_ms + RERUN_DELAY_MS.1.max(expiry_ms) + 30_000;
+        // The expiry sweeps: abandoned waiters' entries are admitted and expire in turn, one
+        // round (a sweep job: a wait of up to 30 s, an acquire, a work of up to 10 s, a release)
+        // per abandoned run at most, and one for the holdings.
+        let sweep_ms = if lease.is_some() { (runs as u64 + 1) * (expiry_ms + SWEEP_SPREAD_MS + 10_000 + grace_max + 60_000) } else { 0 };
+        let bound_ms = profile.until.max(start_spread_ms) + MAX_PAUSE_MS + 180_000 + 2 * runs as u64 * per_job + sweep_ms;
+        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_min_s, poll_max_s, profile, bound_ms }
+    }
+
+    /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
+    /// with `lease-minutes`, within the ceiling.
+    pub fn longest_lease(p: &LeasePolicy) -> Millis {
+        p.ttl_ms.max((MAX_LEASE_MINUTES * 60_000).min(p.max_ttl_ms))
+    }
+
+    /// The lock's config file, as the store serves it.
+    pub fn config_text(&self) -> Option<String> {
+        if !self.config_file {
+            return None;
+        }
+        Some(match &self.lease {
+            None => format!("{{\"capacity\": {}}}\n", self.capacity),
+            Some(p) => format!("{{\"capacity\": {}, \"lease\": {}}}\n", self.capacity, lease_block(p)),
+        })
     }
 
     pub fn describe(&self) -> String {
@@ -106,16 +169,23 @@ impl Params {
             .filter(|(_, ppm)| *ppm > 0)
             .map(|(f, ppm)| format!("{:?}={}", f, ppm))
             .collect();
+        let config = match (&self.lease, self.config_file) {
+            (Some(p), _) => format!("config file with lease {}", lease_block(p)),
+            (None, true) => "config file, no lease".into(),
+            (None, false) => "no config file".into(),
+        };
         format!(
-            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, holds up to {} ms; faults until +{} ms \
+            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, work up to {} ms, polls every {}-{} s; faults until +{} ms \
              [{}; not-sent={} late={} token-lag={} stale-window={}ms pause={} zombie={} crash-after-write={} \
-             crash-in-flight={} crash-in-hold={} rerun-ok={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
+             crash-in-flight={} crash-in-hold={} rerun-ok={} no-rerun={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
             self.capacity,
-            if self.config_file { "config file" } else { "no config file" },
+            config,
             self.runs,
             self.start,
             self.start_spread_ms,
             self.hold_max_ms,
+            self.poll_min_s,
+            self.poll_max_s,
             p.until,
             active.join(" "),
             p.not_sent_ppm,
@@ -128,11 +198,64 @@ impl Params {
             p.crash_in_flight_ppm,
             p.crash_in_hold_ppm,
             p.rerun_ok_ppm,
+            if self.lease.is_some() { p.no_rerun_ppm } else { 0 },
             p.max_offset_ms,
             p.max_drift_ppm,
             self.bound_ms,
         )
     }
+}
+
+/// A lease policy for the lock's config: a ttl of 2 to 5 minutes, renewed at most every half of
+/// it; a skew tolerance of 5 s to a minute, which covers the simulated clocks once the core has
+/// corrected them by GitHub's `date` headers (what is left: the header's one-second resolution,
+/// a request's latency, and at most 2000 ppm of drift over a lease, about a second); a grace of
+/// up to a minute; `minRemaining` below the renew interval; a ceiling (`maxTtl`) of one to four
+/// leases. The draw keeps every rule of `LeasePolicy::validate` and is checked by the core's own
+/// config parser; a policy it refused would be drawn again (a test shows none is).
+pub fn draw_policy(rng: &mut SimRng, capacity: u32) -> LeasePolicy {
+    loop {
+        let policy = draw_policy_once(rng);
+        let text = format!("{{\"capacity\": {capacity}, \"lease\": {}}}", lease_block(&policy));
+        if let Ok(config) = leasehold_core::config::parse_config("locks/sim.config.json", &text) {
+            if config.lease.as_ref() == Some(&policy) {
+                return policy;
+            }
+        }
+    }
+}
+
+/// One draw of [`draw_policy`], not yet checked.
+pub fn draw_policy_once(rng: &mut SimRng) -> LeasePolicy {
+    let ttl = rng.between(120, 300);
+    let skew = rng.pick(&[5, 10, 30, 60]);
+    let grace = rng.pick(&[0, 10, 30, 60]);
+    // RenewTickFits: renew + 15 s (a request) + skew <= ttl - minRemaining.
+    let renew = rng.between(20, (ttl / 2).min(ttl - 15 - skew));
+    let min_remaining = rng.between(0, (renew - 1).min(ttl - 15 - skew - renew));
+    let max_ttl = ttl * rng.between(1, 4);
+    let s = |secs: u64| secs * 1_000;
+    LeasePolicy {
+        ttl_ms: s(ttl),
+        renew_ms: s(renew),
+        grace_ms: s(grace),
+        max_ttl_ms: s(max_ttl),
+        skew_ms: s(skew),
+        min_remaining_ms: s(min_remaining),
+    }
+}
+
+/// The `lease` block of the config file, in seconds.
+pub fn lease_block(p: &LeasePolicy) -> String {
+    format!(
+        "{{\"ttlSeconds\": {}, \"renewSeconds\": {}, \"graceSeconds\": {}, \"maxTtlSeconds\": {}, \"skewSeconds\": {}, \"minRemainingSeconds\": {}}}",
+        p.ttl_ms / 1_000,
+        p.renew_ms / 1_000,
+        p.grace_ms / 1_000,
+        p.max_ttl_ms / 1_000,
+        p.skew_ms / 1_000,
+        p.min_remaining_ms / 1_000
+    )
 }
 
 /// A client's wall clock: offset from GitHub's and drifting, read as `now` by its core.
@@ -146,6 +269,20 @@ impl Clock {
     pub fn local(&self, t: Millis) -> Millis {
         let elapsed = i128::from(t - T0);
         (i128::from(t) + i128::from(self.offset_ms) + elapsed * i128::from(self.drift_ppm) / 1_000_000) as Millis
+    }
+
+    /// The first real time (from the seed's start on) at which this clock reads `target` or
+    /// later, even in the past (the clock is monotonic).
+    pub fn real_of(&self, target: Millis) -> Millis {
+        let need = i128::from(target) - i128::from(T0) - i128::from(self.offset_ms);
+        let mut t = (i128::from(T0) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm))).max(i128::from(T0)) as Millis;
+        while self.local(t) < target {
+            t += 1;
+        }
+        while t > T0 && self.local(t - 1) >= target {
+            t -= 1;
+        }
+        t
     }
 
     /// The first real time, not before `now`, at which this clock reads `target` or later.
@@ -172,17 +309,29 @@ impl Clock {
 pub struct JobSettings {
     pub poll_s: u64,
     pub timeout_min: u64,
-    pub lease_min: u64,
+    /// `lease-minutes`; none: the lock's policy decides (its ttl).
+    pub lease_min: Option<u64>,
+    /// How long the protected work runs if nothing stops it.
     pub hold_ms: Millis,
     pub deadline_s: Option<u64>,
     /// `release-on-exit` of acquire's post step.
     pub release_on_exit: bool,
+    /// How the guard starts, its kill grace (`kill-grace-seconds`), and whether its renewals
+    /// name the holder id (`holder-id`, acquire's output) or let the core rebuild it.
+    pub guard_mode: GuardMode,
+    pub kill_grace_ms: Millis,
+    pub renew_names_holder: bool,
+    /// The guard's renewals pass `if-due: true` (an embedder starting from acquire's lease; the
+    /// guard action never does).
+    pub renew_if_due: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     NotStarted,
     Acquire,
+    /// The guarded work step: the guard verifies the holding, runs the work and renews
+    /// (`Client::guard`).
     Hold,
     Release,
     /// Acquire's post step.
@@ -220,7 +369,7 @@ pub struct Client {
     /// This attempt's acquire nonce.
     pub nonce: String,
     /// The fence this client believes it holds (from acquire's finish until release starts, or
-    /// until its lease's local deadline passes).
+    /// until the deadline of its last proven lease passes, or a renewal proves it lost).
     pub holding: Option<u64>,
     /// How old (ms since GitHub sent it) the answer the last acquire finished on was, when that
     /// is longer than a request may take: a paused process read it late (named in an invariant
@@ -228,9 +377,18 @@ pub struct Client {
     pub stale_answer_ms: Option<Millis>,
     /// `stale_answer_ms` of the answer the acquire finished `acquired` on.
     pub acquired_late: Option<Millis>,
-    /// Real time at which the core's lease view says to stop the protected work
-    /// (`lease.localDeadline` on the client's clock), when the core reports a lease.
+    /// Real time at which the last proven lease view says to stop the protected work
+    /// (`lease.localDeadline` on the client's clock): from acquire's outcome, then from each
+    /// renewal the guard saw end `renewed`.
     pub belief_until: Option<Millis>,
+    /// Which outcome proved that lease (named in an invariant-5 violation).
+    pub belief_from: String,
+    /// The guard of the work step (in `Stage::Hold`).
+    pub guard: Option<Guard>,
+    /// Bumped whenever a work step starts or ends: its pending events are then ignored.
+    pub hold_gen: u64,
+    /// Every pause of the client's process: (from, until), real time.
+    pub pauses: Vec<(Millis, Millis)>,
     pub token_ready_at: Millis,
     /// The newest version of the state the current operation has been shown: served in a read
     /// answer it was fed, or made by a write it was told succeeded (invariant 9).
@@ -256,6 +414,12 @@ pub struct Run {
     pub attempts: Vec<usize>,
     pub needs_rerun: bool,
     pub rerun_pending: bool,
+    /// A crashed attempt that nobody reruns: its holding is left to expiry.
+    pub abandoned: bool,
+    /// For the expiry sweep: by when its acquire must have taken the lock (a poll after the
+    /// latest instant any holding left could be taken, or after its start), when only abandoned
+    /// holdings were left (no abandoned queue entries) as it started.
+    pub sweep: Option<Option<Millis>>,
 }
 
 /// How a write's answer was reported to the core.
@@ -292,19 +456,26 @@ struct Request {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Ev {
+pub(crate) enum Ev {
     JobStart(usize),
     Arrive(usize),
     Respond(usize),
     Timeout(usize),
     Timer(usize, u64),
-    HoldEnd(usize, u64),
+    /// The guard's own timer (a wait, or the deadline a renewal races): (client, guard timer).
+    GuardWake(usize, u64),
+    /// The work ends on its own: (client, hold generation).
+    WorkEnd(usize, u64),
+    /// The work stopped after the guard's SIGTERM (by SIGKILL at the kill grace at the latest).
+    ChildGone(usize, u64),
     HoldCrash(usize, u64),
     RerunStart(usize),
     /// The run is cancelled: SIGINT to the job's current step.
     Cancel(usize),
     /// The runner kills the step 10 s after its first signal (SIGTERM at 7.5 s, then kill).
     KillStep(usize, u64),
+    /// The expiry sweep job starts.
+    SweepStart,
 }
 
 struct Queued {
@@ -358,13 +529,15 @@ pub struct World {
     /// The state the history starts from.
     pub initial: LockState,
     pub settled_at: Millis,
+    /// An expiry sweep is scheduled and has not started yet.
+    pub sweep_pending: bool,
 }
 
 impl World {
     pub fn new(seed: u64, cfg: &SimConfig) -> Self {
         let mut rng = SimRng::new(seed);
         let params = Params::draw(&mut rng, cfg);
-        let config = params.config_file.then(|| format!("{{\"capacity\": {}}}\n", params.capacity));
+        let config = params.config_text();
         let mut store = Store::new(LOCK, BRANCH, config);
         let mut initial = LockState::empty(LOCK);
         match params.start {
@@ -403,23 +576,42 @@ impl World {
             violation: None,
             trace: cfg.trace.then(String::new),
             settled_at: T0,
+            sweep_pending: false,
         };
         for i in 0..world.params.runs {
+            let leased = world.params.lease.is_some();
+            let hold_max = world.params.hold_max_ms;
+            let (poll_min, poll_max) = (world.params.poll_min_s, world.params.poll_max_s);
             let r = &mut world.rng;
+            let lease_min = (!leased || r.below(4) == 0).then(|| r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES));
+            let guard_mode = if r.below(2) == 0 { GuardMode::Verify } else { GuardMode::FromAcquire };
             let settings = JobSettings {
-                poll_s: r.between(1, MAX_POLL_SECONDS),
+                poll_s: r.between(poll_min, poll_max),
                 timeout_min: if r.below(20) == 0 { 0 } else { r.between(1, 10) },
-                lease_min: r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES),
-                hold_ms: r.below(world.params.hold_max_ms + 1),
+                lease_min,
+                hold_ms: r.below(hold_max + 1),
                 deadline_s: if r.below(3) == 0 { Some(r.between(30, 300)) } else { None },
                 release_on_exit: r.below(10) != 0,
+                guard_mode,
+                kill_grace_ms: r.pick(&KILL_GRACE_MS),
+                renew_names_holder: r.below(2) == 0,
+                renew_if_due: guard_mode == GuardMode::FromAcquire,
             };
             let start_at = T0 + r.below(world.params.start_spread_ms + 1);
-            world.runs.push(Run { run_id: 4_000 + i as u64, settings, attempts: Vec::new(), needs_rerun: false, rerun_pending: false });
+            world.runs.push(Run {
+                run_id: 4_000 + i as u64,
+                settings,
+                attempts: Vec::new(),
+                needs_rerun: false,
+                rerun_pending: false,
+                abandoned: false,
+                sweep: None,
+            });
             let c = world.new_attempt(i);
             world.push(start_at, Ev::JobStart(c));
         }
         world.counters.seeds = 1;
+        world.counters.leased_seeds = u64::from(world.params.lease.is_some());
         world.counters.runs = world.params.runs as u64;
         world
     }
@@ -428,7 +620,16 @@ impl World {
     pub fn run(mut self) -> Finished {
         let bound = T0 + self.params.bound_ms;
         let mut unsettled = None;
-        while let Some(Reverse(q)) = self.queue.pop() {
+        loop {
+            let Some(Reverse(q)) = self.queue.pop() else {
+                // Nothing left to happen: an abandoned holding may still be in the lock (a write
+                // that landed after its job crashed). A later job comes for it.
+                self.maybe_sweep();
+                if self.queue.is_empty() || self.violation.is_some() {
+                    break;
+                }
+                continue;
+            };
             if q.at > bound || self.counters.events >= MAX_EVENTS {
                 unsettled = Some(q.at);
                 break;
@@ -453,7 +654,7 @@ impl World {
         Finished { counters: self.counters, violation: self.violation, trace: self.trace }
     }
 
-    fn push(&mut self, at: Millis, ev: Ev) {
+    pub(crate) fn push(&mut self, at: Millis, ev: Ev) {
         self.seq += 1;
         self.queue.push(Reverse(Queued { at, seq: self.seq, ev }));
     }
@@ -494,7 +695,7 @@ impl World {
         }
     }
 
-    fn new_attempt(&mut self, run: usize) -> usize {
+    pub(crate) fn new_attempt(&mut self, run: usize) -> usize {
         let c = self.clients.len();
         let attempt = self.runs[run].attempts.len() as u32 + 1;
         let p = &self.params.profile;
@@ -531,6 +732,10 @@ impl World {
             nonce,
             holding: None,
             belief_until: None,
+            belief_from: String::new(),
+            guard: None,
+            hold_gen: 0,
+            pauses: Vec::new(),
             stale_answer_ms: None,
             acquired_late: None,
             token_ready_at: 0,
@@ -545,7 +750,7 @@ impl World {
         c
     }
 
-    fn inputs(&self, c: usize, kind: OperationKind) -> BTreeMap<String, String> {
+    pub(crate) fn inputs(&self, c: usize, kind: OperationKind) -> BTreeMap<String, String> {
         let cl = &self.clients[c];
         let run = &self.runs[cl.run];
         let s = &run.settings;
@@ -563,7 +768,9 @@ impl World {
             OperationKind::Acquire => {
                 put("poll-seconds", s.poll_s.to_string());
                 put("timeout-minutes", s.timeout_min.to_string());
-                put("lease-minutes", s.lease_min.to_string());
+                if let Some(l) = s.lease_min {
+                    put("lease-minutes", l.to_string());
+                }
             }
             OperationKind::Release => {
                 if let Some(d) = s.deadline_s {
@@ -574,7 +781,9 @@ impl World {
                 // The post step reads acquire's inputs plus what acquire saved as state.
                 put("poll-seconds", s.poll_s.to_string());
                 put("timeout-minutes", s.timeout_min.to_string());
-                put("lease-minutes", s.lease_min.to_string());
+                if let Some(l) = s.lease_min {
+                    put("lease-minutes", l.to_string());
+                }
                 put("holder-id", cl.holder_id.clone());
                 put("nonce", cl.nonce.clone());
                 put("release-on-exit", s.release_on_exit.to_string());
@@ -582,8 +791,18 @@ impl World {
                     put("min-revision", revision.to_string());
                 }
             }
-            // Jobs do not run these (yet).
-            _ => {}
+            OperationKind::Renew => {
+                // The guard's renewals: acquire's outputs (nonce, and holder-id or rebuilt).
+                put("nonce", cl.nonce.clone());
+                if s.renew_names_holder {
+                    put("holder-id", cl.holder_id.clone());
+                }
+                if s.renew_if_due {
+                    put("if-due", "true".into());
+                }
+            }
+            // Jobs do not run status.
+            OperationKind::Status => {}
         }
         m
     }
@@ -611,6 +830,7 @@ impl World {
                 if self.abandoned(req) || self.held_by_pause(c, ev) {
                     return;
                 }
+                self.guard_recheck(c);
                 self.requests[req].answered = true;
                 let reply = self.requests[req].reply.take().expect("a processed request has a reply");
                 self.deliver(c, req, reply);
@@ -620,6 +840,7 @@ impl World {
                 if self.abandoned(req) || self.held_by_pause(c, ev) {
                     return;
                 }
+                self.guard_recheck(c);
                 self.requests[req].answered = true;
                 let reply = Reply::Transport { sent: true, message: "request timed out and was aborted".into() };
                 self.deliver(c, req, reply);
@@ -628,22 +849,38 @@ impl World {
                 if self.clients[c].epoch != epoch || !self.clients[c].live() || self.held_by_pause(c, ev) {
                     return;
                 }
+                self.guard_recheck(c);
                 self.clients[c].sleeping = false;
                 let now = self.clients[c].clock.local(self.now);
                 self.feed(c, Event::Timer { now });
             }
-            Ev::HoldEnd(c, epoch) => {
-                if self.clients[c].epoch != epoch || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+            Ev::GuardWake(c, timer) => {
+                let current = self.clients[c].stage == Stage::Hold && self.clients[c].guard.as_ref().is_some_and(|g| g.timer == timer);
+                if !current || self.held_by_pause(c, ev) {
                     return;
                 }
-                self.start_op(c, OperationKind::Release);
+                self.guard_wake(c);
             }
-            Ev::HoldCrash(c, epoch) => {
-                if self.clients[c].epoch != epoch || self.clients[c].stage != Stage::Hold {
+            Ev::WorkEnd(c, gen) => {
+                if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.guard_recheck(c);
+                self.work_ended(c);
+            }
+            Ev::ChildGone(c, gen) => {
+                if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+                    return;
+                }
+                self.end_work_step(c, "the work stopped after the guard's signal");
+            }
+            Ev::HoldCrash(c, gen) => {
+                if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold {
                     return;
                 }
                 self.crash(c, Fault::CrashInHold);
             }
+            Ev::SweepStart => self.start_sweep(),
             Ev::RerunStart(run) => {
                 self.runs[run].rerun_pending = false;
                 self.runs[run].needs_rerun = false;
@@ -651,7 +888,9 @@ impl World {
                     let c = self.runs[run].attempts[i];
                     if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
                         self.clients[c].zombie_since = Some(self.now);
-                        self.count(Fault::Zombie);
+                        if self.clients[c].paused_until > self.now {
+                            self.count(Fault::Zombie);
+                        }
                         self.log(|w| format!("{} declared lost by GitHub while alive: a zombie from now on", w.who(c)));
                     }
                 }
@@ -677,11 +916,11 @@ impl World {
                         }
                     }
                     Stage::Hold => {
-                        // The work step is cancelled; the release step (always()) runs.
+                        // The work step is cancelled (the guard passes SIGINT on to the work,
+                        // which stops); the release step (always()) runs.
                         self.count(Fault::Cancel);
                         self.clients[c].cancelled = true;
-                        self.log(|w| format!("{} run cancelled during the work step", w.who(c)));
-                        self.start_op(c, OperationKind::Release);
+                        self.end_work_step(c, "run cancelled during the work step");
                     }
                     // always() steps are not cancelled; a job not started yet never runs.
                     _ => {}
@@ -715,17 +954,26 @@ impl World {
         self.feed(c, Event::Cancel { now });
     }
 
+    /// The lease a holding of this run gets: `lease-minutes`, within the ceiling, or the lock
+    /// policy's ttl.
+    pub fn lease_ms(&self, run: usize) -> Millis {
+        let policy = self.params.lease.clone().unwrap_or_else(LeasePolicy::unconfigured);
+        self.runs[run].settings.lease_min.map_or(policy.ttl_ms, |m| (m * 60_000).min(policy.max_ttl_ms))
+    }
+
     /// Defers `ev` while the client's process is paused; may start a pause (a fault).
-    fn held_by_pause(&mut self, c: usize, ev: Ev) -> bool {
+    pub(crate) fn held_by_pause(&mut self, c: usize, ev: Ev) -> bool {
         if self.clients[c].paused_until > self.now {
             let at = self.clients[c].paused_until;
             self.push(at, ev);
             return true;
         }
         if self.faulty() && self.rng.ppm(self.params.profile.pause_ppm) {
-            let lease = self.runs[self.clients[c].run].settings.lease_min * 60_000;
+            // Longer than the job's lease, and at least 6 minutes (so past the faults).
+            let lease = self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS);
             let pause = lease + self.rng.between(1_000, lease);
             let until = self.now + pause;
+            self.clients[c].pauses.push((self.now, until));
             self.clients[c].paused_until = until;
             self.count(Fault::Pause);
             self.log(|w| format!("{} process paused for {} ms (lease {} ms)", w.who(c), pause, lease));
@@ -746,7 +994,7 @@ impl World {
         false
     }
 
-    fn start_op(&mut self, c: usize, kind: OperationKind) {
+    pub(crate) fn start_op(&mut self, c: usize, kind: OperationKind) {
         let inputs = self.inputs(c, kind);
         let nonce = match kind {
             OperationKind::Acquire => self.clients[c].nonce.clone(),
@@ -762,13 +1010,26 @@ impl World {
         cl.sleeping = false;
         cl.read_predecessor = false;
         cl.seen_version = None;
+        cl.stale_answer_ms = None;
+        if kind == OperationKind::Renew {
+            // The guard's renewal runs within the work step: the belief stays as it is.
+            cl.stage = Stage::Hold;
+            self.counters.renews += 1;
+            self.log(|w| format!("{} Renew starts", w.who(c)));
+            let now = self.clients[c].clock.local(self.now);
+            return self.feed(c, Event::Start { now });
+        }
+        if cl.stage == Stage::Hold {
+            cl.hold_gen += 1;
+        }
+        cl.guard = None;
         cl.belief_until = None;
         cl.holding = None;
         cl.stage = match kind {
             OperationKind::Acquire => Stage::Acquire,
             OperationKind::Release => Stage::Release,
             OperationKind::Cleanup => Stage::Cleanup,
-            _ => unreachable!("jobs run acquire, release and cleanup only"),
+            _ => unreachable!("jobs run acquire, the guard's renew, release and cleanup only"),
         };
         match kind {
             OperationKind::Acquire => self.counters.acquires += 1,
@@ -908,7 +1169,8 @@ impl World {
     fn arrive(&mut self, req: usize) {
         let c = self.requests[req].client;
         let mut fault = if self.faulty() { self.draw_request_fault() } else { None };
-        if fault.is_none() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
+        // A token's first seconds answer 401, a fault like the others: not once faults stopped.
+        if fault.is_none() && self.faulty() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
             fault = Some(Fault::Unauthorized);
         }
         let placeholder = Command::Sleep { until_ms: 0, reason: SleepReason::Poll };
@@ -943,6 +1205,8 @@ impl World {
                 )
             });
             self.on_commit(v);
+            let expired = self.store.versions[v].state.as_ref().ok().and_then(|st| st.last_change.as_ref()).map_or(0, |ch| ch.removed.len());
+            self.counters.guard.expired += expired as u64;
         }
         let down = if fault == Some(Fault::SlowAnswer) { timeout + self.rng.between(1, 5_000) } else { self.rng.between(5, 250) };
         self.log(|w| format!("server answers {} with {}{}", w.who(c), describe_reply(&reply), shown.map(|f| format!(" [fault: {}]", f.name())).unwrap_or_default()));
@@ -1104,6 +1368,8 @@ impl World {
         let stage = self.clients[c].stage;
         let what = match stage {
             Stage::Acquire => "acquire",
+            Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => "guard-verify",
+            Stage::Hold => "renew",
             Stage::Release => "release",
             _ => "cleanup",
         };
@@ -1121,9 +1387,17 @@ impl World {
             )
         });
         let quiet = self.clients[c].op_started >= T0 + self.params.profile.until;
-        // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are not excused.
-        let cancelled_acquire = stage == Stage::Acquire && self.clients[c].cancelled;
-        if quiet && self.clients[c].zombie_since.is_none() && !cancelled_acquire && !outcome.success {
+        let excused = match stage {
+            // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are
+            // not excused.
+            Stage::Acquire => self.clients[c].cancelled,
+            // A renewal the guard no longer waits for, or one started when the proven lease's
+            // deadline had passed (the verification after an acquire answered late), may find
+            // the holding expired and removed.
+            Stage::Hold => !self.renewal_counts(c),
+            _ => false,
+        };
+        if quiet && self.clients[c].zombie_since.is_none() && !excused && !outcome.success {
             let error = outcome.error.as_ref().map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_default();
             self.violate(
                 Invariant::Liveness,
@@ -1135,36 +1409,32 @@ impl World {
             Stage::Acquire => {
                 self.clients[c].acquire_result = Some(result);
                 self.clients[c].acquire_revision = outcome.state.as_ref().map(|s| s.revision);
+                self.check_sweep_acquire(c, result);
+                if self.violation.is_some() {
+                    return;
+                }
                 if result == ResultWord::Acquired {
                     let fence = outcome.fence.unwrap_or(0);
                     let nonce = outcome.nonce.clone().unwrap_or_default();
-                    // A guard stops the work at the lease's local deadline (no renewal yet).
-                    let until = outcome.lease.as_ref().map(|l| self.clients[c].clock.real_at(l.local_deadline, self.now));
-                    if until.is_some_and(|u| u <= self.now) {
+                    let Some(lease) = outcome.lease.clone() else {
+                        return self.violate(Invariant::Protocol, format!("{} acquired without a lease in its outcome", self.who(c)));
+                    };
+                    // The real instant of the deadline, even past (a pause before the answer).
+                    let until = self.clients[c].clock.real_of(lease.local_deadline);
+                    if until <= self.now {
                         // Acquired, but the deadline has passed (a pause longer than the lease
-                        // between the write and its answer): the guard never starts the work.
+                        // between the write and its answer): no work under this lease.
                         self.counters.acquired_past_deadline += 1;
-                        self.log(|w| format!("{} acquired with its lease's local deadline already past: no work", w.who(c)));
+                        self.log(|w| format!("{} acquired with its lease's local deadline already past", w.who(c)));
                     } else {
                         self.check_acquired(c, fence, &nonce);
                     }
                     let cl = &mut self.clients[c];
                     cl.holding = Some(fence);
-                    cl.stage = Stage::Hold;
-                    cl.epoch += 1;
-                    let epoch = cl.epoch;
-                    cl.belief_until = until;
+                    cl.belief_until = Some(until);
+                    cl.belief_from = "acquire".into();
                     cl.acquired_late = cl.stale_answer_ms;
-                    let mut hold = self.runs[cl.run].settings.hold_ms;
-                    if let Some(until) = cl.belief_until {
-                        hold = hold.min(until.saturating_sub(self.now));
-                    }
-                    if self.faulty() && self.rng.ppm(self.params.profile.crash_in_hold_ppm) {
-                        let at = self.now + self.rng.below(hold + 1);
-                        self.push(at, Ev::HoldCrash(c, epoch));
-                    } else {
-                        self.push(self.now + hold, Ev::HoldEnd(c, epoch));
-                    }
+                    self.start_guard(c, lease);
                 } else {
                     self.start_op(c, OperationKind::Release);
                 }
@@ -1189,13 +1459,19 @@ impl World {
                 let released = self.clients[c].release_result.is_some_and(|r| matches!(r, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop));
                 self.job_ended(c, released || removed);
             }
-            Stage::NotStarted | Stage::Hold | Stage::Done => unreachable!("no operation runs in {stage:?}"),
+            Stage::Hold => self.renewal_finished(c, outcome),
+            Stage::NotStarted | Stage::Done => unreachable!("no operation runs in {stage:?}"),
         }
     }
 
-    fn crash(&mut self, c: usize, kind: Fault) {
+    pub(crate) fn crash(&mut self, c: usize, kind: Fault) {
         self.count(kind);
         self.log(|w| format!("{} crashes ({})", w.who(c), kind.name()));
+        if self.clients[c].stage == Stage::Hold {
+            // SIGKILL: the work stops with the job, no release, no post step.
+            self.check_work_stop(c);
+            self.clients[c].hold_gen += 1;
+        }
         let cl = &mut self.clients[c];
         cl.crashed = true;
         cl.holding = None;
@@ -1211,11 +1487,22 @@ impl World {
     /// faults last, is one that ended cleanly.
     fn job_ended(&mut self, c: usize, clean: bool) {
         let run = self.clients[c].run;
-        if !clean || (self.faulty() && self.rng.ppm(self.params.profile.rerun_ok_ppm)) {
+        // On a lock with a lease policy, a crashed job is sometimes never rerun: its holding is
+        // left to expiry.
+        let abandon = self.clients[c].crashed
+            && self.params.lease.is_some()
+            && self.runs[run].sweep.is_none()
+            && self.rng.ppm(self.params.profile.no_rerun_ppm);
+        if abandon {
+            self.count(Fault::NoRerun);
+            self.runs[run].abandoned = true;
+            self.log(|w| format!("{} nobody reruns this job: what it left is left to expiry", w.who(c)));
+        } else if !clean || (self.faulty() && self.rng.ppm(self.params.profile.rerun_ok_ppm)) {
             self.runs[run].needs_rerun = true;
         }
         // A zombie's end may allow the rerun that waited for it, and so may any attempt's.
         self.maybe_rerun(run);
+        self.maybe_sweep();
     }
 
     fn maybe_rerun(&mut self, run: usize) {
@@ -1299,5 +1586,39 @@ fn describe_reply(reply: &Reply) -> String {
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
         Reply::Run { status, .. } | Reply::Job { status, .. } => format!("200 {status}"),
         Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_drawn_lease_policy_is_valid_at_the_first_draw() {
+        let mut rng = SimRng::new(5);
+        for _ in 0..20_000 {
+            let p = draw_policy_once(&mut rng);
+            assert_eq!(p.validate(), Ok(()), "{p:?}");
+            let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&p));
+            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts it");
+            assert_eq!(parsed.lease, Some(p.clone()), "the config file says exactly the drawn policy");
+            assert!((120_000..=300_000).contains(&p.ttl_ms) && p.renew_ms * 2 <= p.ttl_ms && p.max_ttl_ms <= 4 * p.ttl_ms);
+            // The skew tolerance covers what is left of the clocks' disagreement after the
+            // date-header correction: a second of resolution, a request, 2000 ppm over a lease.
+            assert!(p.skew_ms >= 5_000);
+        }
+    }
+
+    #[test]
+    fn real_of_inverts_the_clock_even_in_the_past() {
+        for clock in [Clock { offset_ms: -300_000, drift_ppm: 2_000 }, Clock { offset_ms: 300_000, drift_ppm: -2_000 }, Clock { offset_ms: 0, drift_ppm: 0 }] {
+            for t in [T0, T0 + 1, T0 + 123_456, T0 + 3_600_000] {
+                let target = clock.local(t);
+                let r = clock.real_of(target);
+                assert!(clock.local(r) >= target && (r == T0 || clock.local(r - 1) < target), "{clock:?} {t}");
+                assert_eq!(clock.real_at(target, T0), r);
+                assert_eq!(clock.real_at(target, T0 + 7_200_000), T0 + 7_200_000, "real_at never goes back");
+            }
+        }
     }
 }

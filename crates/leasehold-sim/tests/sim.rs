@@ -19,6 +19,29 @@ fn a_budget_of_seeds_has_no_violation() {
     // The faults the budget is about actually happened.
     assert!(c.faults.iter().all(|&n| n > 0), "a fault kind never fired: {:?}", c.faults);
     assert!(c.conflicts > 0 && c.commits > 0);
+    // So did every path of the guard contract: renewals of every result, kills at the deadline
+    // (also on resuming from a pause) and on a proven loss, renewals at the ceiling, answers
+    // ignored, verifications that failed, and holdings freed by expiry (also by the sweep).
+    let g = &c.guard;
+    let paths = [
+        ("renewed", g.renewed),
+        ("not-due", g.not_due),
+        ("lost", g.lost),
+        ("failed", g.failed),
+        ("at the ceiling", g.at_ceiling),
+        ("ignored", g.ignored),
+        ("killed at the deadline", g.kills_deadline),
+        ("killed late, after a pause", g.kills_after_pause),
+        ("killed on lost", g.kills_lost),
+        ("not held", g.not_held),
+        ("work done", g.work_done),
+        ("expired", g.expired),
+        ("sweeps", g.sweeps),
+    ];
+    for (path, n) in paths {
+        assert!(n > 0, "the guard path {path:?} never happened: {g:?}");
+    }
+    assert!(g.max_renewals >= 10, "no guard renewed many times: {g:?}");
 }
 
 #[test]
