@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-BUMHKZ2E.mjs";
+} from "./shared-U7EP43ZF.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";

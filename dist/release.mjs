@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-GNIHNO6Y.mjs";
-import "./shared-BUMHKZ2E.mjs";
+} from "./shared-BHOHPE3F.mjs";
+import "./shared-U7EP43ZF.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/release/main.mjs

@@ -120,11 +120,20 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     assert.deepEqual([state.holders, state.queue], [[], []]);
   });
 
-  test('release with no state branch at all is a noop that creates nothing', async () => {
+  test('release with no state branch at all creates it and confirms the absence (a late create of an acquire is then refused)', async () => {
     const seq = lastSeq();
     const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy', 'state-branch': 'no-such-branch' }, context: jobContext({ runId: 504 }) });
     assert.equal(r.outputs.result, 'noop');
-    assert.deepEqual(requestsSince(seq).map((q) => `${q.method} ${q.status}`), ['GET 404', 'PUT 404']);
+    assert.deepEqual(requestsSince(seq).map((q) => `${q.method} ${q.status}`), ['GET 404', 'PUT 404', 'GET 404', 'PUT 404', 'POST 201', 'POST 201', 'POST 201', 'GET 404', 'PUT 201']);
+    const state = JSON.parse(await emu.readFile('no-such-branch', 'locks/deploy.json'));
+    assert.deepEqual([state.revision, state.holders, state.queue, state.lastChange.action], [1, [], [], 'release-check']);
+    // An acquire's create that was still on its way is refused now, as a create of an existing file.
+    const late = await fetch(`${api()}/repos/octo/app/contents/locks/deploy.json`, {
+      method: 'PUT',
+      headers: { authorization: 'token test-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'late create', branch: 'no-such-branch', content: Buffer.from('{}').toString('base64') }),
+    });
+    assert.equal(late.status, 422);
   });
 
   test('matrix cells with their own suffix hold separately; re-running acquire returns the same holding', async () => {

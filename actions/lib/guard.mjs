@@ -103,6 +103,10 @@ export async function guard({ core, inputs, argv, perform, emit, logger, clock =
         } else if (outcome.result === 'renewed') {
           lease = outcome.lease;
           last = 'renewed';
+        } else if (outcome.result === 'not-due') {
+          // Held, not due yet by GitHub's clock: the lease already proven stands, and the core
+          // spaces the next try.
+          last = 'not-due';
         } else if (outcome.result === 'lost') {
           last = 'lost';
           logger.warning(`leasehold guard: ${outcome.error?.message ?? 'the holding was lost'}`);

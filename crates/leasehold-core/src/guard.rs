@@ -72,10 +72,14 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
     if input.now >= deadline {
         return GuardDecision::Kill { reason: KillReason::Deadline };
     }
+    let retry_after = |at: Millis| at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS);
     let next = match (input.last, input.last_attempt_at) {
         // After a failure, try again soon (a tenth of the renew interval, at least 5 s), well
         // before the deadline.
-        (LastRenewal::Failed, Some(at)) => at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS),
+        (LastRenewal::Failed, Some(at)) => retry_after(at),
+        // Not due yet by GitHub's clock (the lease given is the one that answer proved): at its
+        // renew time, but never sooner than a retry, so clocks that disagree cannot make a loop.
+        (LastRenewal::NotDue, Some(at)) => input.lease.renew_at.max(retry_after(at)),
         _ => input.lease.renew_at,
     };
     if input.now >= next {
@@ -109,6 +113,9 @@ mod tests {
             (input(780_000, LastRenewal::Failed, Some(775_000)), Kill { reason: KillReason::Deadline }),
             (input(10, LastRenewal::Lost, Some(5)), Kill { reason: KillReason::Lost }),
             (input(790_000, LastRenewal::Renewed, None), Kill { reason: KillReason::Deadline }),
+            // Not due at 300 s: the next try is a retry interval later, not at once.
+            (input(300_000, LastRenewal::NotDue, Some(300_000)), Wait { until: 330_000 }),
+            (input(100_000, LastRenewal::NotDue, Some(100_000)), Wait { until: 300_000 }),
         ];
         for (i, want) in cases {
             assert_eq!(decide(&i), want, "{i:?}");

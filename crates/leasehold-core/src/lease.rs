@@ -114,9 +114,11 @@ impl LeasePolicy {
         now.saturating_add(self.ttl_ms).min(ceiling_at)
     }
 
-    /// Whether a holding that expires at `expires_at` is due for renewal at `now`.
-    pub fn renewal_due(&self, now: Millis, expires_at: Millis) -> bool {
-        now >= expires_at.saturating_sub(self.ttl_ms).saturating_add(self.renew_ms)
+    /// Whether a holding that expires at `expires_at` on a lease of `lease_ms` (its own: acquire's
+    /// `lease-minutes` may differ from the policy's ttl) is due for renewal at `now`: `renew`
+    /// after it was last granted.
+    pub fn renewal_due(&self, now: Millis, expires_at: Millis, lease_ms: Millis) -> bool {
+        now >= expires_at.saturating_sub(lease_ms).saturating_add(self.renew_ms)
     }
 }
 
@@ -176,6 +178,13 @@ impl ClockEstimate {
         (server_time as i64 - self.high.unwrap_or(0)).max(0) as Millis
     }
 
+    /// The local instant from which GitHub's clock, as this estimate judges it ([`Self::server_now`]),
+    /// reads `server_time` or later: for things that must not happen early (a renewal that is
+    /// judged due by the same estimate).
+    pub fn local_time_of(&self, server_time: Millis) -> Millis {
+        (server_time as i64 - self.low.unwrap_or(0)).max(0) as Millis
+    }
+
     pub fn offsets(&self) -> (Option<i64>, Option<i64>) {
         (self.low, self.high)
     }
@@ -219,8 +228,13 @@ mod tests {
         // A renewal is never past the ceiling.
         assert_eq!(p.renewed_expiry(0, 5 * MINUTE), 5 * MINUTE);
         assert_eq!(p.renewed_expiry(0, 60 * MINUTE), 15 * MINUTE);
-        assert!(!p.renewal_due(expires - p.ttl_ms + p.renew_ms - 1, expires));
-        assert!(p.renewal_due(expires - p.ttl_ms + p.renew_ms, expires));
+        assert!(!p.renewal_due(expires - p.ttl_ms + p.renew_ms - 1, expires, p.ttl_ms));
+        assert!(p.renewal_due(expires - p.ttl_ms + p.renew_ms, expires, p.ttl_ms));
+        // A holding on a longer lease of its own is due by that lease, not the policy's ttl.
+        // A holding on a 30-minute lease of its own, expiring at 60 min, is due at 35 min (its
+        // lease, granted at 30, plus the 5-minute renew), not at 50 (by the policy's ttl).
+        assert!(p.renewal_due(40 * MINUTE, 60 * MINUTE, 30 * MINUTE));
+        assert!(!p.renewal_due(34 * MINUTE, 60 * MINUTE, 30 * MINUTE));
     }
 
     #[test]

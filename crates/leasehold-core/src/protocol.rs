@@ -446,10 +446,12 @@ impl LeaseView {
     pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, clock: &crate::lease::ClockEstimate) -> Self {
         let local_deadline = clock.local_deadline_for(policy.local_deadline(h.expires_at));
         // At the ceiling a renewal cannot extend anything: nothing is due before the deadline.
+        // Due by the same estimate renew judges it with (its low bound), so a renewal sent at
+        // `renewAt` is not turned away as not due yet.
         let renew_at = if h.expires_at >= h.ceiling_at {
             local_deadline
         } else {
-            clock.local_deadline_for(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)).min(local_deadline)
+            clock.local_time_of(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)).min(local_deadline)
         };
         LeaseView {
             expires_at: h.expires_at,

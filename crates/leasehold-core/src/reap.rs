@@ -317,7 +317,7 @@ impl Planner for ReapPlanner {
                 }
                 Some(Evidence::Active { status }) => {
                     let target = server_now.saturating_add(h.lease_ms).min(h.ceiling_at);
-                    if policy.reaper_renews && policy.renewal_due(server_now, h.expires_at) && target > h.expires_at {
+                    if policy.reaper_renews && policy.renewal_due(server_now, h.expires_at, h.lease_ms) && target > h.expires_at {
                         if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id) {
                             x.expires_at = target;
                         }

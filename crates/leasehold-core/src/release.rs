@@ -126,8 +126,11 @@ impl Planner for ReleasePlanner {
     }
 
     fn branch_missing(&self, _now: Millis) -> Option<Outcome> {
-        // No state branch, so no state: nothing to release, and nothing to create.
-        Some(self.outcome(ResultWord::Noop))
+        // No state branch, so no state. The post step's cleanup leaves it at that. Release
+        // confirms the absence like any other: it creates the branch and writes the empty state
+        // without a sha, so that an acquire's create still on its way (sent before its job gave
+        // up on it) is refused (422) instead of landing afterwards with nobody left to release it.
+        (!self.s.confirm_noop).then(|| self.outcome(ResultWord::Noop))
     }
 
     /// Two phases with absolute deadlines, so neither starves the other: reaching the state

@@ -97,7 +97,7 @@ impl Planner for RenewPlanner {
                     ctx.info(format!("renewed {id} on {} until {}", self.s.lock, format_rfc3339(h.expires_at)));
                     return finish(ResultWord::Renewed, self);
                 }
-                if self.s.if_due && !policy.renewal_due(ctx.server_now, h.expires_at) {
+                if self.s.if_due && !policy.renewal_due(ctx.server_now, h.expires_at, h.lease_ms) {
                     return finish(ResultWord::NotDue, self);
                 }
                 let target = h.expires_at.max(ctx.server_now.saturating_add(h.lease_ms).min(h.ceiling_at));

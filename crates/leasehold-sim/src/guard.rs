@@ -315,11 +315,10 @@ impl World {
                 self.prove(c, lease, format!("renewal {renewals}"));
             }
             (ResultWord::NotDue, _) => {
-                // guard.mjs takes every result but renewed and lost for a failure (its retries
-                // are spaced); `--guard-not-due` feeds the core's own word instead.
+                // Held, not due yet by GitHub's clock: as guard.mjs does, the lease already proven
+                // stands and `decide` spaces the next try.
                 self.counters.guard.not_due += 1;
-                let word = if self.cfg.guard_not_due { LastRenewal::NotDue } else { LastRenewal::Failed };
-                self.guard(c).last = word;
+                self.guard(c).last = LastRenewal::NotDue;
             }
             (ResultWord::Lost, _) => {
                 self.counters.guard.lost += 1;

@@ -49,9 +49,9 @@
 //! the background, ignored, until the step ends). *Wait*: a timer on the job's own clock. *Kill*:
 //! SIGTERM to the work, gone by the kill grace (SIGKILL). Only a renewal the guard sees end
 //! `renewed` replaces the lease it acts on; `lost` ends the holding's belief at once and kills
-//! the work; `not-due` and failures are a failure to the guard (guard.mjs takes every other
-//! result so: its next try comes a tenth of the renew interval later, at least 5 s), and the work
-//! runs on until the deadline. When the work is over (it ended, was killed, or never started),
+//! the work; `not-due` (held, not due yet) and failures leave the proven lease as it is, as in
+//! guard.mjs: `guard::decide` spaces the next try (a tenth of the renew interval, at least 5 s;
+//! after `not-due` no sooner than `renewAt`), and the work runs on until the deadline. When the work is over (it ended, was killed, or never started),
 //! the release step runs, as after any failed step.
 //!
 //! A process paused mid-guard re-checks its deadline on resuming before it acts on anything else,
@@ -255,41 +255,25 @@
 //!   263078): release finished `noop` ("held by a newer run attempt") on a read that may be stale.
 //!   Fixed: that conclusion is confirmed with a `release-check` compare-and-swap first.
 //!
+//! * `release-branch-missing-unfenced` (invariant 6; seed 284441 with the core of 7862e62, seed
+//!   29439 with the guard model on the core of ff4f3ea): an acquire's create of the state file
+//!   (the state branch did not exist yet) timed out and reached GitHub late; release and cleanup
+//!   found no branch and finished `noop` without a write; another job created the branch, the late
+//!   create landed, and the job, over, held the lock until its lease ran out. Fixed: release
+//!   confirms an absence on a missing branch too: it creates the branch and writes the empty
+//!   state without a sha, so the late create meets a file and is refused (422).
+//! * `renew-due-by-policy-ttl` with `guard-not-due-hot-loop` (invariant 8; seed 23 of the model at
+//!   8193305, when guards fed `not-due` to `guard::decide`): `renew` with `if-due` judged a holding
+//!   due by the policy's ttl while `renewAt` came from the holding's own `leaseMs`, and
+//!   `guard::decide` given `NotDue` past `renewAt` answered `Renew` at once: back-to-back renewals
+//!   for minutes. Fixed: `if-due` judges by the holding's `leaseMs`; after `NotDue` the next try
+//!   is spaced like a retry; and `renewAt` is computed with the same (low) bound of the clock
+//!   estimate that `if-due` judges with, so a renewal at the tick is due (before, about one
+//!   `not-due` per renewal). Guards (the simulated ones and guard.mjs) now feed `not-due` as is.
+//!
 //! ## Open core defects
 //!
-//! Not tolerated: each fails its seed (seeds as of the core commit named; they move with the core).
-//!
-//! * `release-branch-missing-unfenced` (invariant 6): an acquire's create of the state file
-//!   (the state branch did not exist yet) times out and reaches GitHub late; its read-back finds
-//!   no branch, the acquire fails, and release and cleanup find no branch and finish `noop`
-//!   without a write. Another job then creates the branch, the late create lands, and the job,
-//!   over, holds the lock until its lease runs out; every waiter may time out first. Had the
-//!   branch existed, release's `release-check` create would have made the late create fail.
-//!   Seed 284441 with the core of 7862e62; the code path is unchanged since, but no seed of the
-//!   first million showed it with 878f556. With the guard model (core of ff4f3ea) seed 29439 of
-//!   the CI budget shows it (an acquire cancelled and killed while its create was in flight;
-//!   `release-on-exit: false`), so the 100,000-seed run fails on that one seed until the core
-//!   fences the missing branch (proposed: release's `release-check` on a missing branch creates
-//!   it, with an empty state, instead of finishing `noop`, so the late create meets a file and
-//!   is refused).
-//! * `renew-due-by-policy-ttl` with `guard-not-due-hot-loop` (invariant 8, with
-//!   `--guard-not-due`; seed 23 of the model at 8193305): `renew` with `if-due` judges a holding
-//!   due by the lock policy's ttl (`LeasePolicy::renewal_due`: `expiresAt - ttl + renew`), while
-//!   the lease it reports, and the guard acts on, has `renewAt` from the holding's own lease
-//!   (`LeaseView::of`: `expiresAt - leaseMs + renew`). For a holding whose lease is not the
-//!   policy's ttl (`lease-minutes`, or a rerun adopting such a holding) every renewal from
-//!   `renewAt` until `leaseMs - ttl` later ends `not-due`; and `guard::decide` given
-//!   `LastRenewal::NotDue` past `renewAt` answers `Renew` at once: a renewal loop of back-to-back
-//!   reads for minutes (seed 23: 150 reads in 37 s). guard.mjs never passes `if-due` and takes
-//!   any result but `renewed`/`lost` for a failure (spaced retries), so only an embedder of the
-//!   core meets it; the default model feeds `not-due` as guard.mjs would and counts it. Proposed:
-//!   judge `if-due` by the holding's `leaseMs`, as `LeaseView::of` does, and in `decide` space a
-//!   renewal after `NotDue` like one after `Failed` (or take the not-due outcome's lease, which
-//!   is as proven, as the new lease). A related inefficiency, not a violation: `renewAt` is
-//!   computed with the high bound of the clock estimate (early) and `if-due` judges with the low
-//!   one (late), so an `if-due` renewal at the renew tick ends `not-due` nearly always (a second
-//!   and a round trip early) and succeeds on the retry: about one `not-due` per renewal in the
-//!   counts. `renewAt`, unlike the deadline, is safe to bias late.
+//! None known. Not tolerated: each would fail its seed.
 //!
 //! ## Running it
 //!
@@ -300,7 +284,6 @@
 //! cargo run --release -p leasehold-sim --features planted-bugs -- --recall
 //! cargo run --release -p leasehold-sim -- --seed S --trace                 # replay one seed
 //! cargo run --release -p leasehold-sim -- --seeds 100000 --long-faults     # faults past pauses
-//! cargo run --release -p leasehold-sim -- --seeds 3000 --guard-not-due     # not-due fed to decide
 //! ```
 //!
 //! Standard output is the same bytes for the same arguments on every run and any `--threads`;

@@ -6,8 +6,6 @@
 //! cargo run --release -p leasehold-sim --features planted-bugs -- --recall [--seeds MAX]
 //! ... [--planted NAME]   run with one planted bug (core-side ones need --features planted-bugs)
 //! ... [--long-faults]    faults may last past the longest pause (see the crate docs)
-//! ... [--guard-not-due] guards feed not-due to guard::decide as NotDue (the core's API) rather
-//!                        than as a failure (guard.mjs); reaches an open core defect (crate docs)
 //! ```
 //!
 //! Standard output is deterministic (a seed, or a batch, prints the same bytes on every run and
@@ -29,10 +27,9 @@ struct Args {
     trace: bool,
     recall: bool,
     long_faults: bool,
-    guard_not_due: bool,
 }
 
-const USAGE: &str = "usage: leasehold-sim [--seeds N] [--seed S] [--clients K] [--threads T] [--planted BUG] [--trace] [--recall] [--long-faults] [--guard-not-due]";
+const USAGE: &str = "usage: leasehold-sim [--seeds N] [--seed S] [--clients K] [--threads T] [--planted BUG] [--trace] [--recall] [--long-faults]";
 
 fn parse() -> Result<Args, String> {
     let mut a = Args {
@@ -44,7 +41,6 @@ fn parse() -> Result<Args, String> {
         trace: false,
         recall: false,
         long_faults: false,
-        guard_not_due: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -74,7 +70,6 @@ fn parse() -> Result<Args, String> {
             "--trace" => a.trace = true,
             "--recall" => a.recall = true,
             "--long-faults" => a.long_faults = true,
-            "--guard-not-due" => a.guard_not_due = true,
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -93,8 +88,7 @@ fn replay_command(seed: u64, a: &Args) -> String {
     let clients = a.clients.map(|k| format!(" --clients {k}")).unwrap_or_default();
     let planted = a.planted.map(|b| format!(" --planted {}", b.name())).unwrap_or_default();
     let long = if a.long_faults { " --long-faults" } else { "" };
-    let if_due = if a.guard_not_due { " --guard-not-due" } else { "" };
-    format!("cargo run --release -p leasehold-sim{features} -- --seed {seed}{clients}{planted}{long}{if_due} --trace")
+    format!("cargo run --release -p leasehold-sim{features} -- --seed {seed}{clients}{planted}{long} --trace")
 }
 
 fn main() -> ExitCode {
@@ -108,12 +102,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cfg = SimConfig { clients: a.clients, planted: a.planted, trace: a.trace, long_faults: a.long_faults, guard_not_due: a.guard_not_due };
+    let cfg = SimConfig { clients: a.clients, planted: a.planted, trace: a.trace, long_faults: a.long_faults };
     let clients = a.clients.map(|k| k.to_string()).unwrap_or_else(|| "2 to 6, drawn per seed".into());
-    let mut long = if a.long_faults { format!("; long faults (stop within {} s)", leasehold_sim::fault::LONG_FAULTS_UNTIL_MS / 1_000) } else { String::new() };
-    if a.guard_not_due {
-        long.push_str("; guards feed not-due to guard::decide as not-due");
-    }
+    let long = if a.long_faults { format!("; long faults (stop within {} s)", leasehold_sim::fault::LONG_FAULTS_UNTIL_MS / 1_000) } else { String::new() };
     let wall = Instant::now();
 
     if a.recall {

@@ -75,11 +75,6 @@ pub struct SimConfig {
     /// Faults may last up to [`LONG_FAULTS_UNTIL_MS`](crate::fault::LONG_FAULTS_UNTIL_MS),
     /// past the longest pause (`--long-faults`).
     pub long_faults: bool,
-    /// Guards feed a `not-due` renewal to `guard::decide` as `LastRenewal::NotDue`, as the
-    /// core's API offers (`--guard-not-due`), instead of as a failure, as `actions/lib/guard.mjs`
-    /// does with every result but `renewed` and `lost`. Reaches the open core defect
-    /// `guard-not-due-hot-loop`, so it is not part of the CI budget.
-    pub guard_not_due: bool,
 }
 
 /// How the state branch looks when the seed begins.
@@ -242,6 +237,7 @@ pub fn draw_policy_once(rng: &mut SimRng) -> LeasePolicy {
         max_ttl_ms: s(max_ttl),
         skew_ms: s(skew),
         min_remaining_ms: s(min_remaining),
+        reaper_renews: false,
     }
 }
 
@@ -801,8 +797,8 @@ impl World {
                     put("if-due", "true".into());
                 }
             }
-            // Jobs do not run status.
-            OperationKind::Status => {}
+            // Jobs do not run status or reap.
+            OperationKind::Status | OperationKind::Reap => {}
         }
         m
     }
