@@ -161,6 +161,55 @@ try {
   out(`  handoff (release committed → the admitted waiter's acquire step ends): median ${fmt(median(handoffs) / 1000, 2)} s, p95 ${fmt(percentile(handoffs, 95) / 1000, 2)} s over ${handoffs.length} handoffs`);
   out(`  throughput: ${fmt(cyclesPerMinute)} cycles/min with ${HOLD_MS / 1000} s holds (${fmt(writesPerCycle)} successful writes per cycle); ` +
     `ceiling from the 80 writes/min secondary limit: ${fmt(80 / writesPerCycle)} cycles/min, from 500 writes/hour: ${fmt(500 / writesPerCycle / 60, 2)} cycles/min sustained`);
+
+  // 5. The reaper: one lock with many holders and waiters from runs that are over and runs that
+  // are not. Cost: one Actions API read per distinct run attempt (or recorded job), and one
+  // compare-and-swap write per 10 changes.
+  const HOLDERS = 48;
+  const WAITERS = 40;
+  out('');
+  const repos = [];
+  for (let i = 0; i < 4; i++) repos.push(await emu.createRepo('octo', `consumer-${i}`));
+  const t = Date.now();
+  const iso = (ms) => new Date(ms).toISOString();
+  const holders = [];
+  const queue = [];
+  let over = 0;
+  for (let i = 0; i < HOLDERS + WAITERS; i++) {
+    const repo = repos[i % 4];
+    const runId = 90_000 + i;
+    const done = i % 2 === 0;
+    const [jobId] = await repo.actions.startRun(runId, { jobs: [{ name: 'build', runnerName: `r-${i}` }] });
+    if (done) {
+      repo.actions.complete(runId, 1, 'cancelled');
+      over += 1;
+    }
+    const run = { repository: `octo/consumer-${i % 4}`, runId, runAttempt: 1, job: 'build', runnerName: `r-${i}`, url: '', ...(i % 3 === 0 ? { jobId } : {}) };
+    const holderId = `octo/consumer-${i % 4}:${runId}:build`;
+    const nonce = (i + 1).toString(16).padStart(16, '0');
+    if (i < HOLDERS) {
+      holders.push({ holderId, nonce, fence: i + 1, run, acquiredAt: iso(t), expiresAt: iso(t + 3_600_000), leaseMs: 3_600_000, ceilingAt: iso(t + 7_200_000) });
+    } else {
+      queue.push({ holderId, nonce, run, leaseMs: 3_600_000, enqueuedAt: iso(t), lastSeenAt: iso(t) });
+    }
+  }
+  const doc = { schema: 1, lock: 'reaped', revision: 1, fence: HOLDERS, holders, queue };
+  await emu.writeFile(emu.defaultBranch, 'locks/reaped.config.json', '{"capacity": 64}\n');
+  await emu.writeFile('leasehold-state', 'locks/reaped.json', `${JSON.stringify(doc, null, 2)}\n`);
+  const reapOnce = async () => {
+    const from = emu.log.length;
+    const r = await runAction('reap', { apiUrl: emu.url, inputs: { lock: 'reaped', repository: 'octo/locks' } });
+    if (r.outputs.result !== 'reaped') throw new Error(`reap failed: ${r.stdout}`);
+    const log = emu.log.slice(from);
+    const lookups = log.filter((q) => q.path.includes('/actions/')).length;
+    const writes = log.filter((q) => q.method !== 'GET').length;
+    return { r, requests: log.length, lookups, writes };
+  };
+  const first = await reapOnce();
+  const again = await reapOnce();
+  out(`reaper: one lock, ${HOLDERS} holders and ${WAITERS} waiters from ${HOLDERS + WAITERS} run attempts in 4 repositories, ${over} of them over (a third with a recorded job id)`);
+  out(`  first reap: removed ${first.r.outputs.removed}, kept ${first.r.outputs.kept}; ${first.requests} requests (${first.lookups} Actions API reads, ${first.writes} writes); ${fmt(first.r.ms / 1000, 2)} s for the step`);
+  out(`  next reap, nothing over: removed ${again.r.outputs.removed}, kept ${again.r.outputs.kept}; ${again.requests} requests (${again.lookups} Actions API reads, ${again.writes} writes); ${fmt(again.r.ms / 1000, 2)} s`);
 } finally {
   await emu.close();
 }
