@@ -60,8 +60,9 @@ export function outputsFor(kind, outcome) {
 }
 
 function runLink(run) {
-  if (!run?.url) return `${run?.repository ?? ''} run ${run?.runId ?? ''}`;
-  return `<a href="${run.url}">${run.repository} #${run.runId} (attempt ${run.runAttempt})</a>`;
+  const job = run?.jobId ? `, job ${run.jobId}` : '';
+  if (!run?.url) return `${run?.repository ?? ''} run ${run?.runId ?? ''}${job}`;
+  return `<a href="${run.url}">${run.repository} #${run.runId} (attempt ${run.runAttempt}${job})</a>`;
 }
 
 const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
@@ -140,8 +141,7 @@ function reapTables(outcome) {
     const sorted = [...r.entries].sort((a, b) => ACTION_ORDER[a.action] - ACTION_ORDER[b.action]);
     for (const e of sorted) {
       const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
-      const job = e.run?.jobId ? ` job ${e.run.jobId}` : '';
-      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)}${job} | ${escapeCell(e.detail)} |`);
+      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeCell(e.detail)} |`);
     }
     lines.push('');
   }
