@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-U7EP43ZF.mjs";
+} from "./shared-DJJ2KX5J.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";
@@ -57,6 +57,7 @@ async function main(argv) {
   const core = loadCore();
   if (verb === "reap") return reap(core, inputs, token);
   if (verb === "guard" && command.length === 0) throw usage("guard needs a command after --");
+  if (verb === "guard" && inputs["if-due"]) throw usage("--if-due is for renew: a guard renews on the lease's own schedule");
   const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs["kill-grace-seconds"], "--kill-grace-seconds");
   for (const w of plan.warnings) logger.warning(w);
   const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-GHKBLQ2E.mjs";
-import "./shared-U7EP43ZF.mjs";
+} from "./shared-JYRAPC2T.mjs";
+import "./shared-DJJ2KX5J.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/renew/main.mjs

@@ -57,7 +57,7 @@ describe('transport: the Actions reads', { concurrency: false }, () => {
     assert.equal(last().path, `/repos/${APP}/actions/jobs/${build}`);
     assert.deepEqual(last().query, []);
     assert.ok(isDate(r.date));
-    assert.deepEqual(r, { kind: 'job', id: build, runId, runAttempt: 1, name: 'build', status: 'in_progress', conclusion: null, runnerName: 'runner-7', date: r.date });
+    assert.deepEqual(r, { kind: 'job', id: build, runId, runAttempt: 1, name: 'build', status: 'in_progress', conclusion: null, runnerName: 'runner-7', completedAt: null, date: r.date });
     const queued = await perform(getJob(lint));
     assert.deepEqual([queued.status, queued.conclusion, queued.runnerName], ['queued', null, null]);
     app.setJob(build, { status: 'completed', conclusion: 'failure' });

@@ -66,6 +66,7 @@ async function main(argv) {
   const core = loadCore();
   if (verb === 'reap') return reap(core, inputs, token);
   if (verb === 'guard' && command.length === 0) throw usage('guard needs a command after --');
+  if (verb === 'guard' && inputs['if-due']) throw usage('--if-due is for renew: a guard renews on the lease\'s own schedule');
   // Every input is checked before anything is sent.
   const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs['kill-grace-seconds'], '--kill-grace-seconds');
   for (const w of plan.warnings) logger.warning(w);

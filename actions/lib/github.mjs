@@ -160,6 +160,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         status: str(data, 'status'),
         conclusion: strOrNull(data, 'conclusion'),
         runnerName: strOrNull(data, 'runner_name'),
+        completedAt: strOrNull(data, 'completed_at'),
         date: h.date ?? null,
       };
     },

@@ -148,6 +148,10 @@ pub trait Planner {
     fn retry_deadline(&self) -> Option<Millis> {
         None
     }
+    /// No question (nor a retry of one) is sent after this; by default the retry deadline.
+    fn probe_deadline(&self) -> Option<Millis> {
+        self.retry_deadline()
+    }
     /// A question to ask before the first read of the state (acquire looks up its job id).
     fn first_probe(&mut self) -> Option<Command> {
         None
@@ -601,25 +605,25 @@ impl<P: Planner> Engine<P> {
             None => format!("{} failed: {message}", sent.name()),
         };
         if pending == Pending::Probe {
-            // A question, not a lock operation: a transient failure is retried within the budget;
-            // anything else (and a transient failure past it) goes to the planner as the answer.
-            if matches!(class, Class::Transient | Class::RateLimited { .. }) {
+            // A question, not a lock operation. A transient failure is asked again, a few times
+            // and within the probe deadline, so an unanswerable question cannot hold up the rest;
+            // a rate limit is not waited out (the planner decides what to do without the answer),
+            // unless it is the token's primary limit with its reset far away: then every request
+            // of this operation would meet it, so it fails fast like any other request.
+            if class == Class::Transient {
                 self.failures += 1;
-                // A question that cannot be answered must not hold up the rest of the operation
-                // (a reaper has many to ask): a few attempts, within the budget, then no answer.
                 let mut policy = self.target.retry.clone();
                 policy.max_attempts_with_deadline = Some(policy.max_attempts_with_deadline.unwrap_or(PROBE_MAX_ATTEMPTS).min(PROBE_MAX_ATTEMPTS));
                 policy.max_attempts = policy.max_attempts.min(PROBE_MAX_ATTEMPTS);
-                if let Some(at) = next_attempt_at(&policy, class, self.failures, now, self.planner.retry_deadline(), &mut self.rng) {
+                if let Some(at) = next_attempt_at(&policy, class, self.failures, now, self.planner.probe_deadline(), &mut self.rng) {
                     log.push(LogLine { level: Level::Debug, text: format!("{what} ({}): asking again in {} ms", class.name(), at - now) });
-                    let reason = if matches!(class, Class::RateLimited { .. }) { SleepReason::RateLimit } else { SleepReason::Backoff };
-                    return self.sleep(at, reason, Wake::Retry(sent, pending));
+                    return self.sleep(at, SleepReason::Backoff, Wake::Retry(sent, pending));
                 }
-                // The token's primary limit is spent until a reset too far away: every request
-                // of this operation would meet it. Fail fast, as for the lock's own requests.
-                if matches!(class, Class::RateLimited { primary: true, .. }) {
-                    return self.fail("api-unavailable", format!("gave up: {what} (the primary rate limit resets too far away)"), Some(class), status, now);
-                }
+            }
+            if matches!(class, Class::RateLimited { primary: true, .. })
+                && next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng).is_none()
+            {
+                return self.fail("api-unavailable", format!("gave up: {what} (the primary rate limit resets too far away)"), Some(class), status, now);
             }
             self.failures = 0;
             let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
@@ -698,6 +702,9 @@ impl<P: Planner> Engine<P> {
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
                     return self.fail("contention", format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"), Some(class), status, now);
+                }
+                if self.planner.retry_deadline().is_some_and(|d| now >= d) {
+                    return self.fail("contention", format!("the deadline passed with the last write refused by a conflict ({what})"), Some(class), status, now);
                 }
                 // Every conflict means somebody else's write landed. Back off with full jitter,
                 // doubling per conflict in a row, so contenders spread out instead of colliding

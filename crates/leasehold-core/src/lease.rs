@@ -118,7 +118,14 @@ impl LeasePolicy {
     /// `lease-minutes` may differ from the policy's ttl) is due for renewal at `now`: `renew`
     /// after it was last granted.
     pub fn renewal_due(&self, now: Millis, expires_at: Millis, lease_ms: Millis) -> bool {
-        now >= expires_at.saturating_sub(lease_ms).saturating_add(self.renew_ms)
+        now >= expires_at.saturating_sub(lease_ms).saturating_add(self.renew_ms_for(lease_ms))
+    }
+
+    /// The renew interval of a holding on a lease of `lease_ms`: the policy's, but never more
+    /// than half that lease (a `lease-minutes` shorter than twice the interval would otherwise
+    /// come due only after it ran out).
+    pub fn renew_ms_for(&self, lease_ms: Millis) -> Millis {
+        self.renew_ms.min(lease_ms / 2)
     }
 }
 
@@ -235,6 +242,9 @@ mod tests {
         // lease, granted at 30, plus the 5-minute renew), not at 50 (by the policy's ttl).
         assert!(p.renewal_due(40 * MINUTE, 60 * MINUTE, 30 * MINUTE));
         assert!(!p.renewal_due(34 * MINUTE, 60 * MINUTE, 30 * MINUTE));
+        // A one-minute lease (shorter than twice the 5-minute interval) is due after half of it.
+        assert!(!p.renewal_due(10 * MINUTE + 29_000, 11 * MINUTE, MINUTE));
+        assert!(p.renewal_due(10 * MINUTE + 30_000, 11 * MINUTE, MINUTE));
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub enum Reply {
         conclusion: Option<String>,
         #[serde(default)]
         runner_name: Option<String>,
+        /// RFC 3339, once completed.
+        #[serde(default)]
+        completed_at: Option<String>,
         #[serde(default)]
         date: Option<String>,
     },
@@ -451,14 +454,14 @@ impl LeaseView {
         let renew_at = if h.expires_at >= h.ceiling_at {
             local_deadline
         } else {
-            clock.local_time_of(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms)).min(local_deadline)
+            clock.local_time_of(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms_for(h.lease_ms))).min(local_deadline)
         };
         LeaseView {
             expires_at: h.expires_at,
             ceiling_at: h.ceiling_at,
             local_deadline,
             renew_at,
-            renew_ms: policy.renew_ms,
+            renew_ms: policy.renew_ms_for(h.lease_ms),
             ttl_ms: h.lease_ms,
         }
     }

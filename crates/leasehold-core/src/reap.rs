@@ -65,6 +65,9 @@ impl ReapSettings {
                 locks.push(name.to_string());
             }
         }
+        if locks.is_empty() {
+            return Err(InputError::new("lock", "must name at least one lock", text));
+        }
         if locks.len() > MAX_LOCKS {
             return Err(InputError::new("lock", &format!("names at most {MAX_LOCKS} locks"), &locks.len().to_string()));
         }
@@ -125,16 +128,27 @@ impl EvidenceKey {
 /// What the Actions API said.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Evidence {
-    /// Completed (with this conclusion): nothing of it runs any more.
-    Over { conclusion: Option<String> },
-    /// Queued, waiting or running.
-    Active { status: String },
+    /// Completed (with this conclusion): nothing of it runs any more. For a job, what the answer
+    /// said of it, to check that the recorded job id is this entry's job.
+    Over { conclusion: Option<String>, job: Option<JobFacts> },
+    /// Queued, waiting or running, as of `at` (GitHub's clock, when asked).
+    Active { status: String, at: Millis },
     /// No answer that proves anything.
     Unknown { why: String },
 }
 
+/// A completed job's runner and completion time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobFacts {
+    pub runner_name: Option<String>,
+    pub completed_at: Option<Millis>,
+}
+
 /// Answers gathered so far, kept across conflicts and across the locks of one reap.
 pub type EvidenceCache = BTreeMap<EvidenceKey, Evidence>;
+
+/// How recent an "active" answer must be for the reaper to renew a holding on it.
+pub const RENEW_EVIDENCE_MAX_AGE_MS: Millis = 60_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,7 +176,7 @@ pub struct ReapEntry {
     pub run: RunIdentity,
     pub action: ReapAction,
     /// A stable word: `run-completed`, `job-completed`, `lease-expired`, `active`, `unverified`
-    /// (the API could not answer), `unchecked` (the scan deadline came first).
+    /// (no answer proved anything), `unchecked` (the scan ended first).
     pub reason: String,
     /// What the evidence was, for people.
     pub detail: String,
@@ -184,7 +198,10 @@ pub struct ReapPlanner {
     /// The scan deadline (no question after it), set when the reap starts.
     scan_deadline: Millis,
     pub evidence: EvidenceCache,
-    asking: Option<EvidenceKey>,
+    /// The question in flight, and GitHub's time when it was asked.
+    asking: Option<(EvidenceKey, Millis)>,
+    /// Why no more questions are asked (GitHub rate-limited them).
+    stopped: Option<String>,
     /// The changes of the write in flight.
     intended: Vec<ReapEntry>,
     /// Changes confirmed written.
@@ -202,6 +219,7 @@ impl ReapPlanner {
             scan_deadline: 0,
             evidence: EvidenceCache::new(),
             asking: None,
+            stopped: None,
             intended: Vec::new(),
             done: Vec::new(),
             kept: Vec::new(),
@@ -215,7 +233,9 @@ impl ReapPlanner {
 
     fn report(&self) -> ReapReport {
         let mut entries = self.done.clone();
-        entries.extend(self.kept.iter().cloned());
+        // A holding renewed earlier is still there: report it once, as renewed.
+        let renewed = |e: &ReapEntry| self.done.iter().any(|d| d.action == ReapAction::Renewed && d.holder_id == e.holder_id && d.place == e.place);
+        entries.extend(self.kept.iter().filter(|e| !renewed(e)).cloned());
         ReapReport { lock: self.lock.clone(), entries }
     }
 
@@ -228,6 +248,55 @@ impl ReapPlanner {
 
 fn entry(holder_id: &str, place: Place, fence: Option<u64>, run: &RunIdentity, action: ReapAction, reason: &str, detail: String) -> ReapEntry {
     ReapEntry { holder_id: holder_id.into(), place, fence, run: run.clone(), action, reason: reason.into(), detail }
+}
+
+/// Whether an entry's run identity can be asked about at all (a damaged or hand-edited entry may
+/// name no repository or a run id of 0): one that cannot is unverified, never a reason to fail.
+fn unaskable(run: &RunIdentity) -> Option<String> {
+    if ids::validate_repository("repository", &run.repository).is_err() {
+        return Some(format!("its run names no repository leasehold can ask about ({:?})", run.repository));
+    }
+    if run.run_id == 0 || run.run_attempt == 0 || run.job_id == Some(0) {
+        return Some(format!("its run identity is incomplete (run {}, attempt {}, job {:?})", run.run_id, run.run_attempt, run.job_id));
+    }
+    None
+}
+
+/// How the evidence about an entry's run applies to this entry.
+enum Verdict {
+    Over { reason: &'static str, detail: String },
+    Active { status: String, at: Millis, job_level: bool },
+    Unknown { why: String },
+    NotAsked,
+}
+
+impl ReapPlanner {
+    /// Judges one entry by what is known. A completed job proves this entry over only if it is
+    /// this entry's job: it ran on the runner the entry names and completed after the entry was
+    /// made (a job id recorded from a lagging job list could be an earlier job's on that runner).
+    fn verdict(&self, key: &EvidenceKey, run: &RunIdentity, made_at: Millis, skew_ms: Millis) -> Verdict {
+        if let Some(why) = unaskable(run) {
+            return Verdict::Unknown { why };
+        }
+        match self.evidence.get(key) {
+            None => Verdict::NotAsked,
+            Some(Evidence::Unknown { why }) => Verdict::Unknown { why: why.clone() },
+            Some(Evidence::Active { status, at }) => Verdict::Active { status: status.clone(), at: *at, job_level: key.job_id.is_some() },
+            Some(Evidence::Over { conclusion, job }) => {
+                let conclusion = conclusion.as_deref().unwrap_or("no conclusion");
+                let Some(job) = job else {
+                    return Verdict::Over { reason: "run-completed", detail: format!("{} completed ({conclusion})", key.subject()) };
+                };
+                if let Some(r) = job.runner_name.as_deref().filter(|r| !run.runner_name.is_empty() && *r != run.runner_name) {
+                    return Verdict::Unknown { why: format!("{} ran on runner {r:?}, not {:?}: the recorded job id is not this entry's job", key.subject(), run.runner_name) };
+                }
+                if let Some(at) = job.completed_at.filter(|&at| at.saturating_add(skew_ms) < made_at) {
+                    return Verdict::Unknown { why: format!("{} completed at {}, before this entry was made: the recorded job id is not this entry's job", key.subject(), format_rfc3339(at)) };
+                }
+                Verdict::Over { reason: "job-completed", detail: format!("{} completed ({conclusion})", key.subject()) }
+            }
+        }
+    }
 }
 
 impl Planner for ReapPlanner {
@@ -247,6 +316,10 @@ impl Planner for ReapPlanner {
         Some(self.scan_deadline + WRITE_BUDGET_MS)
     }
 
+    fn probe_deadline(&self) -> Option<Millis> {
+        Some(self.scan_deadline)
+    }
+
     fn branch_missing(&self, _now: Millis) -> Option<Outcome> {
         Some(self.outcome(ResultWord::Reaped))
     }
@@ -256,24 +329,39 @@ impl Planner for ReapPlanner {
     }
 
     fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
-        let Some(key) = self.asking.take() else { return };
+        let Some((key, asked_at)) = self.asking.take() else { return };
+        if let Err(f) = &answer {
+            if f.class.as_deref() == Some("rate-limited") {
+                // Every further question would meet the same limit: write what is proven instead.
+                log.push(LogLine { level: Level::Warning, text: format!("{}; asking no more questions in this reap", f.message) });
+                self.stopped = Some(f.message.clone());
+                return;
+            }
+        }
         let evidence = match answer {
-            Ok(Reply::Job { run_id, run_attempt, status, conclusion, .. }) if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) => {
-                if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
+            Ok(Reply::Job { run_id, run_attempt, status, conclusion, runner_name, completed_at, .. })
+                if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) =>
+            {
+                if status == "completed" {
+                    let completed_at = completed_at.as_deref().and_then(crate::time::parse_rfc3339);
+                    Evidence::Over { conclusion, job: Some(JobFacts { runner_name, completed_at }) }
+                } else {
+                    Evidence::Active { status, at: asked_at }
+                }
             }
             Ok(Reply::Job { run_id, run_attempt, .. }) => Evidence::Unknown {
                 why: format!("job {:?} belongs to run {run_id} attempt {run_attempt:?}, not run {} attempt {}", key.job_id, key.run_id, key.attempt),
             },
             Ok(Reply::Run { run_attempt, status, conclusion, .. }) if run_attempt == key.attempt => {
-                if status == "completed" { Evidence::Over { conclusion } } else { Evidence::Active { status } }
+                if status == "completed" { Evidence::Over { conclusion, job: None } } else { Evidence::Active { status, at: asked_at } }
             }
             Ok(Reply::Run { run_attempt, .. }) => Evidence::Unknown { why: format!("asked for attempt {}, GitHub answered attempt {run_attempt}", key.attempt) },
             Ok(_) => Evidence::Unknown { why: "an answer of the wrong kind".into() },
             Err(f) => Evidence::Unknown { why: f.message },
         };
         let text = match &evidence {
-            Evidence::Over { conclusion } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
-            Evidence::Active { status } => format!("{}: {status}", key.subject()),
+            Evidence::Over { conclusion, .. } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
+            Evidence::Active { status, .. } => format!("{}: {status}", key.subject()),
             Evidence::Unknown { why } => format!("{}: no answer that proves anything ({why}); keeping what it owns", key.subject()),
         };
         let level = if matches!(evidence, Evidence::Unknown { .. }) { Level::Warning } else { Level::Info };
@@ -289,7 +377,12 @@ impl Planner for ReapPlanner {
         } else {
             self.intended.clear();
         }
-        let scanning = ctx.now < self.scan_deadline;
+        // A config that is present but invalid gives no lease policy to judge by: change nothing.
+        if let Some(e) = ctx.config_error {
+            let failure = Failure { code: "config-invalid".into(), message: e.to_string(), class: None, status: None };
+            return Decision::Finish(self.outcome(ResultWord::Failed).with_error(failure));
+        }
+        let scanning = ctx.now < self.scan_deadline && self.stopped.is_none();
         let st = ctx.state;
         let policy = ctx.lease.clone();
         let server_now = ctx.server_now;
@@ -298,11 +391,16 @@ impl Planner for ReapPlanner {
         let mut removals: Vec<Removal> = Vec::new();
         let mut kept: Vec<ReapEntry> = Vec::new();
         let mut next_question: Option<EvidenceKey> = None;
+        let unchecked = || "not checked: the scan ended first".to_string();
 
         for h in &st.holders {
+            // A checkpoint is full: the rest waits for the next plan, after the write.
+            if changes.len() >= CHECKPOINT_EVERY {
+                break;
+            }
             let key = EvidenceKey::of(&h.run);
             let expired = server_now > policy.takeable_after(h.expires_at);
-            let over = |reason: &str, detail: String, changes: &mut Vec<ReapEntry>, removals: &mut Vec<Removal>, doc: &mut crate::state::LockState| {
+            let mut remove = |reason: &str, detail: String, changes: &mut Vec<ReapEntry>| {
                 doc.holders.retain(|x| x.holder_id != h.holder_id);
                 removals.push(Removal { holder_id: h.holder_id.clone(), fence: h.fence, expires_at: h.expires_at, reason: reason.into() });
                 changes.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Removed, reason, detail));
@@ -310,14 +408,14 @@ impl Planner for ReapPlanner {
             let keep = |reason: &str, detail: String, kept: &mut Vec<ReapEntry>| {
                 kept.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Kept, reason, detail));
             };
-            match self.evidence.get(&key) {
-                Some(Evidence::Over { conclusion }) => {
-                    let reason = if key.job_id.is_some() { "job-completed" } else { "run-completed" };
-                    over(reason, format!("{} completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")), &mut changes, &mut removals, &mut doc);
-                }
-                Some(Evidence::Active { status }) => {
+            match self.verdict(&key, &h.run, h.acquired_at, policy.skew_ms) {
+                Verdict::Over { reason, detail } => remove(reason, detail, &mut changes),
+                Verdict::Active { status, at, job_level } => {
+                    // Renewed only on fresh evidence about the job itself: a running run attempt
+                    // does not prove that one of its jobs still runs.
                     let target = server_now.saturating_add(h.lease_ms).min(h.ceiling_at);
-                    if policy.reaper_renews && policy.renewal_due(server_now, h.expires_at, h.lease_ms) && target > h.expires_at {
+                    let fresh = job_level && server_now.saturating_sub(at) <= RENEW_EVIDENCE_MAX_AGE_MS;
+                    if policy.reaper_renews && fresh && policy.renewal_due(server_now, h.expires_at, h.lease_ms) && target > h.expires_at && target > server_now {
                         if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id) {
                             x.expires_at = target;
                         }
@@ -327,48 +425,49 @@ impl Planner for ReapPlanner {
                         keep("active", format!("{} is {status}", key.subject()), &mut kept);
                     }
                 }
-                Some(Evidence::Unknown { why }) if expired => {
-                    over("lease-expired", format!("lease ran out at {} and {} could not be checked ({why})", format_rfc3339(h.expires_at), key.subject()), &mut changes, &mut removals, &mut doc);
+                Verdict::Unknown { why } if expired => {
+                    remove("lease-expired", format!("lease ran out at {} and {} could not be proven ({why})", format_rfc3339(h.expires_at), key.subject()), &mut changes);
                 }
-                Some(Evidence::Unknown { why }) => {
-                    keep("unverified", format!("{} could not be checked ({why}); kept until its lease runs out at {}", key.subject(), format_rfc3339(h.expires_at)), &mut kept);
+                Verdict::Unknown { why } => {
+                    keep("unverified", format!("{why}; kept until its lease runs out at {}", format_rfc3339(h.expires_at)), &mut kept);
                 }
-                // Past the scan deadline, a lease that ran out frees the holding unasked, as any
+                // Once the scan is over, a lease that ran out frees the holding unasked, as any
                 // acquire would; while scanning, it is asked about first, so that a holder proven
                 // alive is kept (and renewed, when the policy says so).
-                None if expired && !scanning => {
-                    over("lease-expired", format!("lease ran out at {} (not renewed; not checked before the scan deadline)", format_rfc3339(h.expires_at)), &mut changes, &mut removals, &mut doc);
+                Verdict::NotAsked if expired && !scanning => {
+                    remove("lease-expired", format!("lease ran out at {} (not renewed; not checked: the scan ended first)", format_rfc3339(h.expires_at)), &mut changes);
                 }
-                None => {
+                Verdict::NotAsked => {
                     if scanning && next_question.is_none() {
                         next_question = Some(key);
                     }
-                    keep("unchecked", "not checked before the scan deadline".into(), &mut kept);
+                    keep("unchecked", unchecked(), &mut kept);
                 }
             }
         }
         for q in &st.queue {
+            if changes.len() >= CHECKPOINT_EVERY {
+                break;
+            }
             let key = EvidenceKey::of(&q.run);
-            match self.evidence.get(&key) {
-                Some(Evidence::Over { conclusion }) => {
-                    let reason = if key.job_id.is_some() { "job-completed" } else { "run-completed" };
+            match self.verdict(&key, &q.run, q.enqueued_at, policy.skew_ms) {
+                Verdict::Over { reason, detail } => {
                     doc.queue.retain(|x| x.holder_id != q.holder_id);
-                    changes.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Removed, reason,
-                        format!("{} completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion"))));
+                    changes.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Removed, reason, detail));
                 }
-                Some(Evidence::Active { status }) => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "active", format!("{} is {status}", key.subject()))),
-                Some(Evidence::Unknown { why }) => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unverified", format!("{} could not be checked ({why})", key.subject()))),
-                None => {
+                Verdict::Active { status, .. } => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "active", format!("{} is {status}", key.subject()))),
+                Verdict::Unknown { why } => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unverified", why)),
+                Verdict::NotAsked => {
                     if scanning && next_question.is_none() {
                         next_question = Some(key);
                     }
-                    kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unchecked", "not checked before the scan deadline".into()));
+                    kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unchecked", unchecked()));
                 }
             }
         }
         self.kept = kept;
 
-        // Checkpoint: write what is proven once enough has gathered, or once nothing is left to ask.
+        // Checkpoint: write what is proven once a checkpoint is full, or once nothing is left to ask.
         if changes.len() >= CHECKPOINT_EVERY || (!changes.is_empty() && next_question.is_none()) {
             if let Some(capacity) = ctx.capacity {
                 let admitted = doc.admit(capacity, server_now, policy.max_ttl_ms);
@@ -390,21 +489,25 @@ impl Planner for ReapPlanner {
         }
         if let Some(key) = next_question {
             let question = key.question();
-            self.asking = Some(key);
+            self.asking = Some((key, server_now));
             return Decision::Probe(question);
         }
         let unchecked = self.kept.iter().filter(|e| e.reason == "unchecked").count();
         if unchecked > 0 {
+            let (code, why) = match &self.stopped {
+                Some(limit) => ("rate-limited", format!("GitHub rate-limited the Actions API ({limit})")),
+                None => ("scan-deadline", "the scan deadline passed".to_string()),
+            };
             return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure {
-                code: "scan-deadline".into(),
-                message: format!("the scan deadline passed with {unchecked} entries of {} not checked; they were left as they are", self.lock),
+                code: code.into(),
+                message: format!("{why} with {unchecked} entries of {} not checked; they were left as they are", self.lock),
                 class: None,
                 status: None,
             }));
         }
-        let removed = self.done.iter().filter(|e| e.action == ReapAction::Removed).count();
-        let renewed = self.done.iter().filter(|e| e.action == ReapAction::Renewed).count();
-        ctx.info(format!("reaped {}: {removed} removed, {renewed} renewed, {} kept", self.lock, self.kept.len()));
+        let report = self.report();
+        let count = |a: ReapAction| report.entries.iter().filter(|e| e.action == a).count();
+        ctx.info(format!("reaped {}: {} removed, {} renewed, {} kept", self.lock, count(ReapAction::Removed), count(ReapAction::Renewed), count(ReapAction::Kept)));
         Decision::Finish(self.outcome(ResultWord::Reaped))
     }
 }

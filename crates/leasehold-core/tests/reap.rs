@@ -15,6 +15,8 @@ const MIN: u64 = 60_000;
 enum Answer {
     Status(&'static str),
     Http(u16),
+    /// A completed run, but of another attempt than the one asked about.
+    OtherAttempt(u32),
 }
 
 /// Another writer's change, committed just before the next state write.
@@ -25,6 +27,8 @@ struct Fake {
     config: Option<String>,
     runs: BTreeMap<(u64, u32), Answer>,
     jobs: BTreeMap<u64, (u64, Answer)>,
+    /// What a completed job's answer says of its runner and completion (default: runner "r", at T).
+    job_facts: BTreeMap<u64, (&'static str, u64)>,
     /// Before applying the next state write, another writer commits this change first.
     interfere: Option<Interference>,
     now: u64,
@@ -50,7 +54,7 @@ fn queued(id: &str, run: RunIdentity) -> QueueEntry {
 
 impl Fake {
     fn new() -> Self {
-        Fake { states: BTreeMap::new(), config: None, runs: BTreeMap::new(), jobs: BTreeMap::new(), interfere: None, now: T, questions: Vec::new(), writes: 0 }
+        Fake { states: BTreeMap::new(), config: None, runs: BTreeMap::new(), jobs: BTreeMap::new(), job_facts: BTreeMap::new(), interfere: None, now: T, questions: Vec::new(), writes: 0 }
     }
 
     fn lock(&mut self, name: &str, holders: Vec<Holder>, queue: Vec<QueueEntry>) {
@@ -65,6 +69,7 @@ impl Fake {
     fn answer(&self, a: &Answer, run_id: u64, attempt: u32, job: Option<u64>) -> Reply {
         match (a, job) {
             (Answer::Http(status), _) => http(*status),
+            (Answer::OtherAttempt(other), _) => Reply::Run { run_id, run_attempt: *other, status: "completed".into(), conclusion: Some("success".into()), date: None },
             (Answer::Status(st), None) => Reply::Run {
                 run_id,
                 run_attempt: attempt,
@@ -72,16 +77,20 @@ impl Fake {
                 conclusion: (*st == "completed").then(|| "cancelled".into()),
                 date: None,
             },
-            (Answer::Status(st), Some(id)) => Reply::Job {
-                id,
-                run_id,
-                run_attempt: Some(attempt),
-                name: "build".into(),
-                status: (*st).into(),
-                conclusion: (*st == "completed").then(|| "failure".into()),
-                runner_name: Some("r".into()),
-                date: None,
-            },
+            (Answer::Status(st), Some(id)) => {
+                let (runner, completed) = self.job_facts.get(&id).copied().unwrap_or(("r", T));
+                Reply::Job {
+                    id,
+                    run_id,
+                    run_attempt: Some(attempt),
+                    name: "build".into(),
+                    status: (*st).into(),
+                    conclusion: (*st == "completed").then(|| "failure".into()),
+                    runner_name: Some(runner.into()),
+                    completed_at: (*st == "completed").then(|| leasehold_core::time::format_rfc3339(completed)),
+                    date: None,
+                }
+            }
         }
     }
 
@@ -331,9 +340,10 @@ fn a_proven_live_holder_is_renewed_when_the_policy_says_so_never_past_its_ceilin
     f.config = Some(r#"{"capacity": 2, "lease": {"ttlSeconds": 900, "renewSeconds": 300, "reaperRenews": true}}"#.into());
     let mut near_ceiling = holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 5 * MIN);
     near_ceiling.ceiling_at = T + 8 * MIN;
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 5 * MIN), near_ceiling], vec![]);
-    f.runs.insert((1, 1), Answer::Status("in_progress"));
-    f.runs.insert((2, 1), Answer::Status("in_progress"));
+    near_ceiling.run.job_id = Some(2);
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, Some(1)), T + 5 * MIN), near_ceiling], vec![]);
+    f.jobs.insert(1, (1, Answer::Status("in_progress")));
+    f.jobs.insert(2, (2, Answer::Status("in_progress")));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Reaped);
     let st = f.state("deploy");
@@ -365,6 +375,7 @@ fn bad_reap_inputs_name_the_input() {
     let raw = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     for (pairs, input) in [
         (vec![("GITHUB_REPOSITORY", "o/r")], "lock"),
+        (vec![("lock", ", ,"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
         (vec![("lock", "a b/c"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
         (vec![("lock", "a"), ("GITHUB_REPOSITORY", "o/r"), ("scan-deadline-seconds", "5")], "scan-deadline-seconds"),
     ] {
@@ -413,4 +424,149 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
     let step = op.step(Event::Reply { now: T + 10, reply: http(403) }).unwrap();
     assert!(step.log.iter().any(|l| l.text.contains("no job id recorded")), "{:?}", step.log);
     assert!(matches!(&step.command, Command::ReadFile { .. }));
+}
+
+#[test]
+fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
+    let mut f = Fake::new();
+    f.lock(
+        "deploy",
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN),
+            holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN),
+            holder("o/a:3:build", 3, run("o/a", 3, 1, None), T + 10 * MIN),
+        ],
+        vec![],
+    );
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    f.runs.insert((2, 1), Answer::Http(429));
+    f.runs.insert((3, 1), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Failed);
+    assert_eq!(o.error.as_ref().unwrap().code, "rate-limited");
+    assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"], "no question after the rate limit, and none repeated");
+    let left: Vec<&str> = f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect();
+    assert_eq!(left, vec!["o/a:2:build", "o/a:3:build"], "what was proven is written; the rest is left as it is");
+}
+
+#[test]
+fn no_question_is_asked_or_repeated_after_the_scan_deadline() {
+    let mut f = Fake::new();
+    let holders = (1..=3).map(|i| holder(&format!("o/a:{i}:build"), i, run("o/a", i, 1, None), T + 60 * MIN)).collect();
+    f.lock("deploy", holders, vec![]);
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    f.runs.insert((2, 1), Answer::Http(502));
+    f.runs.insert((3, 1), Answer::Status("completed"));
+    // Each request takes 10 s; the scan deadline is 40 s: two reads, run 1 (20 s), run 2 (30 s);
+    // its retry would come after the deadline.
+    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "40")], 10_000);
+    assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("scan-deadline"));
+    assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"]);
+    assert_eq!(f.state("deploy").holders.len(), 2, "run 1's holding was removed all the same");
+}
+
+#[test]
+fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
+    let mut f = Fake::new();
+    let mut later = holder("o/a:1:build:b", 2, run("o/a", 1, 1, Some(21)), T + 10 * MIN);
+    later.acquired_at = T + MIN;
+    f.lock(
+        "deploy",
+        vec![holder("o/a:1:build:a", 1, run("o/a", 1, 1, Some(20)), T + 10 * MIN), later, holder("o/a:1:build:c", 3, run("o/a", 1, 1, Some(22)), T + 10 * MIN)],
+        vec![],
+    );
+    // Job 20 ran on another runner than the holding names; job 21 completed before holding b was
+    // taken (an earlier job of that runner, recorded from a lagging job list); job 22 is b-fine.
+    f.jobs.insert(20, (1, Answer::Status("completed")));
+    f.job_facts.insert(20, ("someone-else", T));
+    f.jobs.insert(21, (1, Answer::Status("completed")));
+    f.job_facts.insert(21, ("r", T - 10 * MIN));
+    f.jobs.insert(22, (1, Answer::Status("completed")));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    let a = actions(&o);
+    assert!(a.contains(&("o/a:1:build:a".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert!(a.contains(&("o/a:1:build:b".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert!(a.contains(&("o/a:1:build:c".into(), "removed".into(), "job-completed".into())), "{a:?}");
+    // An answer about another attempt than the one asked proves nothing either.
+    let mut g = Fake::new();
+    g.lock("deploy", vec![holder("o/a:5:build", 1, run("o/a", 5, 2, None), T + 10 * MIN)], vec![]);
+    g.runs.insert((5, 2), Answer::OtherAttempt(1));
+    let o = g.reap(&[("lock", "deploy")], 100);
+    assert_eq!(actions(&o), vec![("o/a:5:build".into(), "kept".into(), "unverified".into())]);
+}
+
+#[test]
+fn a_damaged_entry_is_unverified_and_never_stops_the_reap() {
+    let mut f = Fake::new();
+    let mut damaged = holder("octo:1:build", 1, run("octo", 1, 1, None), T + 10 * MIN);
+    damaged.run.repository = "octo".into();
+    f.lock("deploy", vec![damaged, holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN)], vec![queued("o/a:3:build", run("o/a", 0, 1, None))]);
+    f.runs.insert((2, 1), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped, "{o:?}");
+    assert_eq!(f.questions, vec!["o/a run 2/1"], "nothing is asked about what cannot be asked");
+    let a = actions(&o);
+    assert!(a.contains(&("octo:1:build".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert!(a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert!(a.contains(&("o/a:2:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
+}
+
+#[test]
+fn a_checkpoint_holds_at_most_ten_changes_even_of_one_run() {
+    let mut f = Fake::new();
+    let queue = (1..=25).map(|i| queued(&format!("o/a:1:build:{i}"), run("o/a", 1, 1, None))).collect();
+    f.lock("deploy", vec![], queue);
+    f.runs.insert((1, 1), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.result, ResultWord::Reaped);
+    assert_eq!(f.questions.len(), 1);
+    assert_eq!(f.writes, 3, "10, 10 and 5");
+    assert!(f.state("deploy").queue.is_empty());
+}
+
+#[test]
+fn an_invalid_config_changes_nothing() {
+    let mut f = Fake::new();
+    f.config = Some(r#"{"capacity": 1, "lease": {"ttlSeconds": 5}}"#.into());
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T - 60 * MIN)], vec![]);
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("config-invalid"));
+    assert_eq!((f.writes, f.questions.len()), (0, 0));
+}
+
+#[test]
+fn renewals_need_fresh_evidence_about_the_job_itself_and_never_reach_into_the_past() {
+    let mut f = Fake::new();
+    f.config = Some(r#"{"capacity": 3, "lease": {"ttlSeconds": 900, "renewSeconds": 300, "reaperRenews": true}}"#.into());
+    let mut past_ceiling = holder("o/a:3:build", 3, run("o/a", 3, 1, Some(33)), T - MIN);
+    past_ceiling.ceiling_at = T - MIN;
+    f.lock(
+        "deploy",
+        vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 5 * MIN), holder("o/a:2:build", 2, run("o/a", 2, 1, Some(22)), T + 5 * MIN), past_ceiling],
+        vec![],
+    );
+    f.runs.insert((1, 1), Answer::Status("in_progress"));
+    f.jobs.insert(22, (2, Answer::Status("in_progress")));
+    f.jobs.insert(33, (3, Answer::Status("in_progress")));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    let st = f.state("deploy");
+    assert_eq!(st.holders[0].expires_at, T + 5 * MIN, "a running run attempt does not prove its job runs: not renewed");
+    assert!(st.holders[1].expires_at > T + 14 * MIN, "the job itself is running: renewed");
+    assert_eq!(st.holders[2].expires_at, T - MIN, "past its ceiling: never renewed (into the past)");
+    let a = actions(&o);
+    assert_eq!(a.iter().filter(|x| x.0 == "o/a:2:build").count(), 1, "reported once: {a:?}");
+    assert!(a.contains(&("o/a:2:build".into(), "renewed".into(), "active".into())), "{a:?}");
+}
+
+#[test]
+fn an_expired_holding_left_unchecked_by_the_scan_is_freed_as_any_acquire_would() {
+    let mut f = Fake::new();
+    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 60 * MIN), holder("o/a:2:build", 2, run("o/a", 2, 1, None), T - 60 * MIN)], vec![]);
+    f.runs.insert((1, 1), Answer::Http(502));
+    // Each request takes 20 s; scan 50 s: two reads, then the question about run 1 (no time to
+    // ask it again after its 502, nor to ask about run 2).
+    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "50")], 20_000);
+    let a = actions(&o);
+    assert!(a.contains(&("o/a:2:build".into(), "removed".into(), "lease-expired".into())), "{a:?}");
+    assert_eq!(f.questions, vec!["o/a run 1/1"]);
 }
