@@ -144,6 +144,31 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
     assert.equal(released.outputs.result, 'released', 'the holding is intact: its own release frees it');
   });
 
+  test('a rate limit on the Actions API stops the questions: what was proven is written, the step fails', async () => {
+    const lock = await newLock(emu, 'reap-limited');
+    // Three holdings on a capacity-3 lock, from runs 8501..8503; run 8501 is over; the question
+    // about run 8502 is rate limited.
+    await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json`, JSON.stringify({ capacity: 3, lease: POLICY }));
+    const ids = [];
+    for (const runId of [8501, 8502, 8503]) {
+      const { context } = await runningJob(emu, runId);
+      const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'record-job-id': 'false' }, context });
+      assert.equal(a.outputs.result, 'acquired', a.stdout);
+      ids.push(a.outputs['holder-id']);
+    }
+    await emu.actions.complete(8501, 1, 'failure');
+    const rule = emu.faults.add({ method: 'GET', path: /\/actions\/runs\/8502\//, times: Infinity, action: { status: 429, headers: { 'retry-after': '30' }, body: { message: 'You have exceeded a secondary rate limit.' } } });
+    const r = await runAction('reap', { apiUrl: emu.url, inputs: { lock } });
+    rule.remove();
+    assert.equal(r.code, 1);
+    assert.equal(r.outputs.result, 'failed');
+    assert.equal(r.outputs['error-code'], 'rate-limited');
+    assert.equal(r.outputs.removed, '1');
+    assert.match(r.stdout, /asking no more questions in this reap/);
+    assert.deepEqual((await stateOf(emu, lock)).holders.map((h) => h.holderId), ids.slice(1), 'the proven removal was written; the rest left as it is');
+    assert.equal(emu.log.filter((q) => q.path.includes('/actions/runs/8503/')).length, 0, 'no question after the rate limit');
+  });
+
   test('without a recorded job id the run attempt decides; one reap covers several locks; bad input names the input', async () => {
     const lock = await newLock(emu, 'reap-run-level');
     const { context } = await runningJob(emu, 8301);
