@@ -157,7 +157,7 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
       ids.push(a.outputs['holder-id']);
     }
     await emu.actions.complete(8501, 1, 'failure');
-    const rule = emu.faults.add({ method: 'GET', path: /\/actions\/runs\/8502\//, times: Infinity, action: { status: 429, headers: { 'retry-after': '30' }, body: { message: 'You have exceeded a secondary rate limit.' } } });
+    const rule = emu.faults.add({ method: 'GET', path: /\/actions\/runs\/8502\//, times: Infinity, action: { status: 429, headers: { 'retry-after': '2' }, body: { message: 'You have exceeded a secondary rate limit.' } } });
     const r = await runAction('reap', { apiUrl: emu.url, inputs: { lock } });
     rule.remove();
     assert.equal(r.code, 1);

@@ -233,6 +233,9 @@ impl Planner for AcquirePlanner {
                 }
             }
             Ok(_) => "no job id recorded: unexpected answer".to_string(),
+            Err(f) if f.class.as_deref() == Some("rate-limited") => {
+                format!("no job id recorded: the lookup was rate-limited ({}); the reaper will judge the run", f.message)
+            }
             Err(f) => format!("no job id recorded ({}; the token may lack actions: read); the reaper will judge the run", f.message),
         };
         log.push(LogLine { level: Level::Info, text: said });

@@ -200,6 +200,8 @@ enum Wake {
     Retry(Command, Pending),
     /// A planned write held back to keep writes [`MIN_WRITE_GAP_MS`] apart.
     Send(Command),
+    /// A question was rate limited: go on without its answer once the limit allows a request.
+    AfterProbe,
 }
 
 #[derive(Clone, Debug)]
@@ -322,6 +324,7 @@ impl<P: Planner> Engine<P> {
                     let command = self.refresh_timeout(command, now);
                     self.issue_at(command, Pending::StateWrite, now)
                 }
+                Wake::AfterProbe => self.after_probe(now, &mut log),
             },
             // Cancelled while sleeping: plan again at once on the state already known (time is
             // short: the runner kills the job 10 s after its first signal).
@@ -628,6 +631,14 @@ impl<P: Planner> Engine<P> {
             self.failures = 0;
             let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
             self.planner.on_probe(&sent, Err(failure), log);
+            // Without the answer, but no request before GitHub allows one again (the wait the
+            // lock's own requests would take, within this operation's budget).
+            if matches!(class, Class::RateLimited { .. }) {
+                if let Some(at) = next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng).filter(|&at| at > now) {
+                    self.stats.rate_limit_waits += 1;
+                    return self.sleep(at, SleepReason::RateLimit, Wake::AfterProbe);
+                }
+            }
             return self.after_probe(now, log);
         }
         match (class, pending) {
