@@ -64,10 +64,15 @@ pub enum Fault {
     /// service, not with the API) and the job is rerun: the old attempt, a zombie, keeps working
     /// and renewing until a renewal proves its holding taken over.
     LostRunner,
+    /// An Actions API question answered 403 "Resource not accessible by integration" (a token
+    /// without `actions: read`).
+    ActionsForbidden,
+    /// An Actions API question answered 404 (a run the token cannot see).
+    ActionsNotFound,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 24] = [
+    pub const ALL: [Fault; 26] = [
         Fault::LostAck502,
         Fault::LostAckReset,
         Fault::Unrelated409,
@@ -92,6 +97,8 @@ impl Fault {
         Fault::Cancel,
         Fault::NoRerun,
         Fault::LostRunner,
+        Fault::ActionsForbidden,
+        Fault::ActionsNotFound,
     ];
     pub const COUNT: usize = Fault::ALL.len();
 
@@ -125,6 +132,8 @@ impl Fault {
             Fault::Cancel => "run cancelled (SIGINT, kill after 10 s)",
             Fault::NoRerun => "crashed job never rerun (left to expiry)",
             Fault::LostRunner => "runner declared lost, rerun mid-work",
+            Fault::ActionsForbidden => "Actions API 403 (not accessible)",
+            Fault::ActionsNotFound => "Actions API 404 (run not visible)",
         }
     }
 }
@@ -183,6 +192,9 @@ pub struct Profile {
     pub no_rerun_ppm: u32,
     /// Per guarded work: GitHub declares its runner lost and reruns the job while it works.
     pub lost_runner_ppm: u32,
+    /// Per Actions API question: refused (403 "Resource not accessible by integration", or 404
+    /// for a run the token cannot see), beside the faults every request meets.
+    pub actions_refusal_ppm: u32,
     /// Clients get clock offsets of up to this many ms either way (0: exact clocks)…
     pub max_offset_ms: u64,
     /// …and drift of up to this many parts per million either way.
@@ -207,6 +219,7 @@ impl Profile {
             cancel_ppm: 0,
             no_rerun_ppm: 0,
             lost_runner_ppm: 0,
+            actions_refusal_ppm: 0,
             max_offset_ms: 0,
             max_drift_ppm: 0,
         }
@@ -246,6 +259,7 @@ impl Profile {
         }
         p.no_rerun_ppm = on(rng, 200_000, 800_000);
         p.lost_runner_ppm = on(rng, 20_000, 100_000);
+        p.actions_refusal_ppm = on(rng, 20_000, 200_000);
         p
     }
 }

@@ -339,6 +339,7 @@ pub mod check;
 pub mod fault;
 pub mod guard;
 pub mod planted;
+pub mod reaper;
 pub mod report;
 pub mod rng;
 pub mod store;
