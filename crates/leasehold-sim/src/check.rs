@@ -105,6 +105,9 @@ struct CommitEffects {
     /// For each claim of a completed attempt that left the lock after it could be reaped: how
     /// long it stayed from then, in thousandths of the reaper's bound.
     reapable: Vec<u64>,
+    /// For each expiry: how long after its lease could be taken it committed, and the drift
+    /// slack allowed.
+    expiries: Vec<(Millis, Millis)>,
 }
 
 /// Every claim (holder id, nonce) in a state, holding or waiting.
@@ -268,6 +271,10 @@ impl World {
         r.renewed += effects.renewed;
         r.renewed_outdated += effects.renewed_outdated;
         r.acquire_expired += effects.acquire_expired;
+        for (margin, slack) in effects.expiries {
+            r.expiry_min_margin_ms = Some(r.expiry_min_margin_ms.map_or(margin, |m| m.min(margin)));
+            r.expiry_max_slack_ms = r.expiry_max_slack_ms.max(slack);
+        }
         for permille in effects.reapable {
             r.reapable_removed += 1;
             r.max_reap_wait_permille = r.max_reap_wait_permille.max(permille);
@@ -290,6 +297,33 @@ impl World {
         let rec = &self.writes[w];
         let drift = self.clients[rec.client].clock.drift_ppm.max(0) as u64;
         rec.dated_at.map_or(0, |dated| (rec.sent_at.saturating_sub(dated) * drift).div_ceil(1_000_000))
+    }
+
+    /// 6, with a reaper: a claim in `st` whose attempt GitHub completed, still there past the
+    /// reaper's bound (`fresh`: clients whose claim appears in `st` just now).
+    pub(crate) fn overdue_claim(&self, st: &LockState, fresh: &[usize]) -> Option<String> {
+        let r = self.params.reaper.as_ref()?;
+        let faults_stop = T0 + self.params.profile.until;
+        for (id, nonce) in claims(st) {
+            let Some(c) = self.owner(id, nonce).filter(|c| !fresh.contains(c)) else { continue };
+            let cl = &self.clients[c];
+            let Some(done) = cl.gh_completed_at else { continue };
+            let from = done.max(faults_stop).max(cl.entry_since);
+            if self.now > from + r.removal_bound_ms() {
+                return Some(format!(
+                    "{}'s entry is still in the lock at {}, {} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
+                    self.who(c),
+                    fmt_t(self.now),
+                    self.now - from,
+                    fmt_t(from),
+                    fmt_t(done),
+                    fmt_t(faults_stop),
+                    fmt_t(cl.entry_since),
+                    r.removal_bound_ms()
+                ));
+            }
+        }
+        None
     }
 
     /// The checks on what version `v` removed from `prev` (and what it renewed), for invariants
@@ -330,6 +364,9 @@ impl World {
                 }
             }
         }
+        if let Some(message) = self.overdue_claim(state, &fx.appeared) {
+            problems.push((Invariant::Liveness, message));
+        }
         let Some(w) = self.store.versions[v].write else { return fx };
         let wc = self.writes[w].client;
         let sent = self.writes[w].sent_at;
@@ -342,6 +379,7 @@ impl World {
         for r in removals.iter().filter(|r| r.reason == "lease-expired") {
             let expires = prev.holders.iter().find(|h| h.holder_id == r.holder_id && h.fence == r.fence).map_or(r.expires_at, |h| h.expires_at);
             let takeable = policy.takeable_after(expires);
+            fx.expiries.push((self.now.saturating_sub(takeable), slack));
             if self.now + slack <= takeable {
                 problems.push((
                     Invariant::ReaperProof,

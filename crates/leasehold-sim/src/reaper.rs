@@ -197,6 +197,10 @@ impl World {
         if self.now > nominal + 60_000 {
             self.counters.reaper.late_ticks += 1;
         }
+        // 6: no claim of a completed attempt is left past the reaper's bound.
+        if let Some(message) = self.committed().cloned().and_then(|st| self.overdue_claim(&st, &[])) {
+            return self.violate(crate::check::Invariant::Liveness, message);
+        }
         if !self.reaper_needed() {
             self.reaper_stopped = true;
             self.log(|_| "the reaper's schedule stops: nothing is left to reap".into());

@@ -176,6 +176,11 @@ pub struct ReaperCounters {
     /// then, in thousandths of the seed's reaper bound (invariant 6).
     pub reapable_removed: u64,
     pub max_reap_wait_permille: u64,
+    /// Over every expiry (by reapers and acquires): the least time between the instant its lease
+    /// could be taken (by GitHub's true clock) and its commit, and the most clock-drift slack
+    /// invariant 10 allowed one.
+    pub expiry_min_margin_ms: Option<u64>,
+    pub expiry_max_slack_ms: u64,
     /// Entries finished reaps kept, by reason (`active`, `unverified`, `unchecked`), and the
     /// entries they judged by job id and by run attempt.
     pub kept: BTreeMap<String, u64>,
@@ -210,6 +215,11 @@ impl ReaperCounters {
         self.renewed_outdated += o.renewed_outdated;
         self.reapable_removed += o.reapable_removed;
         self.max_reap_wait_permille = self.max_reap_wait_permille.max(o.max_reap_wait_permille);
+        self.expiry_min_margin_ms = match (self.expiry_min_margin_ms, o.expiry_min_margin_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.expiry_max_slack_ms = self.expiry_max_slack_ms.max(o.expiry_max_slack_ms);
         self.judged_by_job += o.judged_by_job;
         self.judged_by_run += o.judged_by_run;
         for (a, b) in self.actions_requests.iter_mut().zip(o.actions_requests) {
@@ -281,12 +291,14 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     );
     let _ = writeln!(
         s,
-        "  removed by reaps: holdings {} ({}), queue entries {} ({}); holdings removed as expired by acquires {}",
+        "  removed by reaps: holdings {} ({}), queue entries {} ({}); holdings removed as expired by acquires {}; every expiry committed at least {} ms after its lease could be taken by GitHub's true clock (drift slack allowed at most {} ms)",
         r.removed_holdings.values().sum::<u64>(),
         list(&r.removed_holdings),
         r.removed_queue.values().sum::<u64>(),
         list(&r.removed_queue),
-        r.acquire_expired
+        r.acquire_expired,
+        r.expiry_min_margin_ms.map_or("-".into(), |m| m.to_string()),
+        r.expiry_max_slack_ms
     );
     let _ = writeln!(
         s,
