@@ -48,7 +48,8 @@ pub enum Fault {
     CrashInHold,
     /// The job's process was paused for longer than its lease.
     Pause,
-    /// A paused job was declared lost by GitHub and rerun while still alive (a zombie).
+    /// A paused job was declared lost by GitHub (its attempt completed in GitHub's view) and
+    /// rerun while still alive (a zombie).
     Zombie,
     /// A rerun of the same run id with `GITHUB_RUN_ATTEMPT + 1`.
     Rerun,
@@ -56,9 +57,9 @@ pub enum Fault {
     ClockSkew,
     /// The run is cancelled (SIGINT to the running step; the step is killed 10 s later).
     Cancel,
-    /// A crashed job that nobody reruns: its holding (or queue entry) is left to expiry. Only
-    /// on locks whose config sets a lease (with the unconfigured 6-hour lease it would block
-    /// the lock past any bound).
+    /// A crashed job that nobody reruns: its holding (or queue entry) is left to expiry, or to
+    /// the reaper. Only on locks whose config sets a lease or that a reaper watches (with the
+    /// unconfigured 6-hour lease and no reaper it would block the lock past any bound).
     NoRerun,
     /// GitHub declares a runner lost while its job runs on (it lost contact with the Actions
     /// service, not with the API) and the job is rerun: the old attempt, a zombie, keeps working
@@ -126,11 +127,11 @@ impl Fault {
             Fault::CrashInFlight => "crash with a request in flight",
             Fault::CrashInHold => "crash between acquire and release",
             Fault::Pause => "pause longer than the lease",
-            Fault::Zombie => "paused job rerun while alive (zombie)",
+            Fault::Zombie => "paused job declared lost while alive (zombie)",
             Fault::Rerun => "rerun (GITHUB_RUN_ATTEMPT + 1)",
             Fault::ClockSkew => "client clock offset and drift",
             Fault::Cancel => "run cancelled (SIGINT, kill after 10 s)",
-            Fault::NoRerun => "crashed job never rerun (left to expiry)",
+            Fault::NoRerun => "crashed job never rerun (expiry or reaper)",
             Fault::LostRunner => "runner declared lost, rerun mid-work",
             Fault::ActionsForbidden => "Actions API 403 (not accessible)",
             Fault::ActionsNotFound => "Actions API 404 (run not visible)",
@@ -188,7 +189,8 @@ pub struct Profile {
     pub rerun_ok_ppm: u32,
     /// Per job: the run is cancelled within its first two minutes.
     pub cancel_ppm: u32,
-    /// Per crashed job, on a lock whose config sets a lease: nobody reruns it.
+    /// Per crashed job, on a lock whose config sets a lease or that a reaper watches: nobody
+    /// reruns it.
     pub no_rerun_ppm: u32,
     /// Per guarded work: GitHub declares its runner lost and reruns the job while it works.
     pub lost_runner_ppm: u32,

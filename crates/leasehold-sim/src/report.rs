@@ -281,13 +281,14 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let failed = c.results.get("reap failed").copied().unwrap_or(0);
     let _ = writeln!(
         s,
-        "reaper: scheduled in {} seeds (reaperRenews in {}); reap runs {} (overlapping another {}, ticks over a minute late {}): reaped {reaped}, failed {failed} ({})",
+        "reaper: scheduled in {} seeds (reaperRenews in {}); reap runs {} (overlapping another {}, ticks over a minute late {}): reaped {reaped}, failed {failed} ({}), crashed {}",
         r.seeds,
         r.renews_seeds,
         r.runs,
         r.overlapping,
         r.late_ticks,
-        list(&r.failures)
+        list(&r.failures),
+        r.runs.saturating_sub(reaped + failed)
     );
     let _ = writeln!(
         s,
