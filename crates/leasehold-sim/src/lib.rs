@@ -286,38 +286,38 @@
 //!    *Where:* `check_write_base`, at every new state write sent (fed answers tracked in
 //!    `deliver`).
 //! 10. **Reaper proof.** In every committed version: (a) every holding or queue entry a reap
-//!    write removed as `run-completed` or `job-completed` belonged to an attempt (job) that
-//!    GitHub's view had completed before the write was sent (a zombie's, from when GitHub
-//!    declared it lost), and the reason names what was asked (`job-completed` exactly for an
-//!    entry with a recorded job id); every holding it removed has a recorded reason, and it
-//!    rewrote none; (b) every holding removed as `lease-expired`, by a reaper or an acquire, was
-//!    past `expiresAt + grace + skew` by GitHub's true clock when the write committed, less a
-//!    slack for the writer's clock drift only: `max(drift, 0) × (sent − dated)`, where `dated`
-//!    is when its operation was last fed an answer with a `date` header before it planned the
-//!    write (a write repeated as is after a rate limit counts from its first send). The
-//!    engine's low estimate, `date − read_at`, is at most GitHub's clock when the answer is read
-//!    (the header is truncated to the second, and made before it is read), so the one-second
-//!    resolution needs no slack; but from then the estimate runs on the local clock, which may
-//!    gain up to 2000 ppm on GitHub's (at most 474 ms in 100,000 seeds; the least margin any
-//!    expiry had over its earliest instant was 105 ms, so the slack was never used); (c) a reap
-//!    never removes as `lease-expired` an entry whose attempt (job) the Actions API told it, in
-//!    the same operation, was in progress or queued. Hence a live holder — its attempt in
-//!    progress in GitHub's view, not a zombie, its lease not run out by GitHub's true clock — is
-//!    never removed by the reaper, whatever the API answered: not as completed by (a), not as
-//!    expired by (b); and one proven alive not even once its lease ran out, by (c).
-//!    *Assumptions:* GitHub's view (`World::gh_status`) is what the Actions API answers (a
-//!    checker on the core, not on the simulated API: breaking the API is caught, breaking the
-//!    view itself is left to invariant 5); the lock's policy is fixed (the config file does not
-//!    change). *Where:* `removal_checks` (via `on_commit`), at every commit; `drift_slack`.
+//!     write removed as `run-completed` or `job-completed` belonged to an attempt (job) that
+//!     GitHub's view had completed before the write was sent (a zombie's, from when GitHub
+//!     declared it lost), and the reason names what was asked (`job-completed` exactly for an
+//!     entry with a recorded job id); every holding it removed has a recorded reason, and it
+//!     rewrote none; (b) every holding removed as `lease-expired`, by a reaper or an acquire, was
+//!     past `expiresAt + grace + skew` by GitHub's true clock when the write committed, less a
+//!     slack for the writer's clock drift only: `max(drift, 0) × (sent − dated)`, where `dated`
+//!     is when its operation was last fed an answer with a `date` header before it planned the
+//!     write (a write repeated as is after a rate limit counts from its first send). The
+//!     engine's low estimate, `date − read_at`, is at most GitHub's clock when the answer is read
+//!     (the header is truncated to the second, and made before it is read), so the one-second
+//!     resolution needs no slack; but from then the estimate runs on the local clock, which may
+//!     gain up to 2000 ppm on GitHub's (at most 474 ms in 100,000 seeds; the least margin any
+//!     expiry had over its earliest instant was 105 ms, so the slack was never used); (c) a reap
+//!     never removes as `lease-expired` an entry whose attempt (job) the Actions API told it, in
+//!     the same operation, was in progress or queued. Hence a live holder — its attempt in
+//!     progress in GitHub's view, not a zombie, its lease not run out by GitHub's true clock — is
+//!     never removed by the reaper, whatever the API answered: not as completed by (a), not as
+//!     expired by (b); and one proven alive not even once its lease ran out, by (c).
+//!     *Assumptions:* GitHub's view (`World::gh_status`) is what the Actions API answers (a
+//!     checker on the core, not on the simulated API: breaking the API is caught, breaking the
+//!     view itself is left to invariant 5); the lock's policy is fixed (the config file does not
+//!     change). *Where:* `removal_checks` (via `on_commit`), at every commit; `drift_slack`.
 //! 11. **Renewal by the reaper.** A holding a reap write renews (its `expiresAt` moved, same
-//!    claim, fence and ceiling) gets an `expiresAt` no later than its `ceilingAt` and never
-//!    earlier than before, and the renewal rests on an Actions API answer, fed to that reap
-//!    operation, that its attempt (job) was in progress, given while GitHub's view had it in
-//!    progress. *Assumption:* the attempt may have ended between that answer and the commit (the
-//!    write follows the scan; 4 renewals in 100,000 seeds committed after their attempt
-//!    completed, seconds to a minute after the answer): such a renewal costs at most one lease
-//!    on a dead holding, which the next reap frees as completed. *Where:* `removal_checks`, at
-//!    every commit.
+//!     claim, fence and ceiling) gets an `expiresAt` no later than its `ceilingAt` and never
+//!     earlier than before, and the renewal rests on an Actions API answer, fed to that reap
+//!     operation, that its attempt (job) was in progress, given while GitHub's view had it in
+//!     progress. *Assumption:* the attempt may have ended between that answer and the commit (the
+//!     write follows the scan; 4 renewals in 100,000 seeds committed after their attempt
+//!     completed, seconds to a minute after the answer): such a renewal costs at most one lease
+//!     on a dead holding, which the next reap frees as completed. *Where:* `removal_checks`, at
+//!     every commit.
 //!
 //! A further check, *protocol*: the core never refuses an event the driver feeds it.
 //!
