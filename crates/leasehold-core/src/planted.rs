@@ -18,6 +18,9 @@ pub enum Bug {
     ReleaseIgnoresAttempt,
     /// engine.rs: a read older than a version already seen is acted on (no revision check).
     AcceptStaleRead,
+    /// reap.rs: an Actions API question that got no answer proving anything (refused, not
+    /// found, unavailable) counts as proof that the run attempt (job) is over.
+    ReapUnknownAsOver,
 }
 
 thread_local! {

@@ -359,6 +359,8 @@ impl Planner for ReapPlanner {
             Ok(_) => Evidence::Unknown { why: "an answer of the wrong kind".into() },
             Err(f) => Evidence::Unknown { why: f.message },
         };
+        #[cfg(feature = "planted-bugs")]
+        let evidence = if crate::planted::active(crate::planted::Bug::ReapUnknownAsOver) && matches!(evidence, Evidence::Unknown { .. }) { Evidence::Over { conclusion: None } } else { evidence };
         let text = match &evidence {
             Evidence::Over { conclusion, .. } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
             Evidence::Active { status, .. } => format!("{}: {status}", key.subject()),

@@ -3,6 +3,7 @@
 //! told, what each operation finished with, what each job believes it holds). The invariants,
 //! their assumptions and where each is enforced are documented in the crate docs (`lib.rs`).
 
+use leasehold_core::lease::LeasePolicy;
 use leasehold_core::state::Holder;
 use leasehold_core::time::Millis;
 use leasehold_core::{LockState, Outcome, ResultWord};
@@ -37,6 +38,13 @@ pub enum Invariant {
     /// 9: no operation plans a write on a version older than one it has already been shown (it
     /// never acts on a stale read).
     MonotonicView,
+    /// 10: the reaper removes an entry only on proof: its attempt (job) completed in GitHub's
+    /// view before the write was sent, or its lease ran out by GitHub's true clock (so for an
+    /// acquire's expiry too), and never one GitHub told it was running.
+    ReaperProof,
+    /// 11: a holding the reaper renews stays within its ceiling, on an answer that its attempt
+    /// (job) was in progress.
+    ReaperRenewal,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -54,6 +62,8 @@ impl Invariant {
             Invariant::Fifo => "7 fifo",
             Invariant::RequestRate => "8 request rate",
             Invariant::MonotonicView => "9 monotonic view",
+            Invariant::ReaperProof => "10 reaper proof",
+            Invariant::ReaperRenewal => "11 reaper renewal",
             Invariant::Protocol => "protocol",
         }
     }
@@ -80,6 +90,29 @@ impl Violation {
     pub fn line(&self) -> String {
         format!("VIOLATION seed {} invariant {} at {}: {}", self.seed, self.invariant.label(), fmt_t(T0 + self.at), self.message)
     }
+}
+
+/// What a commit's removal checks leave for the caller to record.
+#[derive(Default)]
+struct CommitEffects {
+    /// Clients whose claim appeared in this version.
+    appeared: Vec<usize>,
+    removed_holdings: Vec<String>,
+    removed_queue: Vec<String>,
+    renewed: u64,
+    renewed_outdated: u64,
+    acquire_expired: u64,
+    /// For each claim of a completed attempt that left the lock after it could be reaped: how
+    /// long it stayed from then, in thousandths of the reaper's bound.
+    reapable: Vec<u64>,
+    /// For each expiry: how long after its lease could be taken it committed, and the drift
+    /// slack allowed.
+    expiries: Vec<(Millis, Millis)>,
+}
+
+/// Every claim (holder id, nonce) in a state, holding or waiting.
+fn claims(st: &LockState) -> Vec<(&str, &str)> {
+    st.holders.iter().map(|h| (h.holder_id.as_str(), h.nonce.as_str())).chain(st.queue.iter().map(|q| (q.holder_id.as_str(), q.nonce.as_str()))).collect()
 }
 
 fn short(holder_id: &str) -> &str {
@@ -223,10 +256,252 @@ impl World {
             }
         }
 
+        // 6 (with a reaper), 10, 11: what left the state, by whom and on what proof.
+        let effects = self.removal_checks(v, prev, state, &mut problems);
+        for c in effects.appeared {
+            self.clients[c].entry_since = self.now;
+        }
+        let r = &mut self.counters.reaper;
+        for reason in effects.removed_holdings {
+            *r.removed_holdings.entry(reason).or_default() += 1;
+        }
+        for reason in effects.removed_queue {
+            *r.removed_queue.entry(reason).or_default() += 1;
+        }
+        r.renewed += effects.renewed;
+        r.renewed_outdated += effects.renewed_outdated;
+        r.acquire_expired += effects.acquire_expired;
+        for (margin, slack) in effects.expiries {
+            r.expiry_min_margin_ms = Some(r.expiry_min_margin_ms.map_or(margin, |m| m.min(margin)));
+            r.expiry_max_slack_ms = r.expiry_max_slack_ms.max(slack);
+        }
+        for permille in effects.reapable {
+            r.reapable_removed += 1;
+            r.max_reap_wait_permille = r.max_reap_wait_permille.max(permille);
+        }
+
         self.max_fence = max.max(self.max_fence);
         if let Some((inv, message)) = problems.into_iter().min_by_key(|(inv, _)| *inv) {
             self.violate(inv, message);
         }
+    }
+
+    /// How far ahead of GitHub's true clock write `w`'s estimate of it may be: the engine's
+    /// estimate (`low = date - read_at`) is at most GitHub's clock when the answer is read (the
+    /// header is truncated to the second and was made before it was read), and then runs on the
+    /// client's clock, which gains at most its drift (2000 ppm at most) over the time since that
+    /// answer. The write was planned after it and before it was sent: a bound of drift × (sent
+    /// − dated), rounded up. Nothing for the header's one-second resolution: it only makes the
+    /// estimate earlier.
+    fn drift_slack(&self, w: usize) -> Millis {
+        let rec = &self.writes[w];
+        let drift = self.clients[rec.client].clock.drift_ppm.max(0) as u64;
+        rec.dated_at.map_or(0, |dated| (rec.sent_at.saturating_sub(dated) * drift).div_ceil(1_000_000))
+    }
+
+    /// 6, with a reaper: a claim in `st` whose attempt GitHub completed, still there past the
+    /// reaper's bound (`fresh`: clients whose claim appears in `st` just now).
+    pub(crate) fn overdue_claim(&self, st: &LockState, fresh: &[usize]) -> Option<String> {
+        let r = self.params.reaper.as_ref()?;
+        let faults_stop = T0 + self.params.profile.until;
+        for (id, nonce) in claims(st) {
+            let Some(c) = self.owner(id, nonce).filter(|c| !fresh.contains(c)) else { continue };
+            let cl = &self.clients[c];
+            let Some(done) = cl.gh_completed_at else { continue };
+            let from = done.max(faults_stop).max(cl.entry_since);
+            if self.now > from + r.removal_bound_ms() {
+                return Some(format!(
+                    "{}'s entry is still in the lock at {}, {} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
+                    self.who(c),
+                    fmt_t(self.now),
+                    self.now - from,
+                    fmt_t(from),
+                    fmt_t(done),
+                    fmt_t(faults_stop),
+                    fmt_t(cl.entry_since),
+                    r.removal_bound_ms()
+                ));
+            }
+        }
+        None
+    }
+
+    /// The checks on what version `v` removed from `prev` (and what it renewed), for invariants
+    /// 6 (an entry whose attempt GitHub completed is gone within the reaper's bound), 10 and 11;
+    /// returns what the caller records (entries that appeared, counts).
+    fn removal_checks(&self, v: usize, prev: &LockState, state: &LockState, problems: &mut Vec<(Invariant, String)>) -> CommitEffects {
+        let mut fx = CommitEffects::default();
+        let (before, after) = (claims(prev), claims(state));
+        for claim in after.iter().filter(|x| !before.contains(x)) {
+            fx.appeared.extend(self.owner(claim.0, claim.1));
+        }
+        // 6, with a reaper: a claim whose attempt GitHub completed is gone within the bound.
+        if let Some(r) = &self.params.reaper {
+            let faults_stop = T0 + self.params.profile.until;
+            for claim in before.iter().filter(|x| !after.contains(x)) {
+                let Some(c) = self.owner(claim.0, claim.1) else { continue };
+                let cl = &self.clients[c];
+                let Some(done) = cl.gh_completed_at else { continue };
+                let from = done.max(faults_stop).max(cl.entry_since);
+                let limit = from + r.removal_bound_ms();
+                if self.now >= from {
+                    fx.reapable.push((self.now - from) * 1_000 / r.removal_bound_ms());
+                }
+                if self.now > limit {
+                    problems.push((
+                        Invariant::Liveness,
+                        format!(
+                            "{}'s entry left the lock in version {v}, {} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
+                            self.who(c),
+                            self.now - from,
+                            fmt_t(from),
+                            fmt_t(done),
+                            fmt_t(faults_stop),
+                            fmt_t(cl.entry_since),
+                            r.removal_bound_ms()
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(message) = self.overdue_claim(state, &fx.appeared) {
+            problems.push((Invariant::Liveness, message));
+        }
+        let Some(w) = self.store.versions[v].write else { return fx };
+        let wc = self.writes[w].client;
+        let sent = self.writes[w].sent_at;
+        let policy = self.params.lease.clone().unwrap_or_else(LeasePolicy::unconfigured);
+        let removals = state.last_change.as_ref().map(|ch| ch.removed.as_slice()).unwrap_or_default();
+        // 10: an expiry (by a reaper or an acquire) is past expiresAt + grace + skew by GitHub's
+        // true clock when it commits, allowing only for the writer's clock drift since its
+        // last answer with a date.
+        let slack = self.drift_slack(w);
+        for r in removals.iter().filter(|r| r.reason == "lease-expired") {
+            let expires = prev.holders.iter().find(|h| h.holder_id == r.holder_id && h.fence == r.fence).map_or(r.expires_at, |h| h.expires_at);
+            let takeable = policy.takeable_after(expires);
+            fx.expiries.push((self.now.saturating_sub(takeable), slack));
+            if self.now + slack <= takeable {
+                problems.push((
+                    Invariant::ReaperProof,
+                    format!(
+                        "{} removed {} (fence {}) as lease-expired in version {v} at {}, {} ms before its lease could be taken (expiresAt {} + grace {} ms + skew {} ms; clock slack {slack} ms)",
+                        self.who(wc),
+                        short(&r.holder_id),
+                        r.fence,
+                        fmt_t(self.now),
+                        takeable - self.now,
+                        fmt_t(expires),
+                        policy.grace_ms,
+                        policy.skew_ms
+                    ),
+                ));
+            }
+            if !self.clients[wc].is_reaper() {
+                fx.acquire_expired += 1;
+            }
+        }
+        if !self.clients[wc].is_reaper() {
+            return fx;
+        }
+        let who = self.who(wc);
+        let view = |c: Option<usize>, t: Millis| c.map_or("unknown to GitHub", |c| self.gh_status(c, t));
+        for h in &prev.holders {
+            let owner = self.owner(&h.holder_id, &h.nonce);
+            if let Some(n) = state.holders.iter().find(|n| n.holder_id == h.holder_id) {
+                if n.nonce != h.nonce || n.fence != h.fence || n.ceiling_at != h.ceiling_at {
+                    problems.push((Invariant::ReaperProof, format!("{who} rewrote {}'s holding in version {v} (a reaper only removes or renews)", short(&h.holder_id))));
+                }
+                if n.expires_at == h.expires_at {
+                    continue;
+                }
+                // 11: a renewal by the reaper.
+                fx.renewed += 1;
+                if owner.is_some_and(|c| self.gh_status(c, self.now) == "completed") {
+                    fx.renewed_outdated += 1;
+                }
+                if n.expires_at > n.ceiling_at || n.expires_at < h.expires_at {
+                    problems.push((
+                        Invariant::ReaperRenewal,
+                        format!("{who} moved {}'s expiresAt from {} to {} in version {v}: past its ceiling {} or back", short(&h.holder_id), fmt_t(h.expires_at), fmt_t(n.expires_at), fmt_t(n.ceiling_at)),
+                    ));
+                }
+                let proven = self.told(wc, &h.run).filter(|t| t.status != "completed");
+                match proven {
+                    Some(t) if view(owner, t.at) == "in_progress" => {}
+                    Some(t) => problems.push((
+                        Invariant::ReaperRenewal,
+                        format!(
+                            "{who} renewed {} in version {v} on an answer ({}, at {}) while GitHub's view had its attempt {}",
+                            short(&h.holder_id),
+                            t.status,
+                            fmt_t(t.at),
+                            view(owner, t.at)
+                        ),
+                    )),
+                    None => problems.push((
+                        Invariant::ReaperRenewal,
+                        format!("{who} renewed {} in version {v} without an answer that its attempt (job) was in progress", short(&h.holder_id)),
+                    )),
+                }
+                continue;
+            }
+            // Removed by this reap write: on what proof?
+            let reason = removals.iter().find(|r| r.holder_id == h.holder_id && r.fence == h.fence).map(|r| r.reason.as_str());
+            fx.removed_holdings.push(reason.unwrap_or("(none)").to_string());
+            let what = format!("{} (fence {})", short(&h.holder_id), h.fence);
+            match reason {
+                Some(reason @ ("run-completed" | "job-completed")) => {
+                    if (reason == "job-completed") != h.run.job_id.is_some() {
+                        problems.push((Invariant::ReaperProof, format!("{who} removed {what} as {reason} in version {v}, though its entry {} a job id", if h.run.job_id.is_some() { "has" } else { "has no" })));
+                    }
+                    let completed = owner.and_then(|c| self.clients[c].gh_completed_at).is_some_and(|t| t <= sent);
+                    if !completed {
+                        let live = owner.is_some_and(|c| self.clients[c].zombie_since.is_none_or(|z| z > sent));
+                        problems.push((
+                            Invariant::ReaperProof,
+                            format!(
+                                "{who} removed {what} as {reason} in version {v}, but GitHub's view had its attempt {} when the write was sent at {}{}",
+                                view(owner, sent),
+                                fmt_t(sent),
+                                if live { " (a live holder)" } else { "" }
+                            ),
+                        ));
+                    }
+                }
+                Some("lease-expired") => {
+                    // Past its expiry (checked above, for every writer); never one GitHub told
+                    // this reap was running.
+                    if let Some(t) = self.told(wc, &h.run).filter(|t| t.status != "completed") {
+                        problems.push((
+                            Invariant::ReaperProof,
+                            format!("{who} removed {what} as lease-expired in version {v}, though GitHub told it at {} that its attempt was {}", fmt_t(t.at), t.status),
+                        ));
+                    }
+                }
+                other => problems.push((Invariant::ReaperProof, format!("{who} removed {what} in version {v} with reason {other:?}"))),
+            }
+        }
+        for q in &prev.queue {
+            if state.queue.iter().any(|x| x.holder_id == q.holder_id) || state.holders.iter().any(|x| x.holder_id == q.holder_id) {
+                continue;
+            }
+            let reason = if q.run.job_id.is_some() { "job-completed" } else { "run-completed" };
+            fx.removed_queue.push(reason.to_string());
+            let owner = self.owner(&q.holder_id, &q.nonce);
+            let completed = owner.and_then(|c| self.clients[c].gh_completed_at).is_some_and(|t| t <= sent);
+            if !completed {
+                problems.push((
+                    Invariant::ReaperProof,
+                    format!(
+                        "{who} removed {}'s queue entry in version {v}, but GitHub's view had its attempt {} when the write was sent at {}",
+                        short(&q.holder_id),
+                        view(owner, sent),
+                        fmt_t(sent)
+                    ),
+                ));
+            }
+        }
+        fx
     }
 
     /// 4a: an acquire that finished `acquired` holds exactly that in the committed state.
@@ -450,6 +725,7 @@ mod tests {
     use crate::guard::{Guard, GuardMode};
     use crate::world::{SimConfig, World};
     use leasehold_core::ids::RunIdentity;
+    use leasehold_core::lease::LeasePolicy;
     use leasehold_core::protocol::LeaseView;
     use leasehold_core::state::QueueEntry;
 
@@ -677,6 +953,143 @@ mod tests {
         assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::MonotonicView));
         w.check_write_base(0, None);
         assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::MonotonicView), "a create after a version was shown");
+    }
+
+    /// A world with a reaper (client `r`), a lease policy, and job client 0 holding in
+    /// version 0 (its attempt running in GitHub's view): (world, r, that state).
+    fn reaped_world() -> (World, usize, LockState) {
+        let mut w = World::new(1, &SimConfig::default());
+        w.params.reaper = Some(crate::reaper::ReaperParams { interval_ms: 300_000, scan_s: 60, first_ms: 0 });
+        w.params.lease = Some(LeasePolicy { ttl_ms: 120_000, renew_ms: 40_000, grace_ms: 10_000, max_ttl_ms: 480_000, skew_ms: 5_000, min_remaining_ms: 0, reaper_renews: true });
+        w.params.profile.until = 0;
+        w.store.versions.clear();
+        w.initial = LockState::empty(crate::world::LOCK);
+        w.max_fence = 0;
+        let r = w.new_reaper();
+        let mut st = next(&LockState::empty(crate::world::LOCK), |s| {
+            let mut e = entry("4000");
+            e.holder_id = w.clients[0].holder_id.clone();
+            e.nonce = w.clients[0].nonce.clone();
+            e.run.run_id = w.runs[0].run_id;
+            s.queue = vec![e];
+            s.admit(1, T0, 480_000);
+        });
+        st.holders[0].expires_at = T0 + 120_000;
+        let text = st.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+        w.clients[0].entry_since = T0;
+        w.clients[0].gh_started_at = Some(T0);
+        (w, r, st)
+    }
+
+    /// Commits `st` as written by `writer` (sent `sent_ago` ms before now) and checks it.
+    fn commit(w: &mut World, writer: usize, sent_ago: Millis, st: LockState) -> Option<Invariant> {
+        let wr = w.writes.len();
+        w.writes.push(crate::world::WriteRec { client: writer, sends: 1, applied: Vec::new(), fed: None, sent_at: w.now - sent_ago, dated_at: Some(w.now - sent_ago) });
+        let text = st.to_document();
+        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st), at: w.now, write: Some(wr) });
+        w.on_commit(w.store.versions.len() - 1);
+        w.violation.take().map(|v| v.invariant)
+    }
+
+    fn removed(st: &LockState, reason: &str, by: &str) -> LockState {
+        let h = st.holders[0].clone();
+        next(st, |s| {
+            s.holders.clear();
+            s.last_change = Some(leasehold_core::state::Change {
+                at: 0,
+                by: by.into(),
+                action: "reap".into(),
+                removed: vec![leasehold_core::state::Removal { holder_id: h.holder_id, fence: h.fence, expires_at: h.expires_at, reason: reason.into() }],
+            });
+        })
+    }
+
+    #[test]
+    fn a_reaper_that_removes_a_running_attempt_is_caught() {
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), Some(Invariant::ReaperProof), "running when the write was sent");
+        // Completed after the write was sent: still no proof when it was sent.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        w.clients[0].gh_completed_at = Some(T0 + 59_995);
+        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), Some(Invariant::ReaperProof));
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        w.clients[0].gh_completed_at = Some(T0 + 59_990);
+        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), None, "completed before it was sent");
+        // The reason must say what the question was about: this entry has no job id.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        w.clients[0].gh_completed_at = Some(T0);
+        assert_eq!(commit(&mut w, r, 10, removed(&st, "job-completed", "reaper")), Some(Invariant::ReaperProof));
+        // A queue entry likewise.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        let mut queued = st.clone();
+        let mut e = entry("4001");
+        e.holder_id = w.clients[1].holder_id.clone();
+        e.nonce = w.clients[1].nonce.clone();
+        queued.queue.push(e);
+        queued.revision += 1;
+        assert_eq!(commit(&mut w, 0, 10, queued.clone()), None);
+        w.clients[1].gh_started_at = Some(T0);
+        assert_eq!(commit(&mut w, r, 10, next(&queued, |s| s.queue.clear())), Some(Invariant::ReaperProof));
+    }
+
+    #[test]
+    fn an_expiry_before_its_time_is_caught_for_reapers_and_acquires() {
+        // Takeable after expiresAt + grace + skew = T0 + 135 s.
+        for (at, writer_is_reaper, caught) in [(T0 + 135_000, true, true), (T0 + 135_001, true, false), (T0 + 135_000, false, true), (T0 + 135_001, false, false)] {
+            let (mut w, r, st) = reaped_world();
+            w.now = at;
+            let writer = if writer_is_reaper { r } else { 1 };
+            assert_eq!(commit(&mut w, writer, 0, removed(&st, "lease-expired", "x")), caught.then_some(Invariant::ReaperProof), "at {at}, reaper {writer_is_reaper}");
+        }
+        // Past its expiry, but GitHub told the reaper the attempt runs: kept, whatever the lease.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 200_000;
+        let run_id = w.runs[0].run_id;
+        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 190_000 });
+        assert_eq!(commit(&mut w, r, 0, removed(&st, "lease-expired", "reaper")), Some(Invariant::ReaperProof));
+    }
+
+    #[test]
+    fn a_reaper_renewal_is_held_to_its_ceiling_and_its_proof() {
+        let renewed = |st: &LockState, to: Millis| next(st, |s| s.holders[0].expires_at = to);
+        // No answer that the attempt runs.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), Some(Invariant::ReaperRenewal));
+        // An answer saying it runs, given while GitHub's view had it running: fine; past the
+        // ceiling (T0 + 480 s): not.
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        let run_id = w.runs[0].run_id;
+        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 50_000 });
+        assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), None);
+        w.now += 1_000;
+        let st2 = w.committed().cloned().expect("a state");
+        assert_eq!(commit(&mut w, r, 10, renewed(&st2, T0 + 480_001)), Some(Invariant::ReaperRenewal));
+        // The answer said running while GitHub's view had it completed (a lying API).
+        let (mut w, r, st) = reaped_world();
+        w.now = T0 + 60_000;
+        w.clients[0].gh_completed_at = Some(T0 + 40_000);
+        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 50_000 });
+        assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), Some(Invariant::ReaperRenewal));
+    }
+
+    #[test]
+    fn a_completed_attempt_left_past_the_reapers_bound_is_caught() {
+        let bound = crate::reaper::ReaperParams { interval_ms: 300_000, scan_s: 60, first_ms: 0 }.removal_bound_ms();
+        for (after, caught) in [(bound, false), (bound + 1, true)] {
+            let (mut w, _, st) = reaped_world();
+            w.clients[0].gh_completed_at = Some(T0 + 1_000);
+            w.now = T0 + 1_000 + after;
+            // Removed by anybody (here an acquire's expiry, which is due): too late is too late.
+            assert_eq!(commit(&mut w, 1, 0, removed(&st, "lease-expired", "x")), caught.then_some(Invariant::Liveness), "{after} ms after");
+        }
     }
 
     #[test]

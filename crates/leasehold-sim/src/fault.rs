@@ -48,7 +48,8 @@ pub enum Fault {
     CrashInHold,
     /// The job's process was paused for longer than its lease.
     Pause,
-    /// A paused job was declared lost by GitHub and rerun while still alive (a zombie).
+    /// A paused job was declared lost by GitHub (its attempt completed in GitHub's view) and
+    /// rerun while still alive (a zombie).
     Zombie,
     /// A rerun of the same run id with `GITHUB_RUN_ATTEMPT + 1`.
     Rerun,
@@ -56,18 +57,23 @@ pub enum Fault {
     ClockSkew,
     /// The run is cancelled (SIGINT to the running step; the step is killed 10 s later).
     Cancel,
-    /// A crashed job that nobody reruns: its holding (or queue entry) is left to expiry. Only
-    /// on locks whose config sets a lease (with the unconfigured 6-hour lease it would block
-    /// the lock past any bound).
+    /// A crashed job that nobody reruns: its holding (or queue entry) is left to expiry, or to
+    /// the reaper. Only on locks whose config sets a lease or that a reaper watches (with the
+    /// unconfigured 6-hour lease and no reaper it would block the lock past any bound).
     NoRerun,
     /// GitHub declares a runner lost while its job runs on (it lost contact with the Actions
     /// service, not with the API) and the job is rerun: the old attempt, a zombie, keeps working
     /// and renewing until a renewal proves its holding taken over.
     LostRunner,
+    /// An Actions API question answered 403 "Resource not accessible by integration" (a token
+    /// without `actions: read`).
+    ActionsForbidden,
+    /// An Actions API question answered 404 (a run the token cannot see).
+    ActionsNotFound,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 24] = [
+    pub const ALL: [Fault; 26] = [
         Fault::LostAck502,
         Fault::LostAckReset,
         Fault::Unrelated409,
@@ -92,6 +98,8 @@ impl Fault {
         Fault::Cancel,
         Fault::NoRerun,
         Fault::LostRunner,
+        Fault::ActionsForbidden,
+        Fault::ActionsNotFound,
     ];
     pub const COUNT: usize = Fault::ALL.len();
 
@@ -119,12 +127,14 @@ impl Fault {
             Fault::CrashInFlight => "crash with a request in flight",
             Fault::CrashInHold => "crash between acquire and release",
             Fault::Pause => "pause longer than the lease",
-            Fault::Zombie => "paused job rerun while alive (zombie)",
+            Fault::Zombie => "paused job declared lost while alive (zombie)",
             Fault::Rerun => "rerun (GITHUB_RUN_ATTEMPT + 1)",
             Fault::ClockSkew => "client clock offset and drift",
             Fault::Cancel => "run cancelled (SIGINT, kill after 10 s)",
-            Fault::NoRerun => "crashed job never rerun (left to expiry)",
+            Fault::NoRerun => "crashed job never rerun (expiry or reaper)",
             Fault::LostRunner => "runner declared lost, rerun mid-work",
+            Fault::ActionsForbidden => "Actions API 403 (not accessible)",
+            Fault::ActionsNotFound => "Actions API 404 (run not visible)",
         }
     }
 }
@@ -179,10 +189,14 @@ pub struct Profile {
     pub rerun_ok_ppm: u32,
     /// Per job: the run is cancelled within its first two minutes.
     pub cancel_ppm: u32,
-    /// Per crashed job, on a lock whose config sets a lease: nobody reruns it.
+    /// Per crashed job, on a lock whose config sets a lease or that a reaper watches: nobody
+    /// reruns it.
     pub no_rerun_ppm: u32,
     /// Per guarded work: GitHub declares its runner lost and reruns the job while it works.
     pub lost_runner_ppm: u32,
+    /// Per Actions API question: refused (403 "Resource not accessible by integration", or 404
+    /// for a run the token cannot see), beside the faults every request meets.
+    pub actions_refusal_ppm: u32,
     /// Clients get clock offsets of up to this many ms either way (0: exact clocks)…
     pub max_offset_ms: u64,
     /// …and drift of up to this many parts per million either way.
@@ -207,6 +221,7 @@ impl Profile {
             cancel_ppm: 0,
             no_rerun_ppm: 0,
             lost_runner_ppm: 0,
+            actions_refusal_ppm: 0,
             max_offset_ms: 0,
             max_drift_ppm: 0,
         }
@@ -246,6 +261,7 @@ impl Profile {
         }
         p.no_rerun_ppm = on(rng, 200_000, 800_000);
         p.lost_runner_ppm = on(rng, 20_000, 100_000);
+        p.actions_refusal_ppm = on(rng, 20_000, 200_000);
         p
     }
 }

@@ -149,11 +149,12 @@ impl World {
         self.push(self.now + hold, Ev::WorkEnd(c, gen));
         let run = self.clients[c].run;
         if self.faulty() && self.rng.ppm(self.params.profile.lost_runner_ppm) && !self.runs[run].rerun_pending {
-            // GitHub loses contact with the runner and reruns the job while it works on.
+            // GitHub loses contact with the runner, declares it lost (the attempt is completed
+            // in its view) while the job works on, and the job is rerun.
             self.count(Fault::LostRunner);
             self.runs[run].rerun_pending = true;
             let at = self.now + self.rng.between(1_000, hold.max(1_000));
-            self.push(at, Ev::RerunStart(run));
+            self.push(at, Ev::DeclaredLost(run));
         }
         self.guard_step(c);
     }
@@ -362,7 +363,7 @@ impl World {
         let Some(policy) = self.params.lease.clone() else { return };
         if self.sweep_pending
             || self.violation.is_some()
-            || self.clients.iter().any(|cl| cl.live())
+            || self.clients.iter().any(|cl| cl.live() && !cl.is_reaper())
             || self.runs.iter().any(|r| r.needs_rerun || r.rerun_pending)
             || !self.runs.iter().any(|r| r.abandoned)
         {
@@ -410,6 +411,7 @@ impl World {
             kill_grace_ms: r.pick(&KILL_GRACE_MS),
             renew_names_holder: r.below(2) == 0,
             renew_if_due: false,
+            record_job_id: r.below(2) == 0,
         };
         let mode = settings.guard_mode;
         let settings = JobSettings { renew_if_due: mode == GuardMode::FromAcquire, ..settings };
@@ -426,6 +428,7 @@ impl World {
             rerun_pending: false,
             abandoned: false,
             sweep: Some(limit),
+            reaper: false,
         });
         self.counters.runs += 1;
         self.counters.guard.sweeps += 1;

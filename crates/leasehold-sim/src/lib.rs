@@ -4,8 +4,9 @@
 //! checker that is shown to catch planted bugs.
 //!
 //! A seed builds one world ([`world::World`]): a simulated GitHub ([`store::Store`]) with the
-//! contents API's compare-and-swap semantics and git object/ref creation, a virtual clock, and
-//! 2 to 6 jobs (or `--clients K`). Each job attempt drives the real `leasehold-core`
+//! contents API's compare-and-swap semantics and git object/ref creation, and the Actions API's
+//! view of every job attempt ([`reaper`]), a virtual clock, 2 to 6 jobs (or `--clients K`),
+//! and in half the seeds a scheduled reaper. Each job attempt drives the real `leasehold-core`
 //! [`Operation`](leasehold_core::Operation)s exactly as `actions/lib/driver.mjs` does — feed
 //! `start`; perform each request command and feed its reply; sleep until `untilMs` (on its own
 //! clock) and feed `timer`, or `cancel` once when the job is being cancelled; stop at `finish` —
@@ -57,9 +58,46 @@
 //! A process paused mid-guard re-checks its deadline on resuming before it acts on anything else,
 //! as a real guard's timer fires first when its process resumes. A crash is SIGKILL: no release
 //! step, no post step; the holding is left to a rerun, or, on a leased lock, sometimes to expiry
-//! alone (*no-rerun*). Once every job has ended and nothing will be rerun, a lock that still has
-//! entries must hold only such abandoned claims, and a later job (the *expiry sweep*) comes when
-//! they can all be taken; its acquire must remove them (invariant 6).
+//! alone (*no-rerun*), or to the reaper where there is one. Once every job has ended and nothing
+//! will be rerun, a lock with a lease policy that still has entries must hold only such
+//! abandoned claims, and a later job (the *expiry sweep*) comes when they can all be taken; its
+//! acquire must remove them (invariant 6), unless a reaper does first.
+//!
+//! ## GitHub's Actions API and the reaper
+//!
+//! GitHub's view of each job attempt ([`reaper`], `World::gh_status`): `queued` until its job
+//! starts, `in_progress` while it runs, `completed` (with a conclusion) once it is over — at once
+//! when its job ends (cleanly or not), 1 to 10 minutes after its runner died (a crash: GitHub
+//! notices the lost runner then), from the moment GitHub declares a runner lost while its
+//! process lives on (a zombie, below), and at the latest when the run is rerun (an operator
+//! cancels a hung attempt before rerunning it). A completed attempt stays completed. The sim's
+//! runs have one job, `build`, per attempt, so a run attempt is over exactly when its job is;
+//! each job attempt has a job id of its own. The Actions API answers `getRunAttempt {run, attempt}`
+//! (`Reply::Run`), `getJob {job id}` (`Reply::Job`, without `run_attempt` one time in four, as
+//! GitHub does not promise it) and `listJobs {run, attempt}` (`Reply::Jobs`: the attempt's job,
+//! `build`, with its runner's name and status) from that view, with a `date` header; an unknown
+//! run, attempt or job is a 404.
+//!
+//! Jobs pass `record-job-id: true` to acquire in some seeds (none, every job, or about half,
+//! drawn per seed): acquire first asks `listJobs` for its own attempt and records the job id of
+//! the one job `in_progress` on its runner, so the reaper judges those entries by job
+//! (`getJob`), the others by run attempt (`getRunAttempt`).
+//!
+//! In half the seeds a scheduled workflow runs the `reap` operation on the lock every 3 to 10
+//! minutes (the interval drawn per seed, its first tick within the seed's first 150 s), each run
+//! late by a jitter: within 30 s mostly, 30 s to 2 minutes one tick in seven, 2 to 5 minutes one
+//! in twenty (GitHub's schedule is best effort). One tick in twenty also gets a manual run within
+//! 30 s, and a reap that outlasts the interval (a scan deadline of up to 8 minutes, a pause)
+//! overlaps the next. Its inputs are the lock, its own run's `GITHUB_*` and `RUNNER_NAME`, and
+//! `scan-deadline-seconds`, drawn 30 to 480 per seed. Each run is a client of its own (its run
+//! id, job `reap`, its runner, its clock) driven through the same driver loop and faults as
+//! every job: pauses (6 to 12 minutes), crashes, every request fault; it is never rerun and never
+//! a zombie. In half the leased seeds with a reaper the lock's config says `"reaperRenews": true`
+//! (read back through the core's config parser like the rest of the policy), so the reaper
+//! renews holdings it proved alive. With a reaper, a crashed job is sometimes never rerun on any
+//! lock, leased or not: its entries are the reaper's to free. The schedule stops once nothing is
+//! left: every job has ended, no rerun or sweep is pending, no job's request is in flight, and
+//! the lock is empty.
 //!
 //! ## Faults
 //!
@@ -75,9 +113,15 @@
 //! at least 6 minutes), mid-guard included; a crash with a request in flight (a renewal's too),
 //! after a successful write before the outputs, and during the work; clock offsets of up to ±5
 //! minutes per client with up to ±2000 ppm drift; reruns of the same run id with
-//! `GITHUB_RUN_ATTEMPT + 1`; a runner GitHub declares lost while its job works on (the job is
-//! rerun; the old attempt, a zombie, works and renews on until a renewal proves the holding
-//! taken over by the rerun); on a leased lock, a crashed job that nobody reruns; cancellation of
+//! `GITHUB_RUN_ATTEMPT + 1`; a runner GitHub declares lost while its job works on (its attempt is
+//! completed in GitHub's view from then, and the job is rerun 5 to 60 s later; the old attempt,
+//! a zombie, works and renews on until a renewal proves the holding taken over by the rerun or
+//! freed by the reaper); on a leased lock or one a reaper watches, a crashed job that nobody
+//! reruns; Actions API requests meet every fault a read meets (5xx, `sent: false`, lost
+//! answers, answers past the time limit, late arrivals, 401, 403/429 rate limits and the
+//! primary limit) and two of their own: 403 "Resource not accessible by integration" (a token
+//! without `actions: read`) and 404 for a run the token cannot see; they are never stale (no
+//! answer says an attempt runs after one said it completed); cancellation of
 //! a run (SIGINT to the running step: a sleeping acquire is told `cancel` at once, one awaiting
 //! an answer when it next would sleep; the step is killed 10 s later; the work step is cancelled
 //! outright).
@@ -92,10 +136,11 @@
 //! Reruns model what GitHub allows: a run is rerun only once no attempt of it is running. A job
 //! attempt that may have left an entry in the lock (it crashed, or its release did not end
 //! `released`/`queue-cleaned`/`noop`) is rerun 5–60 s later, as an operator reruns a failed job
-//! (on a leased lock, a crashed one sometimes never is); while faults last, a clean one sometimes
-//! is too. A *zombie* is the exception GitHub cannot see: a job that GitHub declared lost and
-//! reran while its process was still alive — paused (when it resumes it carries on with its job)
-//! or working on a runner GitHub lost contact with.
+//! (on a leased lock or one a reaper watches, a crashed one sometimes never is); while faults
+//! last, a clean one sometimes is too. A *zombie* is the exception GitHub cannot see: a job whose
+//! attempt GitHub declared lost (completed in its view) while its process was still alive —
+//! paused (when it resumes it carries on with its job) or working on a runner GitHub lost
+//! contact with — and whose run is rerun 5 to 60 s after the declaration.
 //!
 //! ## Invariants
 //!
@@ -147,9 +192,10 @@
 //!    work's side: the guarded work has stopped by that deadline, not counting time the process
 //!    was paused, except that a process paused across the deadline may run for its kill grace
 //!    once resumed. A holding leaves the state by its own release, by a later run attempt of the
-//!    same holder id adopting it, or by another job expiring it (past `expiresAt` + grace, judged
-//!    on GitHub's clock estimated from `date` headers, less the skew tolerance); the check is
-//!    exact, at every commit.
+//!    same holder id adopting it, by another job (or the reaper) expiring it (past `expiresAt` +
+//!    grace, judged on GitHub's clock estimated from `date` headers, less the skew tolerance), or
+//!    by the reaper once GitHub's view has its attempt completed; the check is exact, at every
+//!    commit.
 //!    *Assumptions:* (i) clocks disagree, after the core corrects them by GitHub's `date` headers,
 //!    by less than the lease policy's skew tolerance: the simulated clocks are off by up to ±5
 //!    minutes with up to ±2000 ppm drift, GitHub's store puts `date` on every HTTP answer, as
@@ -157,16 +203,21 @@
 //!    request's latency, drift over a lease: 0.6 s over 5 minutes, 1 s over 8) is below the
 //!    smallest tolerance drawn, 5 s (the unconfigured policy's is a minute); (ii) a paused process
 //!    does not act, and its guard re-checks the deadline on resuming before anything else and
-//!    stops the work within its kill grace; (iii) a later run attempt exists only once GitHub
-//!    considers the earlier one over, which holds for every client except a zombie; a zombie is
-//!    excluded from the moment its rerun starts (the rerun takes its holding over with a new
-//!    fence: from then on only the fence protects the resource from it, including for the kill
-//!    grace after its guard learns `lost`).
+//!    stops the work within its kill grace; (iii) GitHub considers an attempt over (completed in
+//!    its view: what lets the reaper free its entries, and a rerun take them over) only once its
+//!    job has ended, which holds for every client except a zombie; a zombie is excluded from the
+//!    moment GitHub declares its attempt over, before its rerun starts, since from then the
+//!    reaper may free its holding as `run-completed`/`job-completed` (and the rerun, 5 to 60 s
+//!    later, takes it over with a new fence): from then on only the fence protects the resource
+//!    from it, including for the kill grace after its guard learns `lost`.
 //!    *Where:* `on_commit` (the commit side); `check_work_stop` whenever the work stops (ends on
 //!    its own, is killed, cancelled, or crashes).
 //! 6. **Liveness: no slot leaks once faults stop.** (a) Every operation that starts after faults
 //!    stop, in a job that is not a zombie, finishes successfully (`acquired`/`timeout`,
-//!    `released`/`queue-cleaned`/`noop`/`skipped`, `renewed`/`not-due`; an acquire of a job being
+//!    `released`/`queue-cleaned`/`noop`/`skipped`, `renewed`/`not-due`, `reaped`: a reap run
+//!    started after faults stop never fails, not even with `scan-deadline`, since the shortest
+//!    scan deadline, 30 s, is far more than asking about every entry takes once no request
+//!    fails; an acquire of a job being
 //!    cancelled may end `cancelled`; a renewal counts when the guard waited for it and it started
 //!    while the proven lease was live: one given up on, or a verification after an acquire whose
 //!    lease had run out, may find the holding expired and removed); (b) by the bound every job
@@ -182,24 +233,39 @@
 //!    sweeps (one per abandoned waiter at most, and one for the holdings: a start within 30 s,
 //!    a work of 10 s, the kill grace, a release), where `expiry = longest lease + grace + skew +
 //!    a poll (+25%) + 10 s`: a holder nobody releases is freed by expiry, by the next waiter,
-//!    within ttl + grace + skew + a poll.
+//!    within ttl + grace + skew + a poll; with a reaper, plus `10 min (lost-runner delay) + 2 ×
+//!    R` (R below: entries of crashed jobs nobody reruns are freed by the reaper, and the last
+//!    reap ends within R of its tick). (d) With a reaper: a claim (holding or queue entry) whose
+//!    attempt GitHub's view has completed is gone within `R = interval + 5 min (the latest a
+//!    scheduled run starts) + scan deadline + 60 s (the reap's write budget) + 30 s (request
+//!    latencies, write spacing and busy deferrals, conflict backoffs)` of the instant it could
+//!    be reaped: the latest of its completion, faults stopping and its entry's commit (a late
+//!    write of a crashed job, or a zombie re-enqueueing, commits it later) — whoever frees it (a
+//!    reap, a rerun adopting it, an acquire expiring it). The reaper needs one reap started
+//!    after that instant: the next tick comes within an interval and the lateness, and a reap
+//!    started after faults stop asks about every entry and writes its removals within its scan
+//!    deadline and write budget. No slack for GitHub's own delay in completing a dead attempt:
+//!    the bound starts from the completion.
 //!    *Assumptions:* a crashed holder (or one whose release was not confirmed) leaves its entry
 //!    behind until a rerun of the same run id (a higher run attempt) adopts it and releases, or,
 //!    on a leased lock when nobody reruns a crashed job, until another job's acquire expires it
 //!    (past `expiresAt` + grace + skew on its low estimate of GitHub's clock); every other such
 //!    job is rerun within 60 s once no attempt of it is running (the operator's rerun); an
 //!    abandoned waiter's queue entry is admitted like any other (nobody can tell it is dead) and
-//!    expires in turn; pauses last at most twice the longest lease (16 minutes). *Where:*
-//!    `finished` in `src/world.rs` for (a), `maybe_sweep` and `check_sweep_acquire` in
-//!    `src/guard.rs` for (c), `final_checks` for (b).
+//!    expires in turn; pauses last at most twice the longest lease (16 minutes); with a reaper,
+//!    GitHub completes a dead attempt within 10 minutes of the crash, its scheduled runs start at
+//!    most 5 minutes late, and no run is dropped. *Where:* `finished` in `src/world.rs` for (a),
+//!    `maybe_sweep` and `check_sweep_acquire` in `src/guard.rs` for (c), `final_checks` for (b),
+//!    `removal_checks` (a claim leaving the lock) and `overdue_claim` (a claim still there, at
+//!    every commit and every reaper tick) for (d).
 //! 7. **FIFO.** In every transition, no entry is admitted ahead of an entry still waiting that
 //!    was earlier in the queue (entries rank by their place in the previous version's queue; new
 //!    entries after all of them), and the waiting keep their relative order.
 //!    *Assumption:* every waiter is eligible (the core has no per-waiter conditions yet).
 //!    *Where:* `on_commit`.
 //!
-//! 8. **Request rate (no hot loop).** No job attempt sends more than 150 requests in any 60 s of
-//!    simulated time. Legitimate bursts stay far below: polls are at least `poll-seconds` (1 s
+//! 8. **Request rate (no hot loop).** No job attempt (nor reaper run) sends more than 150
+//!    requests in any 60 s of simulated time. Legitimate bursts stay far below: polls are at least `poll-seconds` (1 s
 //!    or more) apart, writes at least 1 s apart, backoffs at least 500 ms, stale re-reads 2 s, and
 //!    a re-read after a conflict (after a full-jitter backoff: up to
 //!    [`CONFLICT_BACKOFF_MS`](leasehold_core::engine::CONFLICT_BACKOFF_MS), doubling per conflict
@@ -219,6 +285,39 @@
 //!    *Assumption:* history indices order versions as revisions do (invariant 0).
 //!    *Where:* `check_write_base`, at every new state write sent (fed answers tracked in
 //!    `deliver`).
+//! 10. **Reaper proof.** In every committed version: (a) every holding or queue entry a reap
+//!     write removed as `run-completed` or `job-completed` belonged to an attempt (job) that
+//!     GitHub's view had completed before the write was sent (a zombie's, from when GitHub
+//!     declared it lost), and the reason names what was asked (`job-completed` exactly for an
+//!     entry with a recorded job id); every holding it removed has a recorded reason, and it
+//!     rewrote none; (b) every holding removed as `lease-expired`, by a reaper or an acquire, was
+//!     past `expiresAt + grace + skew` by GitHub's true clock when the write committed, less a
+//!     slack for the writer's clock drift only: `max(drift, 0) × (sent − dated)`, where `dated`
+//!     is when its operation was last fed an answer with a `date` header before it planned the
+//!     write (a write repeated as is after a rate limit counts from its first send). The
+//!     engine's low estimate, `date − read_at`, is at most GitHub's clock when the answer is read
+//!     (the header is truncated to the second, and made before it is read), so the one-second
+//!     resolution needs no slack; but from then the estimate runs on the local clock, which may
+//!     gain up to 2000 ppm on GitHub's (at most 474 ms in 100,000 seeds; the least margin any
+//!     expiry had over its earliest instant was 105 ms, so the slack was never used); (c) a reap
+//!     never removes as `lease-expired` an entry whose attempt (job) the Actions API told it, in
+//!     the same operation, was in progress or queued. Hence a live holder — its attempt in
+//!     progress in GitHub's view, not a zombie, its lease not run out by GitHub's true clock — is
+//!     never removed by the reaper, whatever the API answered: not as completed by (a), not as
+//!     expired by (b); and one proven alive not even once its lease ran out, by (c).
+//!     *Assumptions:* GitHub's view (`World::gh_status`) is what the Actions API answers (a
+//!     checker on the core, not on the simulated API: breaking the API is caught, breaking the
+//!     view itself is left to invariant 5); the lock's policy is fixed (the config file does not
+//!     change). *Where:* `removal_checks` (via `on_commit`), at every commit; `drift_slack`.
+//! 11. **Renewal by the reaper.** A holding a reap write renews (its `expiresAt` moved, same
+//!     claim, fence and ceiling) gets an `expiresAt` no later than its `ceilingAt` and never
+//!     earlier than before, and the renewal rests on an Actions API answer, fed to that reap
+//!     operation, that its attempt (job) was in progress, given while GitHub's view had it in
+//!     progress. *Assumption:* the attempt may have ended between that answer and the commit (the
+//!     write follows the scan; 4 renewals in 100,000 seeds committed after their attempt
+//!     completed, seconds to a minute after the answer): such a renewal costs at most one lease
+//!     on a dead holding, which the next reap frees as completed. *Where:* `removal_checks`, at
+//!     every commit.
 //!
 //! A further check, *protocol*: the core never refuses an event the driver feeds it.
 //!
@@ -273,7 +372,8 @@
 //!
 //! ## Open core defects
 //!
-//! None known. Not tolerated: each would fail its seed.
+//! None known. Not tolerated: each would fail its seed. The reaper and the Actions API found
+//! none (core of 783fe46: 100,000 seeds, and 30,000 with `--long-faults`).
 //!
 //! ## Running it
 //!
@@ -300,15 +400,18 @@
 //!
 //! | bug | planted in | caught by | seeds to first catch |
 //! | --- | --- | --- | --- |
-//! | `conflict-is-failure`: a 409 ends the operation instead of re-reading | core, `engine.rs` | 6 liveness | 17 |
+//! | `conflict-is-failure`: a 409 ends the operation instead of re-reading | core, `engine.rs` | 6 liveness | 13 |
 //! | `resend-unknown-write`: a write with an unknown outcome is re-sent as is, the core told only the second answer | driver, `world.rs` | 3 write views | 5 |
 //! | `skip-fence-increment` | core, `state.rs` | 2 fences | 1 |
-//! | `admit-from-back` | core, `state.rs` | 7 FIFO | 7 |
-//! | `release-ignores-attempt`: release removes a newer run attempt's holding | core, `release.rs` | 5 holder belief | 149 |
-//! | `accept-stale-read`: no revision check on reads | core, `engine.rs` | 9 monotonic view | 23 |
+//! | `admit-from-back` | core, `state.rs` | 7 FIFO | 2 |
+//! | `release-ignores-attempt`: release removes a newer run attempt's holding | core, `release.rs` | 5 holder belief | 95 |
+//! | `accept-stale-read`: no revision check on reads | core, `engine.rs` | 9 monotonic view | 3 |
+//! | `reap-unknown-as-over`: an Actions API question with no answer that proves anything (refused, not found, unavailable) is taken as proof the run is over | core, `reap.rs` | 10 reaper proof | 40 |
 //!
-//! (Core ff4f3ea, model of 8193305: with the guard. Invariants 0–8 alone no longer catch
-//! `accept-stale-read`; see 9.)
+//! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
+//! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285
+//! reported as 10 and 358 as 5, when the removed holder still believed it held; the checker
+//! reports the lowest-numbered invariant a commit breaks.)
 //!
 //! ### The guard's checks, broken on purpose
 //!
@@ -334,11 +437,62 @@
 //!   guard's timer fires on the same resume anyway. (Before deadlines were taken as real instants
 //!   even in the past, this break was reported for the wrong reason: a past deadline was
 //!   clamped to the moment the answer was read.)
+//!
+//! ### The reaper's checks, broken on purpose
+//!
+//! The simulated GitHub broken by hand, run over 20,000 seeds, and reverted:
+//!
+//! * *The Actions API answers `completed` for a job 30 s into its work step* (GitHub's view, which
+//!   the checker reads, stays true): 3,690 seeds fail. Reported as invariant 5 in 3,645 (the
+//!   holder still believed it held: "c2(4002#1) believes it holds fence 1 (66593 ms before the
+//!   local deadline of its lease from renewal 6), but version 17 has holders `[4004#1/f2]`") and as
+//!   10 in 45; with 10 ranked first, all 3,690 are invariant 10: "c6(90001#1) removed 4002
+//!   (fence 1) as run-completed in version 17, but GitHub's view had its attempt in_progress when
+//!   the write was sent at 571.523s (a live holder)".
+//! * *GitHub's view itself completes a job 30 s into its work* (answers and checker agree):
+//!   invariant 10 cannot see it, by construction; invariant 5 catches it in 3,040 seeds, from
+//!   the job's own belief.
+//! * *The Actions API answers `in_progress` for a completed attempt*: 284 seeds; invariant 6 (d)
+//!   in 251 ("c1(4001#1)'s entry is still in the lock at 1246.837s, 915990 ms after it could be
+//!   reaped … past the reaper's bound of 858809 ms"; before the bound was checked at every commit
+//!   and tick, only at the seed's end) and 11 in 33 ("c6(90001#1) renewed 4000 in version 19 on
+//!   an answer (in_progress, at 679.104s) while GitHub's view had its attempt completed").
+//! * *GitHub's `date` header 3 s ahead of its clock* (so every estimate of it runs ahead):
+//!   invariant 10 (b) in 235 seeds, all acquires' expiries: "c5(4005#1) removed 4000 (fence 3)
+//!   as lease-expired in version 9 at 276.699s, 2301 ms before its lease could be taken
+//!   (expiresAt 264.000s + grace 10000 ms + skew 5000 ms; clock slack 124 ms)".
+//!
+//! ## The report
+//!
+//! Besides the operations, results, guards, requests and faults, the runner reports what the
+//! reapers did: seeds with a reaper (and with `reaperRenews`); reap runs started, overlapping
+//! another, started over a minute late, and how they ended (`reaped`, `failed` by error code,
+//! crashed); entries removed by reaps, holdings and queue entries by reason, and holdings removed
+//! as expired by acquires, with the least margin any expiry had over its earliest instant and
+//! the most drift slack allowed; renewals by reaps (and those whose attempt had completed by
+//! their commit); what finished reaps kept, by reason (`active`, `unverified`, `unchecked`), and
+//! how many entries were judged by job id and by run attempt; the claims of completed attempts
+//! that left the lock after they could be reaped, and the longest any stayed as a share of its
+//! bound; Actions API requests by kind, and what GitHub's view answered. From
+//! `--seeds 100000` (model and core of this branch):
+//!
+//! ```text
+//! reaper: scheduled in 50050 seeds (reaperRenews in 12535); reap runs 59948 (overlapping another 291, ticks over a minute late 8498): reaped 59162, failed 445 (api-unavailable 80, refused 41, scan-deadline 324), crashed 341
+//!   removed by reaps: holdings 2469 (job-completed 1088, lease-expired 3, run-completed 1378), queue entries 122 (job-completed 44, run-completed 78); holdings removed as expired by acquires 3488; every expiry committed at least 105 ms after its lease could be taken by GitHub's true clock (drift slack allowed at most 474 ms)
+//!   renewed by reaps 1385 (the attempt completed by the time the renewal committed 4); kept by finished reaps 101370 (active 96567, unchecked 735, unverified 4068); entries judged by job id 46446, by run attempt 58868
+//!   claims of completed attempts gone after they could be reaped 7325; the longest stayed 68.2% of its reaper bound
+//!   Actions API requests 459868 (getRunAttempt 69765, getJob 53636, listJobs 336467); answered by GitHub's view: completed 5091, in_progress 316801
+//! ```
+//!
+//! Every failed reap started while faults lasted (invariant 6 (a) holds for reaps). The Actions
+//! API requests the view did not answer met a fault (401s of a new token above all: `listJobs`
+//! is the first request of an acquire that records its job id).
 
 pub mod check;
 pub mod fault;
 pub mod guard;
 pub mod planted;
+pub mod reaper;
 pub mod report;
 pub mod rng;
 pub mod store;

@@ -19,16 +19,20 @@ pub enum PlantedBug {
     ReleaseIgnoresAttempt,
     /// core (engine.rs): a read older than a version already seen is acted on.
     AcceptStaleRead,
+    /// core (reap.rs): an Actions API question the reaper could not get answered (refused, not
+    /// found, unavailable) is taken as proof that the run attempt (job) is over.
+    ReapUnknownAsOver,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 6] = [
+    pub const ALL: [PlantedBug; 7] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
         PlantedBug::AdmitFromBack,
         PlantedBug::ReleaseIgnoresAttempt,
         PlantedBug::AcceptStaleRead,
+        PlantedBug::ReapUnknownAsOver,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +43,7 @@ impl PlantedBug {
             PlantedBug::AdmitFromBack => "admit-from-back",
             PlantedBug::ReleaseIgnoresAttempt => "release-ignores-attempt",
             PlantedBug::AcceptStaleRead => "accept-stale-read",
+            PlantedBug::ReapUnknownAsOver => "reap-unknown-as-over",
         }
     }
 
@@ -55,6 +60,7 @@ impl PlantedBug {
             PlantedBug::AdmitFromBack => "core: state.rs, admit",
             PlantedBug::ReleaseIgnoresAttempt => "core: release.rs, plan",
             PlantedBug::AcceptStaleRead => "core: engine.rs, revision check",
+            PlantedBug::ReapUnknownAsOver => "core: reap.rs, on_probe",
         }
     }
 
@@ -79,6 +85,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::AdmitFromBack => Some(Bug::AdmitFromBack),
             PlantedBug::ReleaseIgnoresAttempt => Some(Bug::ReleaseIgnoresAttempt),
             PlantedBug::AcceptStaleRead => Some(Bug::AcceptStaleRead),
+            PlantedBug::ReapUnknownAsOver => Some(Bug::ReapUnknownAsOver),
             PlantedBug::ResendUnknownWrite => None,
         }));
     }

@@ -39,6 +39,8 @@ pub struct Counters {
     pub leased_seeds: u64,
     /// What the guards did (see [`GuardCounters`]).
     pub guard: GuardCounters,
+    /// What the scheduled reapers did (see [`ReaperCounters`]).
+    pub reaper: ReaperCounters,
     pub faults: [u64; Fault::COUNT],
     pub events: u64,
     /// Simulated time, summed over seeds, and the longest seed.
@@ -70,6 +72,7 @@ impl Counters {
         self.acquired_past_deadline += o.acquired_past_deadline;
         self.leased_seeds += o.leased_seeds;
         self.guard.add(&o.guard);
+        self.reaper.add(&o.reaper);
         for (a, b) in self.faults.iter_mut().zip(o.faults) {
             *a += b;
         }
@@ -143,6 +146,95 @@ impl GuardCounters {
     }
 }
 
+/// The Actions API requests, by kind (`getRunAttempt`, `getJob`, `listJobs`).
+pub const ACTIONS_KINDS: [&str; 3] = ["getRunAttempt", "getJob", "listJobs"];
+
+/// What the scheduled reapers did, and the Actions API they asked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReaperCounters {
+    /// Seeds with a scheduled reaper, and those whose lock config says `"reaperRenews": true`.
+    pub seeds: u64,
+    pub renews_seeds: u64,
+    /// Reap runs started; of them, started while another reap run was still running; schedule
+    /// ticks that fired more than a minute late.
+    pub runs: u64,
+    pub overlapping: u64,
+    pub late_ticks: u64,
+    /// Failed reaps by error code.
+    pub failures: BTreeMap<String, u64>,
+    /// Entries removed by committed reap writes, by place and reason.
+    pub removed_holdings: BTreeMap<String, u64>,
+    pub removed_queue: BTreeMap<String, u64>,
+    /// Holdings removed as expired by acquires (every other job), for comparison.
+    pub acquire_expired: u64,
+    /// Holdings the reapers renewed (committed), and of them those whose attempt GitHub had
+    /// completed by the time the renewal committed (the answer went out of date).
+    pub renewed: u64,
+    pub renewed_outdated: u64,
+    /// Claims of completed attempts that left the lock (by a reap, a rerun, an acquire) after
+    /// they could be reaped (completed, faults stopped), and the longest any of them stayed from
+    /// then, in thousandths of the seed's reaper bound (invariant 6).
+    pub reapable_removed: u64,
+    pub max_reap_wait_permille: u64,
+    /// Over every expiry (by reapers and acquires): the least time between the instant its lease
+    /// could be taken (by GitHub's true clock) and its commit, and the most clock-drift slack
+    /// invariant 10 allowed one.
+    pub expiry_min_margin_ms: Option<u64>,
+    pub expiry_max_slack_ms: u64,
+    /// Entries finished reaps kept, by reason (`active`, `unverified`, `unchecked`), and the
+    /// entries they judged by job id and by run attempt.
+    pub kept: BTreeMap<String, u64>,
+    pub judged_by_job: u64,
+    pub judged_by_run: u64,
+    /// Actions API requests sent (by reapers, and by acquires recording their job id), by kind.
+    pub actions_requests: [u64; 3],
+    /// What GitHub's view answered to those that reached it unrefused: `completed`,
+    /// `in_progress`, `queued`, or 404 for an unknown run, attempt or job.
+    pub actions_answers: BTreeMap<String, u64>,
+}
+
+impl ReaperCounters {
+    pub fn add(&mut self, o: &ReaperCounters) {
+        self.seeds += o.seeds;
+        self.renews_seeds += o.renews_seeds;
+        self.runs += o.runs;
+        self.overlapping += o.overlapping;
+        self.late_ticks += o.late_ticks;
+        let sum = |a: &mut BTreeMap<String, u64>, b: &BTreeMap<String, u64>| {
+            for (k, n) in b {
+                *a.entry(k.clone()).or_default() += n;
+            }
+        };
+        sum(&mut self.failures, &o.failures);
+        sum(&mut self.removed_holdings, &o.removed_holdings);
+        sum(&mut self.removed_queue, &o.removed_queue);
+        sum(&mut self.kept, &o.kept);
+        sum(&mut self.actions_answers, &o.actions_answers);
+        self.acquire_expired += o.acquire_expired;
+        self.renewed += o.renewed;
+        self.renewed_outdated += o.renewed_outdated;
+        self.reapable_removed += o.reapable_removed;
+        self.max_reap_wait_permille = self.max_reap_wait_permille.max(o.max_reap_wait_permille);
+        self.expiry_min_margin_ms = match (self.expiry_min_margin_ms, o.expiry_min_margin_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.expiry_max_slack_ms = self.expiry_max_slack_ms.max(o.expiry_max_slack_ms);
+        self.judged_by_job += o.judged_by_job;
+        self.judged_by_run += o.judged_by_run;
+        for (a, b) in self.actions_requests.iter_mut().zip(o.actions_requests) {
+            *a += b;
+        }
+    }
+}
+
+fn list(m: &BTreeMap<String, u64>) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")
+}
+
 fn secs(ms: u64) -> String {
     format!("{}.{:03} s", ms / 1_000, ms % 1_000)
 }
@@ -184,6 +276,56 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         g.work_done, g.kills_deadline, g.kills_after_pause, g.kills_lost, g.not_held, g.no_work
     );
     let _ = writeln!(s, "  holdings removed by expiry: {}; expiry sweeps (a later job after abandoned holdings) {}", g.expired, g.sweeps);
+    let r = &c.reaper;
+    let reaped = c.results.get("reap reaped").copied().unwrap_or(0);
+    let failed = c.results.get("reap failed").copied().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "reaper: scheduled in {} seeds (reaperRenews in {}); reap runs {} (overlapping another {}, ticks over a minute late {}): reaped {reaped}, failed {failed} ({}), crashed {}",
+        r.seeds,
+        r.renews_seeds,
+        r.runs,
+        r.overlapping,
+        r.late_ticks,
+        list(&r.failures),
+        r.runs.saturating_sub(reaped + failed)
+    );
+    let _ = writeln!(
+        s,
+        "  removed by reaps: holdings {} ({}), queue entries {} ({}); holdings removed as expired by acquires {}; every expiry committed at least {} ms after its lease could be taken by GitHub's true clock (drift slack allowed at most {} ms)",
+        r.removed_holdings.values().sum::<u64>(),
+        list(&r.removed_holdings),
+        r.removed_queue.values().sum::<u64>(),
+        list(&r.removed_queue),
+        r.acquire_expired,
+        r.expiry_min_margin_ms.map_or("-".into(), |m| m.to_string()),
+        r.expiry_max_slack_ms
+    );
+    let _ = writeln!(
+        s,
+        "  renewed by reaps {} (the attempt completed by the time the renewal committed {}); kept by finished reaps {} ({}); entries judged by job id {}, by run attempt {}",
+        r.renewed,
+        r.renewed_outdated,
+        r.kept.values().sum::<u64>(),
+        list(&r.kept),
+        r.judged_by_job,
+        r.judged_by_run
+    );
+    let _ = writeln!(
+        s,
+        "  claims of completed attempts gone after they could be reaped {}; the longest stayed {}.{}% of its reaper bound",
+        r.reapable_removed,
+        r.max_reap_wait_permille / 10,
+        r.max_reap_wait_permille % 10
+    );
+    let kinds: Vec<String> = ACTIONS_KINDS.iter().zip(r.actions_requests).map(|(k, n)| format!("{k} {n}")).collect();
+    let _ = writeln!(
+        s,
+        "  Actions API requests {} ({}); answered by GitHub's view: {}",
+        r.actions_requests.iter().sum::<u64>(),
+        kinds.join(", "),
+        list(&r.actions_answers)
+    );
     let _ = writeln!(s, "client operations (core steps): {}", c.client_ops);
     let _ = writeln!(
         s,

@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 
 use leasehold_core::lease::LeasePolicy;
 use leasehold_core::protocol::{Outcome, SleepReason};
+use leasehold_core::reap;
 use leasehold_core::time::Millis;
 use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord};
 
@@ -23,6 +24,7 @@ use crate::check::{Invariant, Violation};
 use crate::fault::{Fault, Profile, REQUEST_FAULTS};
 use crate::guard::{Guard, GuardMode};
 use crate::planted::PlantedBug;
+use crate::reaper::ReaperParams;
 use crate::report::Counters;
 use crate::rng::SimRng;
 use crate::store::{http, http_date, Store};
@@ -64,6 +66,11 @@ pub const LONG_WORK_POLL_SECONDS: (u64, u64) = (5, 15);
 /// An answer processed this long after GitHub sent it was held up in a paused process (no
 /// request takes this long).
 pub const LATE_ANSWER_MS: Millis = 20_000;
+/// GitHub notices a runner that died (SIGKILL, a lost machine) this long after, and completes
+/// its job attempt (`failure`); an operator's rerun cancels it first when it comes sooner.
+pub const LOST_RUNNER_NOTICE_MS: (Millis, Millis) = (60_000, 600_000);
+/// Job ids in the Actions API: each job attempt gets `JOB_ID_BASE + its client index`.
+pub const JOB_ID_BASE: u64 = 20_000_000_000;
 
 /// What a run of the simulation is asked to do, beyond the seed.
 #[derive(Clone, Debug, Default)]
@@ -103,8 +110,21 @@ pub struct Params {
     pub poll_min_s: u64,
     pub poll_max_s: u64,
     pub profile: Profile,
+    /// The scheduled reaper, in seeds that have one.
+    pub reaper: Option<ReaperParams>,
+    /// Which jobs pass `record-job-id: true` to acquire: none, every one, or about half.
+    pub record_job_id: RecordJobId,
     /// Liveness bound, ms after T0: by then every job has ended and the lock is empty.
     pub bound_ms: Millis,
+}
+
+/// Which jobs record their job id (acquire's `record-job-id`), so the reaper judges their
+/// entries by the job rather than by the run attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordJobId {
+    None,
+    All,
+    Some,
 }
 
 impl Params {
@@ -135,8 +155,26 @@ impl Params {
         // round (a sweep job: a wait of up to 30 s, an acquire, a work of up to 10 s, a release)
         // per abandoned run at most, and one for the holdings.
         let sweep_ms = if lease.is_some() { (runs as u64 + 1) * (expiry_ms + SWEEP_SPREAD_MS + 10_000 + grace_max + 60_000) } else { 0 };
-        let bound_ms = profile.until.max(start_spread_ms) + MAX_PAUSE_MS + 180_000 + 2 * runs as u64 * per_job + sweep_ms;
-        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_min_s, poll_max_s, profile, bound_ms }
+        let mut bound_ms = profile.until.max(start_spread_ms) + MAX_PAUSE_MS + 180_000 + 2 * runs as u64 * per_job + sweep_ms;
+        // Drawn after everything above, so that a seed's other draws keep their order.
+        let reaper = (rng.below(2) == 0).then(|| ReaperParams::draw(rng));
+        let mut lease = lease;
+        if let (Some(p), Some(_)) = (lease.as_mut(), &reaper) {
+            // The lock's config says `"reaperRenews": true` in half the leased seeds with a reaper.
+            p.reaper_renews = rng.below(2) == 0;
+        }
+        let record_job_id = match rng.below(3) {
+            0 => RecordJobId::None,
+            1 => RecordJobId::All,
+            _ => RecordJobId::Some,
+        };
+        if let Some(r) = &reaper {
+            // A crashed job nobody reruns is completed by GitHub within the lost-runner delay,
+            // and its entries are reaped within the reaper's bound after that; the last reap,
+            // after everything settled, ends within a reap of its tick.
+            bound_ms += LOST_RUNNER_NOTICE_MS.1 + 2 * r.removal_bound_ms();
+        }
+        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_min_s, poll_max_s, profile, reaper, record_job_id, bound_ms }
     }
 
     /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
@@ -169,10 +207,14 @@ impl Params {
             (None, true) => "config file, no lease".into(),
             (None, false) => "no config file".into(),
         };
+        let reaper = match &self.reaper {
+            Some(r) => format!("reaper every {} ms (scan deadline {} s)", r.interval_ms, r.scan_s),
+            None => "no reaper".into(),
+        };
         format!(
-            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, work up to {} ms, polls every {}-{} s; faults until +{} ms \
+            "capacity {} ({}), {} runs, start {:?}, starts within {} ms, work up to {} ms, polls every {}-{} s; {reaper}, record-job-id {:?}; faults until +{} ms \
              [{}; not-sent={} late={} token-lag={} stale-window={}ms pause={} zombie={} crash-after-write={} \
-             crash-in-flight={} crash-in-hold={} rerun-ok={} no-rerun={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
+             crash-in-flight={} crash-in-hold={} rerun-ok={} no-rerun={} actions-refused={} offset<={}ms drift<={}ppm]; liveness bound +{} ms",
             self.capacity,
             config,
             self.runs,
@@ -181,6 +223,7 @@ impl Params {
             self.hold_max_ms,
             self.poll_min_s,
             self.poll_max_s,
+            self.record_job_id,
             p.until,
             active.join(" "),
             p.not_sent_ppm,
@@ -193,7 +236,8 @@ impl Params {
             p.crash_in_flight_ppm,
             p.crash_in_hold_ppm,
             p.rerun_ok_ppm,
-            if self.lease.is_some() { p.no_rerun_ppm } else { 0 },
+            if self.lease.is_some() || self.reaper.is_some() { p.no_rerun_ppm } else { 0 },
+            p.actions_refusal_ppm,
             p.max_offset_ms,
             p.max_drift_ppm,
             self.bound_ms,
@@ -241,16 +285,17 @@ pub fn draw_policy_once(rng: &mut SimRng) -> LeasePolicy {
     }
 }
 
-/// The `lease` block of the config file, in seconds.
+/// The `lease` block of the config file, in seconds (with `"reaperRenews": true` when set).
 pub fn lease_block(p: &LeasePolicy) -> String {
     format!(
-        "{{\"ttlSeconds\": {}, \"renewSeconds\": {}, \"graceSeconds\": {}, \"maxTtlSeconds\": {}, \"skewSeconds\": {}, \"minRemainingSeconds\": {}}}",
+        "{{\"ttlSeconds\": {}, \"renewSeconds\": {}, \"graceSeconds\": {}, \"maxTtlSeconds\": {}, \"skewSeconds\": {}, \"minRemainingSeconds\": {}{}}}",
         p.ttl_ms / 1_000,
         p.renew_ms / 1_000,
         p.grace_ms / 1_000,
         p.max_ttl_ms / 1_000,
         p.skew_ms / 1_000,
-        p.min_remaining_ms / 1_000
+        p.min_remaining_ms / 1_000,
+        if p.reaper_renews { ", \"reaperRenews\": true" } else { "" }
     )
 }
 
@@ -320,6 +365,8 @@ pub struct JobSettings {
     /// The guard's renewals pass `if-due: true` (an embedder starting from acquire's lease; the
     /// guard action never does).
     pub renew_if_due: bool,
+    /// Acquire's `record-job-id`: look the job's id up in the Actions API first.
+    pub record_job_id: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -332,7 +379,28 @@ pub enum Stage {
     Release,
     /// Acquire's post step.
     Cleanup,
+    /// A reaper run's one step: the `reap` operation.
+    Reap,
     Done,
+}
+
+/// What a client is: a job of the workflow that uses the lock, or a run of the scheduled reaper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Job,
+    Reaper,
+}
+
+/// An Actions API answer a reaper's core was fed: about which attempt (or job), what it said,
+/// and when GitHub answered.
+#[derive(Clone, Debug)]
+pub struct Told {
+    pub run_id: u64,
+    pub attempt: u32,
+    /// Set when the question was about a job (`getJob`).
+    pub job_id: Option<u64>,
+    pub status: String,
+    pub at: Millis,
 }
 
 /// One job attempt: a runner executing acquire, the protected work, then release.
@@ -396,11 +464,36 @@ pub struct Client {
     /// step (`min-revision`: older answers are a stale cache to it).
     pub acquire_revision: Option<u64>,
     pub release_result: Option<ResultWord>,
+    pub role: Role,
+    /// This job attempt's id in the Actions API.
+    pub job_id: u64,
+    /// GitHub's view of this job attempt: queued until it starts, `in_progress` until
+    /// `gh_completed_at`, then `completed` with `conclusion`. A completed attempt stays
+    /// completed.
+    pub gh_started_at: Option<Millis>,
+    pub gh_completed_at: Option<Millis>,
+    pub conclusion: &'static str,
+    /// When the entry with this attempt's nonce last appeared in the committed state (for the
+    /// reaper's liveness bound).
+    pub entry_since: Millis,
+    /// Real time the current operation was last fed an answer carrying a `date` header (its
+    /// clock estimate is from then).
+    pub last_dated_at: Option<Millis>,
+    /// The last state write the current operation sent: its content and the
+    /// `last_dated_at` when it was planned (a write repeated as is after a rate limit was
+    /// planned when it was first sent).
+    pub last_write: Option<(String, Option<Millis>)>,
+    /// The Actions API answers this operation was fed (reapers only).
+    pub told: Vec<Told>,
 }
 
 impl Client {
     pub fn live(&self) -> bool {
         self.stage != Stage::Done
+    }
+
+    pub fn is_reaper(&self) -> bool {
+        self.role == Role::Reaper
     }
 }
 
@@ -416,6 +509,8 @@ pub struct Run {
     /// latest instant any holding left could be taken, or after its start), when only abandoned
     /// holdings were left (no abandoned queue entries) as it started.
     pub sweep: Option<Option<Millis>>,
+    /// A run of the scheduled reaper workflow (never rerun).
+    pub reaper: bool,
 }
 
 /// How a write's answer was reported to the core.
@@ -436,6 +531,11 @@ pub struct WriteRec {
     /// Versions it produced (indices into the store's history).
     pub applied: Vec<usize>,
     pub fed: Option<Fed>,
+    /// When it was first sent.
+    pub sent_at: Millis,
+    /// Real time its operation was last fed an answer with a `date` before it planned this
+    /// write (its estimate of GitHub's clock dates from then).
+    pub dated_at: Option<Millis>,
 }
 
 struct Request {
@@ -472,6 +572,11 @@ pub(crate) enum Ev {
     KillStep(usize, u64),
     /// The expiry sweep job starts.
     SweepStart,
+    /// GitHub declares the running attempts of this run lost (their runner stopped answering)
+    /// and completes them; the run is rerun shortly after.
+    DeclaredLost(usize),
+    /// The reaper's schedule fires (the tick's number).
+    ReapTick(u64),
 }
 
 struct Queued {
@@ -527,6 +632,10 @@ pub struct World {
     pub settled_at: Millis,
     /// An expiry sweep is scheduled and has not started yet.
     pub sweep_pending: bool,
+    /// Requests of jobs (not reapers) sent and not yet arrived at GitHub.
+    pub jobs_in_flight: usize,
+    /// The reaper's schedule has stopped: everything settled.
+    pub reaper_stopped: bool,
 }
 
 impl World {
@@ -573,6 +682,8 @@ impl World {
             trace: cfg.trace.then(String::new),
             settled_at: T0,
             sweep_pending: false,
+            jobs_in_flight: 0,
+            reaper_stopped: false,
         };
         for i in 0..world.params.runs {
             let leased = world.params.lease.is_some();
@@ -592,7 +703,14 @@ impl World {
                 kill_grace_ms: r.pick(&KILL_GRACE_MS),
                 renew_names_holder: r.below(2) == 0,
                 renew_if_due: guard_mode == GuardMode::FromAcquire,
+                record_job_id: false,
             };
+            let record = match world.params.record_job_id {
+                RecordJobId::None => false,
+                RecordJobId::All => true,
+                RecordJobId::Some => r.below(2) == 0,
+            };
+            let settings = JobSettings { record_job_id: record, ..settings };
             let start_at = T0 + r.below(world.params.start_spread_ms + 1);
             world.runs.push(Run {
                 run_id: 4_000 + i as u64,
@@ -602,12 +720,18 @@ impl World {
                 rerun_pending: false,
                 abandoned: false,
                 sweep: None,
+                reaper: false,
             });
             let c = world.new_attempt(i);
             world.push(start_at, Ev::JobStart(c));
         }
+        if let Some(r) = world.params.reaper.clone() {
+            world.push(T0 + r.first_ms, Ev::ReapTick(0));
+        }
         world.counters.seeds = 1;
         world.counters.leased_seeds = u64::from(world.params.lease.is_some());
+        world.counters.reaper.seeds = u64::from(world.params.reaper.is_some());
+        world.counters.reaper.renews_seeds = u64::from(world.params.lease.as_ref().is_some_and(|p| p.reaper_renews));
         world.counters.runs = world.params.runs as u64;
         world
     }
@@ -740,9 +864,20 @@ impl World {
             acquire_result: None,
             acquire_revision: None,
             release_result: None,
+            role: if self.runs[run].reaper { Role::Reaper } else { Role::Job },
+            job_id: JOB_ID_BASE + c as u64,
+            gh_started_at: None,
+            gh_completed_at: None,
+            conclusion: "success",
+            entry_since: 0,
+            last_dated_at: None,
+            last_write: None,
+            told: Vec::new(),
         });
         self.runs[run].attempts.push(c);
-        self.counters.attempts += 1;
+        if !self.runs[run].reaper {
+            self.counters.attempts += 1;
+        }
         c
     }
 
@@ -758,7 +893,7 @@ impl World {
         put("GITHUB_REPOSITORY", REPOSITORY.into());
         put("GITHUB_RUN_ID", run.run_id.to_string());
         put("GITHUB_RUN_ATTEMPT", cl.attempt.to_string());
-        put("GITHUB_JOB", "build".into());
+        put("GITHUB_JOB", if cl.is_reaper() { "reap".into() } else { "build".into() });
         put("RUNNER_NAME", cl.runner.clone());
         match kind {
             OperationKind::Acquire => {
@@ -767,6 +902,7 @@ impl World {
                 if let Some(l) = s.lease_min {
                     put("lease-minutes", l.to_string());
                 }
+                put("record-job-id", s.record_job_id.to_string());
             }
             OperationKind::Release => {
                 if let Some(d) = s.deadline_s {
@@ -797,8 +933,12 @@ impl World {
                     put("if-due", "true".into());
                 }
             }
-            // Jobs do not run status or reap.
-            OperationKind::Status | OperationKind::Reap => {}
+            OperationKind::Reap => {
+                let scan_s = self.params.reaper.as_ref().map_or(reap::DEFAULT_SCAN_SECONDS, |r| r.scan_s);
+                put("scan-deadline-seconds", scan_s.to_string());
+            }
+            // Nobody runs status.
+            OperationKind::Status => {}
         }
         m
     }
@@ -810,10 +950,14 @@ impl World {
                 if token_lag {
                     self.clients[c].token_ready_at = self.now + self.rng.between(0, 8_000);
                 }
+                self.clients[c].gh_started_at = Some(self.now);
                 self.log(|w| {
                     let k = &w.clients[c].clock;
                     format!("{} job starts (attempt {}; clock offset {} ms, drift {} ppm)", w.who(c), w.clients[c].attempt, k.offset_ms, k.drift_ppm)
                 });
+                if self.clients[c].is_reaper() {
+                    return self.start_op(c, OperationKind::Reap);
+                }
                 let at = self.now + self.rng.between(0, 120_000);
                 if at < T0 + self.params.profile.until && self.rng.ppm(self.params.profile.cancel_ppm) {
                     self.push(at, Ev::Cancel(c));
@@ -877,17 +1021,26 @@ impl World {
                 self.crash(c, Fault::CrashInHold);
             }
             Ev::SweepStart => self.start_sweep(),
+            Ev::ReapTick(k) => self.reap_tick(k),
+            Ev::DeclaredLost(run) => {
+                self.declare_lost(run);
+                // The run is rerun shortly after (an operator, or an automation that reruns
+                // failed jobs); it is pending already, so nothing else schedules it.
+                let at = self.now + self.rng.between(RERUN_DELAY_MS.0, RERUN_DELAY_MS.1);
+                self.push(at, Ev::RerunStart(run));
+            }
             Ev::RerunStart(run) => {
                 self.runs[run].rerun_pending = false;
                 self.runs[run].needs_rerun = false;
+                // No attempt runs on in GitHub's view once the run is rerun: one whose runner
+                // died and that GitHub has not noticed yet is cancelled first by the operator.
+                self.declare_lost(run);
                 for i in 0..self.runs[run].attempts.len() {
                     let c = self.runs[run].attempts[i];
-                    if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
-                        self.clients[c].zombie_since = Some(self.now);
-                        if self.clients[c].paused_until > self.now {
-                            self.count(Fault::Zombie);
-                        }
-                        self.log(|w| format!("{} declared lost by GitHub while alive: a zombie from now on", w.who(c)));
+                    let cl = &mut self.clients[c];
+                    if cl.gh_completed_at.is_none_or(|t| t > self.now) {
+                        cl.gh_completed_at = Some(self.now);
+                        cl.conclusion = "cancelled";
                     }
                 }
                 let c = self.new_attempt(run);
@@ -965,8 +1118,9 @@ impl World {
             return true;
         }
         if self.faulty() && self.rng.ppm(self.params.profile.pause_ppm) {
-            // Longer than the job's lease, and at least 6 minutes (so past the faults).
-            let lease = self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS);
+            // Longer than the job's lease, and at least 6 minutes (so past the faults); a
+            // reaper holds no lease: 6 to 12 minutes.
+            let lease = if self.clients[c].is_reaper() { MIN_PAUSE_MS } else { self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS) };
             let pause = lease + self.rng.between(1_000, lease);
             let until = self.now + pause;
             self.clients[c].pauses.push((self.now, until));
@@ -974,15 +1128,16 @@ impl World {
             self.count(Fault::Pause);
             self.log(|w| format!("{} process paused for {} ms (lease {} ms)", w.who(c), pause, lease));
             let run = self.clients[c].run;
-            if self.rng.ppm(self.params.profile.zombie_ppm) && !self.runs[run].rerun_pending {
+            if !self.runs[run].reaper && self.rng.ppm(self.params.profile.zombie_ppm) && !self.runs[run].rerun_pending {
                 self.runs[run].rerun_pending = true;
-                // GitHub notices the lost runner at any time in the pause, or late in it.
+                // GitHub notices the lost runner at any time in the pause, or late in it; it
+                // completes the attempt then, and the run is rerun shortly after.
                 let at = if self.rng.below(2) == 0 {
                     self.now + self.rng.between(5_000, pause - 1_000)
                 } else {
                     (until - self.rng.between(1_000, 120_000)).max(self.now + 5_000)
                 };
-                self.push(at, Ev::RerunStart(run));
+                self.push(at, Ev::DeclaredLost(run));
             }
             self.push(until, ev);
             return true;
@@ -1007,6 +1162,16 @@ impl World {
         cl.read_predecessor = false;
         cl.seen_version = None;
         cl.stale_answer_ms = None;
+        cl.last_dated_at = None;
+        cl.last_write = None;
+        cl.told.clear();
+        if kind == OperationKind::Reap {
+            cl.stage = Stage::Reap;
+            self.counters.reaper.runs += 1;
+            self.log(|w| format!("{} Reap starts", w.who(c)));
+            let now = self.clients[c].clock.local(self.now);
+            return self.feed(c, Event::Start { now });
+        }
         if kind == OperationKind::Renew {
             // The guard's renewal runs within the work step: the belief stays as it is.
             cl.stage = Stage::Hold;
@@ -1094,8 +1259,10 @@ impl World {
                 self.counters.creates += 1;
                 *timeout_ms
             }
-            // The Actions API: not modelled yet (no simulated job asks it); answered 404.
-            Command::GetRunAttempt { timeout_ms, .. } | Command::GetJob { timeout_ms, .. } | Command::ListJobs { timeout_ms, .. } => *timeout_ms,
+            Command::GetRunAttempt { timeout_ms, .. } | Command::GetJob { timeout_ms, .. } | Command::ListJobs { timeout_ms, .. } => {
+                self.counters.reaper.actions_requests[crate::reaper::actions_index(&command)] += 1;
+                *timeout_ms
+            }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let write = match (write, &command) {
@@ -1103,8 +1270,17 @@ impl World {
                 self.writes[w].sends += 1;
                 Some(w)
             }
-            (None, Command::WriteFile { .. }) => {
-                self.writes.push(WriteRec { client: c, sends: 1, applied: Vec::new(), fed: None });
+            (None, Command::WriteFile { content, .. }) => {
+                // The clock estimate the write was planned with dates from the last answer with
+                // a `date` before it was planned: before this send, or, for a write repeated as
+                // is (after a rate limit), before its first send.
+                let cl = &mut self.clients[c];
+                let dated_at = match &cl.last_write {
+                    Some((last, at)) if last == content => *at,
+                    _ => cl.last_dated_at,
+                };
+                cl.last_write = Some((content.clone(), dated_at));
+                self.writes.push(WriteRec { client: c, sends: 1, applied: Vec::new(), fed: None, sent_at: self.now, dated_at });
                 Some(self.writes.len() - 1)
             }
             _ => None,
@@ -1115,6 +1291,7 @@ impl World {
             Command::ReadFile { path, .. } if path.ends_with(".config.json") => "GET config",
             Command::ReadFile { .. } => "GET state",
             Command::WriteFile { .. } => "PUT state",
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => "GET actions",
             _ => "POST git",
         };
         self.check_rate(c, what);
@@ -1142,6 +1319,9 @@ impl World {
         } else {
             self.rng.between(5, 250)
         };
+        if !self.clients[c].is_reaper() {
+            self.jobs_in_flight += 1;
+        }
         self.push(self.now + up, Ev::Arrive(req));
         self.push(self.now + timeout, Ev::Timeout(req));
         if faulty && self.rng.ppm(crash) {
@@ -1164,10 +1344,18 @@ impl World {
     /// The request reaches GitHub: it is processed atomically, now.
     fn arrive(&mut self, req: usize) {
         let c = self.requests[req].client;
+        if !self.clients[c].is_reaper() {
+            self.jobs_in_flight -= 1;
+        }
         let mut fault = if self.faulty() { self.draw_request_fault() } else { None };
         // A token's first seconds answer 401, a fault like the others: not once faults stopped.
         if fault.is_none() && self.faulty() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
             fault = Some(Fault::Unauthorized);
+        }
+        // The Actions API's own refusals: a token without `actions: read`, a run it cannot see.
+        let actions = matches!(self.requests[req].command, Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. });
+        if actions && fault.is_none() && self.faulty() && self.rng.ppm(self.params.profile.actions_refusal_ppm) {
+            fault = Some(if self.rng.below(2) == 0 { Fault::ActionsForbidden } else { Fault::ActionsNotFound });
         }
         let placeholder = Command::Sleep { until_ms: 0, reason: SleepReason::Poll };
         let command = std::mem::replace(&mut self.requests[req].command, placeholder);
@@ -1254,7 +1442,18 @@ impl World {
             }
             Command::CreateCommit { message, tree, .. } => (self.store.create_commit(tree, message), None),
             Command::CreateBranch { branch, sha, .. } => (self.store.create_branch(branch, sha), None),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => (http(404, "Not Found"), None),
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => match fault {
+                // Never stale: a completed attempt stays completed, in every answer after.
+                Some(Fault::ActionsForbidden) => {
+                    self.count(Fault::ActionsForbidden);
+                    (http(403, "Resource not accessible by integration"), None)
+                }
+                Some(Fault::ActionsNotFound) => {
+                    self.count(Fault::ActionsNotFound);
+                    (http(404, "Not Found"), None)
+                }
+                _ => (self.actions_answer(command), None),
+            },
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let reply = match fault {
@@ -1352,6 +1551,17 @@ impl World {
             let cl = &mut self.clients[c];
             cl.seen_version = Some(cl.seen_version.map_or(v, |s| s.max(v)));
         }
+        let dated = match &reply {
+            Reply::File { date, .. } | Reply::Written { date, .. } | Reply::Http { date, .. } | Reply::Run { date, .. } | Reply::Job { date, .. } | Reply::Jobs { date, .. } => date.is_some(),
+            _ => false,
+        };
+        if dated {
+            self.clients[c].last_dated_at = Some(self.now);
+        }
+        if self.clients[c].is_reaper() {
+            let answered_at = self.requests[req].answered_at;
+            self.record_told(c, &reply, answered_at);
+        }
         self.log(|w| format!("{} ← {}", w.who(c), describe_reply(&reply)));
         let age = self.now - self.requests[req].answered_at;
         self.clients[c].stale_answer_ms = (age > crate::world::LATE_ANSWER_MS && !matches!(reply, Reply::Transport { .. })).then_some(age);
@@ -1367,6 +1577,7 @@ impl World {
             Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => "guard-verify",
             Stage::Hold => "renew",
             Stage::Release => "release",
+            Stage::Reap => "reap",
             _ => "cleanup",
         };
         *self.counters.results.entry(format!("{what} {}", result.as_str())).or_default() += 1;
@@ -1456,6 +1667,11 @@ impl World {
                 self.job_ended(c, released || removed);
             }
             Stage::Hold => self.renewal_finished(c, outcome),
+            Stage::Reap => {
+                self.reap_finished(c, &outcome);
+                self.clients[c].stage = Stage::Done;
+                self.job_ended(c, outcome.success);
+            }
             Stage::NotStarted | Stage::Done => unreachable!("no operation runs in {stage:?}"),
         }
     }
@@ -1483,22 +1699,59 @@ impl World {
     /// faults last, is one that ended cleanly.
     fn job_ended(&mut self, c: usize, clean: bool) {
         let run = self.clients[c].run;
-        // On a lock with a lease policy, a crashed job is sometimes never rerun: its holding is
-        // left to expiry.
+        if self.runs[run].reaper {
+            return;
+        }
+        // GitHub's view: the attempt is over when its job is; a runner that died is noticed
+        // some minutes later (a zombie's attempt was completed when GitHub declared it lost).
+        if self.clients[c].gh_completed_at.is_none() {
+            let (at, conclusion) = if self.clients[c].crashed {
+                (self.now + self.rng.between(LOST_RUNNER_NOTICE_MS.0, LOST_RUNNER_NOTICE_MS.1), "failure")
+            } else if self.clients[c].cancelled {
+                (self.now, "cancelled")
+            } else {
+                (self.now, if clean { "success" } else { "failure" })
+            };
+            let cl = &mut self.clients[c];
+            cl.gh_completed_at = Some(at);
+            cl.conclusion = conclusion;
+        }
+        // On a lock with a lease policy, or one a reaper watches, a crashed job is sometimes
+        // never rerun: its holding is left to expiry, or to the reaper.
         let abandon = self.clients[c].crashed
-            && self.params.lease.is_some()
+            && (self.params.lease.is_some() || self.params.reaper.is_some())
             && self.runs[run].sweep.is_none()
             && self.rng.ppm(self.params.profile.no_rerun_ppm);
         if abandon {
             self.count(Fault::NoRerun);
             self.runs[run].abandoned = true;
-            self.log(|w| format!("{} nobody reruns this job: what it left is left to expiry", w.who(c)));
+            self.log(|w| format!("{} nobody reruns this job: what it left is left to expiry or the reaper", w.who(c)));
         } else if !clean || (self.faulty() && self.rng.ppm(self.params.profile.rerun_ok_ppm)) {
             self.runs[run].needs_rerun = true;
         }
         // A zombie's end may allow the rerun that waited for it, and so may any attempt's.
         self.maybe_rerun(run);
         self.maybe_sweep();
+    }
+
+    /// GitHub declares the attempts of `run` that are still running lost: each is completed in
+    /// its view from now on (`failure`), and one whose process is alive is a zombie from now.
+    pub(crate) fn declare_lost(&mut self, run: usize) {
+        for i in 0..self.runs[run].attempts.len() {
+            let c = self.runs[run].attempts[i];
+            if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
+                let cl = &mut self.clients[c];
+                cl.zombie_since = Some(self.now);
+                if cl.gh_completed_at.is_none_or(|t| t > self.now) {
+                    cl.gh_completed_at = Some(self.now);
+                    cl.conclusion = "failure";
+                }
+                if self.clients[c].paused_until > self.now {
+                    self.count(Fault::Zombie);
+                }
+                self.log(|w| format!("{} declared lost by GitHub while alive (completed in its view): a zombie from now on", w.who(c)));
+            }
+        }
     }
 
     fn maybe_rerun(&mut self, run: usize) {
@@ -1563,7 +1816,10 @@ fn describe(command: &Command) -> String {
         Command::CreateTree { .. } => "POST git/trees".into(),
         Command::CreateCommit { .. } => "POST git/commits".into(),
         Command::CreateBranch { branch, .. } => format!("POST git/refs {branch}"),
-        Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } | Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
+        Command::GetRunAttempt { run_id, attempt, .. } => format!("GET actions/runs/{run_id}/attempts/{attempt}"),
+        Command::GetJob { job_id, .. } => format!("GET actions/jobs/{job_id}"),
+        Command::ListJobs { run_id, attempt, .. } => format!("GET actions/runs/{run_id}/attempts/{attempt}/jobs"),
+        Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
     }
 }
 
@@ -1580,7 +1836,9 @@ fn describe_reply(reply: &Reply) -> String {
             format!("{status} {}{}", message.lines().next().unwrap_or(""), retry_after.as_ref().map(|r| format!(" (retry-after {r})")).unwrap_or_default())
         }
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
-        Reply::Run { status, .. } | Reply::Job { status, .. } => format!("200 {status}"),
+        Reply::Run { status, conclusion, .. } | Reply::Job { status, conclusion, .. } => {
+            format!("200 {status}{}", conclusion.as_ref().map(|c| format!(" ({c})")).unwrap_or_default())
+        }
         Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
     }
 }
@@ -1598,6 +1856,10 @@ mod tests {
             let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&p));
             let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts it");
             assert_eq!(parsed.lease, Some(p.clone()), "the config file says exactly the drawn policy");
+            let renews = LeasePolicy { reaper_renews: true, ..p.clone() };
+            let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&renews));
+            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts reaperRenews");
+            assert_eq!(parsed.lease, Some(renews), "reaperRenews: true is read back");
             assert!((120_000..=300_000).contains(&p.ttl_ms) && p.renew_ms * 2 <= p.ttl_ms && p.max_ttl_ms <= 4 * p.ttl_ms);
             // The skew tolerance covers what is left of the clocks' disagreement after the
             // date-header correction: a second of resolution, a request, 2000 ppm over a lease.

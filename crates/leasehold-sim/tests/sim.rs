@@ -42,6 +42,32 @@ fn a_budget_of_seeds_has_no_violation() {
         assert!(n > 0, "the guard path {path:?} never happened: {g:?}");
     }
     assert!(g.max_renewals >= 10, "no guard renewed many times: {g:?}");
+    // And every path of the reaper: entries removed by run attempt and by job id (holdings
+    // and queue entries), renewed, kept while running, unverifiable or unchecked; reaps that
+    // failed (while faults lasted), overlapped or started late; the Actions API answering
+    // both ways.
+    let r = &c.reaper;
+    let n = |m: &std::collections::BTreeMap<String, u64>, k: &str| m.get(k).copied().unwrap_or(0);
+    let paths = [
+        ("reaped", n(&c.results, "reap reaped")),
+        ("failed", n(&c.results, "reap failed")),
+        ("holding run-completed", n(&r.removed_holdings, "run-completed")),
+        ("holding job-completed", n(&r.removed_holdings, "job-completed")),
+        ("queue entry removed", r.removed_queue.values().sum()),
+        ("renewed", r.renewed),
+        ("kept active", n(&r.kept, "active")),
+        ("kept unverified", n(&r.kept, "unverified")),
+        ("kept unchecked", n(&r.kept, "unchecked")),
+        ("overlapping", r.overlapping),
+        ("late tick", r.late_ticks),
+        ("answered completed", n(&r.actions_answers, "completed")),
+        ("answered in_progress", n(&r.actions_answers, "in_progress")),
+        ("judged by job id", r.judged_by_job),
+        ("reapable claims gone", r.reapable_removed),
+    ];
+    for (path, n) in paths {
+        assert!(n > 0, "the reaper path {path:?} never happened: {r:?}");
+    }
 }
 
 #[test]

@@ -1,0 +1,281 @@
+//! The scheduled reaper, and GitHub's Actions API as the simulated GitHub answers it.
+//!
+//! **GitHub's view of a job attempt** ([`World::gh_status`]): `queued` until the job starts,
+//! `in_progress` while it runs, `completed` once it ended: at once when its job ends (cleanly or
+//! not), some minutes later when its runner died ([`LOST_RUNNER_NOTICE_MS`](crate::world::LOST_RUNNER_NOTICE_MS): GitHub notices the
+//! lost runner), from the moment GitHub declared a runner lost while its process lives on (a
+//! zombie), and at the latest when the run is rerun (an operator cancels a hung attempt before
+//! rerunning it). A completed attempt stays completed. The sim's runs have one job (`build`)
+//! per attempt, so a run attempt is over exactly when its job is; each job attempt has its own
+//! job id ([`JOB_ID_BASE`] + its client index).
+//!
+//! **The Actions API** answers `getRunAttempt`, `getJob` and `listJobs` from that view, with a
+//! `date` header; an unknown run, attempt or job is a 404. While faults last, its requests meet
+//! every fault a read meets (5xx, not sent, lost answers, time limits, 401, 403/429 rate limits)
+//! and two of its own: 403 "Resource not accessible by integration" and 404 for a run the token
+//! cannot see ([`Fault::ActionsForbidden`](crate::fault::Fault::ActionsForbidden), [`Fault::ActionsNotFound`](crate::fault::Fault::ActionsNotFound)). It never writes, and is
+//! never stale: no answer says an attempt runs after one said it completed.
+//!
+//! **The reaper** ([`ReaperParams`]): in half the seeds a scheduled workflow runs the `reap`
+//! operation on the lock every 3 to 10 minutes ([`REAP_INTERVAL_MS`], drawn per seed), each run
+//! late by a jitter (usually under 30 s, sometimes minutes: GitHub's schedule is best effort, up
+//! to [`REAP_LATE_MAX_MS`]); one tick in twenty also gets a manual run within 30 s, and a reap
+//! that outlasts the interval overlaps the next. Each run is a client of its own (its run id,
+//! job `reap`, its runner, its clock), driven through the same driver loop and faults as every
+//! job (pauses of 6 to 12 minutes, crashes; never rerun, never a zombie). The schedule stops
+//! once nothing is left to reap or to happen: every job has ended, no rerun or sweep is
+//! pending, no job's request is in flight, and the lock is empty.
+
+use leasehold_core::ids::RunIdentity;
+use leasehold_core::protocol::JobSummary;
+use leasehold_core::reap::{ReapAction, WRITE_BUDGET_MS};
+use leasehold_core::time::Millis;
+use leasehold_core::{Command, Outcome, Reply};
+
+use crate::guard::GuardMode;
+use crate::rng::SimRng;
+use crate::store::{http, http_date};
+use crate::world::{Ev, JobSettings, Run, Told, World, JOB_ID_BASE, REPOSITORY, T0};
+
+/// The reaper's schedule: every 3 to 10 minutes (drawn per seed, like a cron line).
+pub const REAP_INTERVAL_MS: (Millis, Millis) = (180_000, 600_000);
+/// The latest a scheduled run starts after its tick.
+pub const REAP_LATE_MAX_MS: Millis = 300_000;
+/// `scan-deadline-seconds` of the reaper workflow (drawn per seed).
+pub const REAP_SCAN_S: (u64, u64) = (30, 480);
+/// What a reap needs beyond its scan deadline and write budget to be over: request latencies
+/// (at most 500 ms a round trip), write spacing (1 s) and busy deferrals, conflict backoffs.
+pub const REAP_SLACK_MS: Millis = 30_000;
+/// The first tick comes within this long of the seed's start.
+pub const FIRST_TICK_MS: Millis = 150_000;
+/// Reaper runs get run ids from here on (the jobs' start at 4000).
+pub const REAPER_RUN_BASE: u64 = 90_000;
+
+/// A seed's scheduled reaper.
+#[derive(Clone, Debug)]
+pub struct ReaperParams {
+    pub interval_ms: Millis,
+    /// `scan-deadline-seconds`.
+    pub scan_s: u64,
+    /// The first tick, after the seed's start.
+    pub first_ms: Millis,
+}
+
+impl ReaperParams {
+    pub fn draw(rng: &mut SimRng) -> Self {
+        let interval_ms = rng.between(REAP_INTERVAL_MS.0, REAP_INTERVAL_MS.1);
+        let scan_s = rng.between(REAP_SCAN_S.0, REAP_SCAN_S.1);
+        // The schedule's phase: its first tick falls in the seed's first minutes.
+        let first_ms = rng.below(FIRST_TICK_MS.min(interval_ms));
+        ReaperParams { interval_ms, scan_s, first_ms }
+    }
+
+    /// The longest an entry whose attempt GitHub completed may stay, from the instant it could
+    /// be removed (completed, faults stopped, the entry committed): the next reap starts within
+    /// an interval and the longest lateness, and is over within its scan deadline, its write
+    /// budget and [`REAP_SLACK_MS`].
+    pub fn removal_bound_ms(&self) -> Millis {
+        self.interval_ms + REAP_LATE_MAX_MS + self.scan_s * 1_000 + WRITE_BUDGET_MS + REAP_SLACK_MS
+    }
+}
+
+/// Index of an Actions API command in [`crate::report::ACTIONS_KINDS`].
+pub fn actions_index(command: &Command) -> usize {
+    match command {
+        Command::GetRunAttempt { .. } => 0,
+        Command::GetJob { .. } => 1,
+        _ => 2,
+    }
+}
+
+/// Whether the reaper asked about exactly this entry's attempt (or job): the key the core asks
+/// by (`EvidenceKey::of`).
+fn told_about(t: &Told, run: &RunIdentity) -> bool {
+    match run.job_id {
+        Some(job) => t.job_id == Some(job),
+        None => t.job_id.is_none() && t.run_id == run.run_id && t.attempt == run.run_attempt,
+    }
+}
+
+impl World {
+    /// GitHub's view of client `c`'s job attempt at real time `t`.
+    pub fn gh_status(&self, c: usize, t: Millis) -> &'static str {
+        let cl = &self.clients[c];
+        match (cl.gh_started_at, cl.gh_completed_at) {
+            (_, Some(done)) if t >= done => "completed",
+            (Some(start), _) if t >= start => "in_progress",
+            _ => "queued",
+        }
+    }
+
+    /// The job client of run `run_id`, attempt `attempt`.
+    pub(crate) fn attempt_client(&self, run_id: u64, attempt: u32) -> Option<usize> {
+        let run = self.runs.iter().find(|r| r.run_id == run_id && !r.reaper)?;
+        run.attempts.get((attempt as usize).checked_sub(1)?).copied()
+    }
+
+    /// The job client with this job id.
+    pub(crate) fn job_client(&self, job_id: u64) -> Option<usize> {
+        let c = usize::try_from(job_id.checked_sub(JOB_ID_BASE)?).ok()?;
+        (c < self.clients.len() && !self.clients[c].is_reaper()).then_some(c)
+    }
+
+    /// The client that made the claim (holder id, nonce), if a simulated one did.
+    pub(crate) fn owner(&self, holder_id: &str, nonce: &str) -> Option<usize> {
+        self.clients.iter().position(|cl| cl.nonce == nonce && cl.holder_id == holder_id)
+    }
+
+    /// The Actions API's answer, from GitHub's view now.
+    pub(crate) fn actions_answer(&mut self, command: &Command) -> Reply {
+        let date = Some(http_date(self.now));
+        let (c, repository) = match command {
+            Command::GetRunAttempt { repository, run_id, attempt, .. } | Command::ListJobs { repository, run_id, attempt, .. } => {
+                (self.attempt_client(*run_id, *attempt), repository)
+            }
+            Command::GetJob { repository, job_id, .. } => (self.job_client(*job_id), repository),
+            _ => unreachable!("not an Actions API request"),
+        };
+        let Some(c) = c.filter(|_| repository == REPOSITORY) else {
+            *self.counters.reaper.actions_answers.entry("404 unknown".into()).or_default() += 1;
+            return http(404, "Not Found");
+        };
+        let status = self.gh_status(c, self.now);
+        *self.counters.reaper.actions_answers.entry(status.into()).or_default() += 1;
+        let cl = &self.clients[c];
+        let conclusion = (status == "completed").then(|| cl.conclusion.to_string());
+        let run_id = self.runs[cl.run].run_id;
+        let runner_name = (status != "queued").then(|| cl.runner.clone());
+        let (attempt, job_id) = (cl.attempt, cl.job_id);
+        match command {
+            Command::GetRunAttempt { .. } => Reply::Run { run_id, run_attempt: attempt, status: status.into(), conclusion, date },
+            Command::GetJob { .. } => {
+                // GitHub's description does not promise `run_attempt` on a job: sometimes absent.
+                let run_attempt = (self.rng.below(4) != 0).then_some(attempt);
+                Reply::Job { id: job_id, run_id, run_attempt, name: "build".into(), status: status.into(), conclusion, runner_name, date }
+            }
+            _ => Reply::Jobs {
+                total_count: 1,
+                jobs: vec![JobSummary { id: job_id, name: "build".into(), status: status.into(), conclusion, runner_name }],
+                date,
+            },
+        }
+    }
+
+    /// Remembers an Actions API answer fed to a reaper's core.
+    pub(crate) fn record_told(&mut self, c: usize, reply: &Reply, at: Millis) {
+        let told = match reply {
+            Reply::Run { run_id, run_attempt, status, .. } => Told { run_id: *run_id, attempt: *run_attempt, job_id: None, status: status.clone(), at },
+            Reply::Job { id, run_id, run_attempt, status, .. } => {
+                let attempt = self.job_client(*id).map(|j| self.clients[j].attempt).or(*run_attempt).unwrap_or(0);
+                Told { run_id: *run_id, attempt, job_id: Some(*id), status: status.clone(), at }
+            }
+            _ => return,
+        };
+        self.clients[c].told.push(told);
+    }
+
+    /// The last answer reaper `rc` was fed about this entry's attempt (or job).
+    pub(crate) fn told(&self, rc: usize, run: &RunIdentity) -> Option<&Told> {
+        self.clients[rc].told.iter().rev().find(|t| told_about(t, run))
+    }
+
+    /// Whether anything is left for a reaper to do, or may yet be: a job runs or will run, a
+    /// request of a job may still land, or the lock has entries.
+    fn reaper_needed(&self) -> bool {
+        self.clients.iter().any(|cl| cl.live() && !cl.is_reaper())
+            || self.runs.iter().any(|r| r.needs_rerun || r.rerun_pending)
+            || self.sweep_pending
+            || self.jobs_in_flight > 0
+            || self.committed().is_none_or(|st| !st.holders.is_empty() || !st.queue.is_empty())
+    }
+
+    /// The schedule fires: a reap run starts (unless nothing is left to do: the schedule stops),
+    /// and the next tick is set, late by a jitter.
+    pub(crate) fn reap_tick(&mut self, k: u64) {
+        let Some(r) = self.params.reaper.clone() else { return };
+        let nominal = T0 + r.first_ms + k * r.interval_ms;
+        if self.now > nominal + 60_000 {
+            self.counters.reaper.late_ticks += 1;
+        }
+        // 6: no claim of a completed attempt is left past the reaper's bound.
+        if let Some(message) = self.committed().cloned().and_then(|st| self.overdue_claim(&st, &[])) {
+            return self.violate(crate::check::Invariant::Liveness, message);
+        }
+        if !self.reaper_needed() {
+            self.reaper_stopped = true;
+            self.log(|_| "the reaper's schedule stops: nothing is left to reap".into());
+            return;
+        }
+        let c = self.new_reaper();
+        self.push(self.now, Ev::JobStart(c));
+        if self.rng.below(20) == 0 {
+            // A manual run (workflow_dispatch) as well, overlapping the scheduled one.
+            let c = self.new_reaper();
+            let at = self.now + self.rng.below(30_001);
+            self.push(at, Ev::JobStart(c));
+        }
+        let late = match self.rng.below(20) {
+            0 => self.rng.between(120_000, REAP_LATE_MAX_MS),
+            1..=3 => self.rng.between(30_000, 120_000),
+            _ => self.rng.below(30_001),
+        };
+        let at = (nominal + r.interval_ms + late).max(self.now);
+        self.push(at, Ev::ReapTick(k + 1));
+    }
+
+    /// A new run of the reaper workflow, and its one job attempt.
+    pub(crate) fn new_reaper(&mut self) -> usize {
+        let run = self.runs.len();
+        let k = self.runs.iter().filter(|r| r.reaper).count() as u64;
+        let settings = JobSettings {
+            poll_s: 10,
+            timeout_min: 0,
+            lease_min: None,
+            hold_ms: 0,
+            deadline_s: None,
+            release_on_exit: false,
+            guard_mode: GuardMode::Verify,
+            kill_grace_ms: 0,
+            renew_names_holder: false,
+            renew_if_due: false,
+            record_job_id: false,
+        };
+        self.runs.push(Run {
+            run_id: REAPER_RUN_BASE + k,
+            settings,
+            attempts: Vec::new(),
+            needs_rerun: false,
+            rerun_pending: false,
+            abandoned: false,
+            sweep: None,
+            reaper: true,
+        });
+        let c = self.new_attempt(run);
+        let by = format!("reaper {REPOSITORY}:{}:reap", REAPER_RUN_BASE + k);
+        self.clients[c].holder_id = by;
+        if self.clients.iter().any(|cl| cl.is_reaper() && cl.live() && cl.stage != crate::world::Stage::NotStarted) {
+            self.counters.reaper.overlapping += 1;
+        }
+        c
+    }
+
+    /// A reap finished: what it kept, and why it failed.
+    pub(crate) fn reap_finished(&mut self, _c: usize, outcome: &Outcome) {
+        let r = &mut self.counters.reaper;
+        if let Some(e) = &outcome.error {
+            *r.failures.entry(e.code.clone()).or_default() += 1;
+        }
+        for report in &outcome.reaped {
+            for e in &report.entries {
+                if e.action == ReapAction::Kept {
+                    *r.kept.entry(e.reason.clone()).or_default() += 1;
+                }
+                if e.run.job_id.is_some() {
+                    r.judged_by_job += 1;
+                } else {
+                    r.judged_by_run += 1;
+                }
+            }
+        }
+    }
+}
