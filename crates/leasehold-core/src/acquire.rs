@@ -296,6 +296,7 @@ impl Planner for AcquirePlanner {
                     h.nonce = self.s.nonce.clone();
                     h.run = self.s.run.clone();
                     h.fence = fence;
+                    h.claimed_at = Some(ctx.server_now);
                     return Decision::Write { doc, action: "adopt" };
                 }
                 Kin::Collision => return self.collision(&h.run, now),

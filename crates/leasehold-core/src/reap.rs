@@ -360,7 +360,7 @@ impl Planner for ReapPlanner {
             Err(f) => Evidence::Unknown { why: f.message },
         };
         #[cfg(feature = "planted-bugs")]
-        let evidence = if crate::planted::active(crate::planted::Bug::ReapUnknownAsOver) && matches!(evidence, Evidence::Unknown { .. }) { Evidence::Over { conclusion: None } } else { evidence };
+        let evidence = if crate::planted::active(crate::planted::Bug::ReapUnknownAsOver) && matches!(evidence, Evidence::Unknown { .. }) { Evidence::Over { conclusion: None, job: None } } else { evidence };
         let text = match &evidence {
             Evidence::Over { conclusion, .. } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
             Evidence::Active { status, .. } => format!("{}: {status}", key.subject()),
@@ -410,7 +410,7 @@ impl Planner for ReapPlanner {
             let keep = |reason: &str, detail: String, kept: &mut Vec<ReapEntry>| {
                 kept.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Kept, reason, detail));
             };
-            match self.verdict(&key, &h.run, h.acquired_at, policy.skew_ms) {
+            match self.verdict(&key, &h.run, h.claimed_at.unwrap_or(h.acquired_at), policy.skew_ms) {
                 Verdict::Over { reason, detail } => remove(reason, detail, &mut changes),
                 Verdict::Active { status, at, job_level } => {
                     // Renewed only on fresh evidence about the job itself: a running run attempt
@@ -452,7 +452,7 @@ impl Planner for ReapPlanner {
                 break;
             }
             let key = EvidenceKey::of(&q.run);
-            match self.verdict(&key, &q.run, q.enqueued_at, policy.skew_ms) {
+            match self.verdict(&key, &q.run, q.last_seen_at, policy.skew_ms) {
                 Verdict::Over { reason, detail } => {
                     doc.queue.retain(|x| x.holder_id != q.holder_id);
                     changes.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Removed, reason, detail));

@@ -74,6 +74,11 @@ pub struct Holder {
     /// The hard ceiling: `acquiredAt` plus the lock's maximum lease.
     #[serde(with = "time::rfc3339")]
     pub ceiling_at: Millis,
+    /// When the job that holds it made its claim (enqueued, or took the holding over): its job
+    /// was running then. The reaper does not take a job that completed before it for this
+    /// holding's job.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339_opt")]
+    pub claimed_at: Option<Millis>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +91,7 @@ pub struct QueueEntry {
     pub lease_ms: u64,
     #[serde(with = "time::rfc3339")]
     pub enqueued_at: Millis,
+    /// When the job that waits made its claim (enqueued, or took the entry over).
     #[serde(with = "time::rfc3339")]
     pub last_seen_at: Millis,
 }
@@ -228,6 +234,7 @@ impl LockState {
                 expires_at: now.saturating_add(entry.lease_ms.min(max_ttl_ms)),
                 lease_ms: entry.lease_ms.min(max_ttl_ms),
                 ceiling_at: now.saturating_add(max_ttl_ms),
+                claimed_at: Some(entry.last_seen_at),
             });
         }
         admitted

@@ -132,6 +132,23 @@ pub mod rfc3339 {
     }
 }
 
+/// `Option<Millis>` as an RFC 3339 string, or absent.
+pub mod rfc3339_opt {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(ms: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> {
+        match ms {
+            Some(ms) => rfc3339::serialize(ms, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
+        rfc3339::deserialize(d).map(Some)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

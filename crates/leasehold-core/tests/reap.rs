@@ -45,7 +45,7 @@ fn run(repo: &str, id: u64, attempt: u32, job_id: Option<u64>) -> RunIdentity {
 }
 
 fn holder(id: &str, fence: u64, run: RunIdentity, expires_at: u64) -> Holder {
-    Holder { holder_id: id.into(), nonce: format!("{:016x}", fence), fence, run, acquired_at: T - 10 * MIN, expires_at, lease_ms: 15 * MIN, ceiling_at: T + 6 * 60 * MIN }
+    Holder { holder_id: id.into(), nonce: format!("{:016x}", fence), fence, run, acquired_at: T - 10 * MIN, expires_at, lease_ms: 15 * MIN, ceiling_at: T + 6 * 60 * MIN, claimed_at: None }
 }
 
 fn queued(id: &str, run: RunIdentity) -> QueueEntry {
@@ -469,7 +469,7 @@ fn no_question_is_asked_or_repeated_after_the_scan_deadline() {
 fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
     let mut f = Fake::new();
     let mut later = holder("o/a:1:build:b", 2, run("o/a", 1, 1, Some(21)), T + 10 * MIN);
-    later.acquired_at = T + MIN;
+    later.claimed_at = Some(T + MIN);
     f.lock(
         "deploy",
         vec![holder("o/a:1:build:a", 1, run("o/a", 1, 1, Some(20)), T + 10 * MIN), later, holder("o/a:1:build:c", 3, run("o/a", 1, 1, Some(22)), T + 10 * MIN)],
@@ -569,4 +569,19 @@ fn an_expired_holding_left_unchecked_by_the_scan_is_freed_as_any_acquire_would()
     let a = actions(&o);
     assert!(a.contains(&("o/a:2:build".into(), "removed".into(), "lease-expired".into())), "{a:?}");
     assert_eq!(f.questions, vec!["o/a run 1/1"]);
+}
+
+#[test]
+fn a_holding_admitted_after_its_job_completed_is_freed_by_the_job_s_completion() {
+    // Claimed (enqueued) while its job ran, admitted from the queue after the job had died and
+    // GitHub had marked it completed: the completion is after the claim, so it is this job's.
+    let mut f = Fake::new();
+    let mut late = holder("o/a:4:build", 4, run("o/a", 4, 1, Some(44)), T + 10 * MIN);
+    late.claimed_at = Some(T - 20 * MIN);
+    late.acquired_at = T - MIN;
+    f.lock("deploy", vec![late], vec![]);
+    f.jobs.insert(44, (4, Answer::Status("completed")));
+    f.job_facts.insert(44, ("r", T - 5 * MIN));
+    let o = f.reap(&[("lock", "deploy")], 100);
+    assert_eq!(actions(&o), vec![("o/a:4:build".into(), "removed".into(), "job-completed".into())]);
 }

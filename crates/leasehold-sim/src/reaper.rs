@@ -151,7 +151,8 @@ impl World {
             Command::GetJob { .. } => {
                 // GitHub's description does not promise `run_attempt` on a job: sometimes absent.
                 let run_attempt = (self.rng.below(4) != 0).then_some(attempt);
-                Reply::Job { id: job_id, run_id, run_attempt, name: "build".into(), status: status.into(), conclusion, runner_name, date }
+                let completed_at = cl.gh_completed_at.filter(|_| status == "completed").map(leasehold_core::time::format_rfc3339);
+                Reply::Job { id: job_id, run_id, run_attempt, name: "build".into(), status: status.into(), conclusion, runner_name, completed_at, date }
             }
             _ => Reply::Jobs {
                 total_count: 1,
