@@ -299,6 +299,21 @@ impl World {
         rec.dated_at.map_or(0, |dated| (rec.sent_at.saturating_sub(dated) * drift).div_ceil(1_000_000))
     }
 
+    /// How far past the reaper's bound client `c`'s entry is, reapable `from`, its attempt
+    /// completed in GitHub's view at `done`.
+    fn overdue_by(&self, c: usize, from: Millis, done: Millis) -> String {
+        let r = self.params.reaper.as_ref().expect("a reaper");
+        format!(
+            "{} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
+            self.now - from,
+            fmt_t(from),
+            fmt_t(done),
+            fmt_t(T0 + self.params.profile.until),
+            fmt_t(self.clients[c].entry_since),
+            r.removal_bound_ms()
+        )
+    }
+
     /// 6, with a reaper: a claim in `st` whose attempt GitHub completed, still there past the
     /// reaper's bound (`fresh`: clients whose claim appears in `st` just now).
     pub(crate) fn overdue_claim(&self, st: &LockState, fresh: &[usize]) -> Option<String> {
@@ -310,17 +325,7 @@ impl World {
             let Some(done) = cl.gh_completed_at else { continue };
             let from = done.max(faults_stop).max(cl.entry_since);
             if self.now > from + r.removal_bound_ms() {
-                return Some(format!(
-                    "{}'s entry is still in the lock at {}, {} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
-                    self.who(c),
-                    fmt_t(self.now),
-                    self.now - from,
-                    fmt_t(from),
-                    fmt_t(done),
-                    fmt_t(faults_stop),
-                    fmt_t(cl.entry_since),
-                    r.removal_bound_ms()
-                ));
+                return Some(format!("{}'s entry is still in the lock at {}, {}", self.who(c), fmt_t(self.now), self.overdue_by(c, from, done)));
             }
         }
         None
@@ -348,19 +353,7 @@ impl World {
                     fx.reapable.push((self.now - from) * 1_000 / r.removal_bound_ms());
                 }
                 if self.now > limit {
-                    problems.push((
-                        Invariant::Liveness,
-                        format!(
-                            "{}'s entry left the lock in version {v}, {} ms after it could be reaped ({}: completed in GitHub's view {}, faults stopped {}, in the lock since {}), past the reaper's bound of {} ms",
-                            self.who(c),
-                            self.now - from,
-                            fmt_t(from),
-                            fmt_t(done),
-                            fmt_t(faults_stop),
-                            fmt_t(cl.entry_since),
-                            r.removal_bound_ms()
-                        ),
-                    ));
+                    problems.push((Invariant::Liveness, format!("{}'s entry left the lock in version {v}, {}", self.who(c), self.overdue_by(c, from, done))));
                 }
             }
         }

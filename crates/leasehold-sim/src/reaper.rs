@@ -241,16 +241,7 @@ impl World {
             renew_if_due: false,
             record_job_id: false,
         };
-        self.runs.push(Run {
-            run_id: REAPER_RUN_BASE + k,
-            settings,
-            attempts: Vec::new(),
-            needs_rerun: false,
-            rerun_pending: false,
-            abandoned: false,
-            sweep: None,
-            reaper: true,
-        });
+        self.runs.push(Run::new(REAPER_RUN_BASE + k, settings, true));
         let c = self.new_attempt(run);
         let by = format!("reaper {REPOSITORY}:{}:reap", REAPER_RUN_BASE + k);
         self.clients[c].holder_id = by;

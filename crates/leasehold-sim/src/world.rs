@@ -513,6 +513,13 @@ pub struct Run {
     pub reaper: bool,
 }
 
+impl Run {
+    /// A run that has not started an attempt yet.
+    pub fn new(run_id: u64, settings: JobSettings, reaper: bool) -> Self {
+        Run { run_id, settings, attempts: Vec::new(), needs_rerun: false, rerun_pending: false, abandoned: false, sweep: None, reaper }
+    }
+}
+
 /// How a write's answer was reported to the core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fed {
@@ -712,16 +719,7 @@ impl World {
             };
             let settings = JobSettings { record_job_id: record, ..settings };
             let start_at = T0 + r.below(world.params.start_spread_ms + 1);
-            world.runs.push(Run {
-                run_id: 4_000 + i as u64,
-                settings,
-                attempts: Vec::new(),
-                needs_rerun: false,
-                rerun_pending: false,
-                abandoned: false,
-                sweep: None,
-                reaper: false,
-            });
+            world.runs.push(Run::new(4_000 + i as u64, settings, false));
             let c = world.new_attempt(i);
             world.push(start_at, Ev::JobStart(c));
         }
