@@ -370,6 +370,14 @@
 //!   estimate that `if-due` judges with, so a renewal at the tick is due (before, about one
 //!   `not-due` per renewal). Guards (the simulated ones and guard.mjs) now feed `not-due` as is.
 //!
+//! * `reap-job-completed-while-queued` (invariant 6, the reaper's bound; seed 50256 with the core
+//!   of f584146): the reaper took a completed job for another job when the job completed before
+//!   its holding's `acquiredAt` (a check against a job id recorded from a lagging job list), but
+//!   a holding admitted from the queue is acquired when admitted, not when its job claimed it: a
+//!   waiter that crashed while queued, admitted after GitHub marked its job completed, was kept
+//!   as unverified for good. Fixed: a holding records `claimedAt` (the queue entry's claim time,
+//!   or the takeover's), and the check compares the completion with that.
+//!
 //! ## Open core defects
 //!
 //! None known. Not tolerated: each would fail its seed. The reaper and the Actions API found
