@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-DJJ2KX5J.mjs";
+} from "./shared-66P7PQNO.mjs";
 import {
   loadCore
 } from "./shared-GTPURL7H.mjs";

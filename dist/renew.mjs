@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-JYRAPC2T.mjs";
-import "./shared-DJJ2KX5J.mjs";
+} from "./shared-VLXH2D4S.mjs";
+import "./shared-66P7PQNO.mjs";
 import "./shared-GTPURL7H.mjs";
 
 // actions/renew/main.mjs

@@ -94,8 +94,7 @@ export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https:/
  */
 export function createTransport({ baseUrl, token, repository, userAgent = 'leasehold' }) {
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });
-  const [owner, repo] = repository.split('/');
-  const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  const base = repoPath(repository, 'the transport');
 
   async function send(route, params, timeoutMs) {
     return octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(timeoutMs) } });

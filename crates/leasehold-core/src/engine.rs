@@ -623,21 +623,21 @@ impl<P: Planner> Engine<P> {
                     return self.sleep(at, SleepReason::Backoff, Wake::Retry(sent, pending));
                 }
             }
-            if matches!(class, Class::RateLimited { primary: true, .. })
-                && next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng).is_none()
-            {
+            // The wait the lock's own requests would take after this answer, within the budget.
+            let wait = match class {
+                Class::RateLimited { .. } => next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng),
+                _ => None,
+            };
+            if matches!(class, Class::RateLimited { primary: true, .. }) && wait.is_none() {
                 return self.fail("api-unavailable", format!("gave up: {what} (the primary rate limit resets too far away)"), Some(class), status, now);
             }
             self.failures = 0;
             let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
             self.planner.on_probe(&sent, Err(failure), log);
-            // Without the answer, but no request before GitHub allows one again (the wait the
-            // lock's own requests would take, within this operation's budget).
-            if matches!(class, Class::RateLimited { .. }) {
-                if let Some(at) = next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng).filter(|&at| at > now) {
-                    self.stats.rate_limit_waits += 1;
-                    return self.sleep(at, SleepReason::RateLimit, Wake::AfterProbe);
-                }
+            // Without the answer, but no request before GitHub allows one again.
+            if let Some(at) = wait.filter(|&at| at > now) {
+                self.stats.rate_limit_waits += 1;
+                return self.sleep(at, SleepReason::RateLimit, Wake::AfterProbe);
             }
             return self.after_probe(now, log);
         }

@@ -194,8 +194,7 @@ pub struct ReapReport {
 pub struct ReapPlanner {
     pub lock: String,
     pub by: String,
-    scan_ms: Millis,
-    /// The scan deadline (no question after it), set when the reap starts.
+    /// The scan deadline (no question after it), set by [`ReapAll`] when the reap starts.
     scan_deadline: Millis,
     pub evidence: EvidenceCache,
     /// The question in flight, and GitHub's time when it was asked.
@@ -211,11 +210,10 @@ pub struct ReapPlanner {
 }
 
 impl ReapPlanner {
-    pub fn new(lock: String, by: String, scan_ms: Millis) -> Self {
+    pub fn new(lock: String, by: String) -> Self {
         ReapPlanner {
             lock,
             by,
-            scan_ms,
             scan_deadline: 0,
             evidence: EvidenceCache::new(),
             asking: None,
@@ -265,7 +263,7 @@ fn unaskable(run: &RunIdentity) -> Option<String> {
 /// How the evidence about an entry's run applies to this entry.
 enum Verdict {
     Over { reason: &'static str, detail: String },
-    Active { status: String, at: Millis, job_level: bool },
+    Active { status: String, at: Millis },
     Unknown { why: String },
     NotAsked,
 }
@@ -281,7 +279,7 @@ impl ReapPlanner {
         match self.evidence.get(key) {
             None => Verdict::NotAsked,
             Some(Evidence::Unknown { why }) => Verdict::Unknown { why: why.clone() },
-            Some(Evidence::Active { status, at }) => Verdict::Active { status: status.clone(), at: *at, job_level: key.job_id.is_some() },
+            Some(Evidence::Active { status, at }) => Verdict::Active { status: status.clone(), at: *at },
             Some(Evidence::Over { conclusion, job }) => {
                 let conclusion = conclusion.as_deref().unwrap_or("no conclusion");
                 let Some(job) = job else {
@@ -303,13 +301,6 @@ impl Planner for ReapPlanner {
     fn needs_config(&self) -> bool {
         // To hand freed slots on in the same write, and for the lease policy.
         true
-    }
-
-    fn start(&mut self, now: Millis) -> Option<Outcome> {
-        if self.scan_deadline == 0 {
-            self.scan_deadline = now + self.scan_ms;
-        }
-        None
     }
 
     fn retry_deadline(&self) -> Option<Millis> {
@@ -412,11 +403,11 @@ impl Planner for ReapPlanner {
             };
             match self.verdict(&key, &h.run, h.claimed_at.unwrap_or(h.acquired_at), policy.skew_ms) {
                 Verdict::Over { reason, detail } => remove(reason, detail, &mut changes),
-                Verdict::Active { status, at, job_level } => {
+                Verdict::Active { status, at } => {
                     // Renewed only on fresh evidence about the job itself: a running run attempt
                     // does not prove that one of its jobs still runs.
                     let target = server_now.saturating_add(h.lease_ms).min(h.ceiling_at);
-                    let fresh = job_level && server_now.saturating_sub(at) <= RENEW_EVIDENCE_MAX_AGE_MS;
+                    let fresh = key.job_id.is_some() && server_now.saturating_sub(at) <= RENEW_EVIDENCE_MAX_AGE_MS;
                     if policy.reaper_renews && fresh && policy.renewal_due(server_now, h.expires_at, h.lease_ms) && target > h.expires_at && target > server_now {
                         if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id) {
                             x.expires_at = target;
@@ -533,7 +524,7 @@ impl ReapAll {
             .enumerate()
             .map(|(i, lock)| {
                 let target = crate::engine::Target { lock: lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.by.clone(), retry: s.retry.clone() };
-                crate::engine::Engine::new(ReapPlanner::new(lock.clone(), s.by.clone(), s.scan_ms), target, seed.wrapping_add(i as u64))
+                crate::engine::Engine::new(ReapPlanner::new(lock.clone(), s.by.clone()), target, seed.wrapping_add(i as u64))
             })
             .collect();
         ReapAll { engines, current: 0, outcomes: Vec::new(), by: s.by.clone(), scan_ms: s.scan_ms }
