@@ -17,8 +17,10 @@ use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::error::InputError;
 use crate::ids::{self, RunIdentity};
 use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::protocol::{Command, Failure, JobSummary, Level, LeaseView, LogLine, Outcome, Reply, ResultWord};
 use crate::lease::LeasePolicy;
+use crate::protocol::{
+    Command, Failure, JobSummary, LeaseView, Level, LogLine, Outcome, Reply, ResultWord,
+};
 use crate::retry::{RetryPolicy, Rng};
 use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
 use crate::time::{format_rfc3339, Millis};
@@ -65,7 +67,12 @@ impl AcquireSettings {
         let (lock, repository, state_branch) = r.lock_target()?;
         let suffix = r.suffix()?;
         let run = r.run_identity()?;
-        let timeout_min = r.int("timeout-minutes", DEFAULT_TIMEOUT_MINUTES, 0, MAX_TIMEOUT_MINUTES)?;
+        let timeout_min = r.int(
+            "timeout-minutes",
+            DEFAULT_TIMEOUT_MINUTES,
+            0,
+            MAX_TIMEOUT_MINUTES,
+        )?;
         let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
         let lease_min = r.int("lease-minutes", 0, 1, MAX_LEASE_MINUTES)?;
         // The action's default is true; a job without a runner name cannot be matched.
@@ -112,7 +119,12 @@ enum Kin {
 
 impl AcquirePlanner {
     pub fn new(s: AcquireSettings) -> Self {
-        AcquirePlanner { s, started_at: 0, queue_position: None, cancelled: false }
+        AcquirePlanner {
+            s,
+            started_at: 0,
+            queue_position: None,
+            cancelled: false,
+        }
     }
 
     fn kin(&self, other: &RunIdentity) -> Kin {
@@ -121,7 +133,10 @@ impl AcquirePlanner {
             Kin::Predecessor
         } else if other.run_attempt > mine.run_attempt {
             Kin::Successor
-        } else if other.runner_name == mine.runner_name || other.runner_name.is_empty() || mine.runner_name.is_empty() {
+        } else if other.runner_name == mine.runner_name
+            || other.runner_name.is_empty()
+            || mine.runner_name.is_empty()
+        {
             Kin::SameJob
         } else {
             Kin::Collision
@@ -152,13 +167,23 @@ impl AcquirePlanner {
     }
 
     fn refuse(&self, code: &str, message: String, now: Millis) -> Decision {
-        Decision::Finish(self.failed(Failure { code: code.into(), message, class: None, status: None }, now))
+        Decision::Finish(self.failed(
+            Failure {
+                code: code.into(),
+                message,
+                class: None,
+                status: None,
+            },
+            now,
+        ))
     }
 
     /// The lease this claim asks for: `lease-minutes`, within the lock's ceiling, or else the
     /// lock's own lease.
     fn lease_ms(&self, policy: &LeasePolicy) -> Millis {
-        self.s.lease_ms.map_or(policy.ttl_ms, |asked| asked.min(policy.max_ttl_ms))
+        self.s
+            .lease_ms
+            .map_or(policy.ttl_ms, |asked| asked.min(policy.max_ttl_ms))
     }
 
     fn entry(&self, server_now: Millis, policy: &LeasePolicy) -> QueueEntry {
@@ -172,16 +197,33 @@ impl AcquirePlanner {
         }
     }
 
-    fn waiting_line(&self, st: &LockState, capacity: Option<u32>, position: usize, next: Millis) -> String {
+    fn waiting_line(
+        &self,
+        st: &LockState,
+        capacity: Option<u32>,
+        position: usize,
+        next: Millis,
+    ) -> String {
         let holders: Vec<String> = st
             .holders
             .iter()
             .map(|h| {
-                let url = if h.run.url.is_empty() { String::new() } else { format!(", {}", h.run.url) };
-                format!("{} (fence {}, since {}{url})", h.holder_id, h.fence, format_rfc3339(h.acquired_at))
+                let url = if h.run.url.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", h.run.url)
+                };
+                format!(
+                    "{} (fence {}, since {}{url})",
+                    h.holder_id,
+                    h.fence,
+                    format_rfc3339(h.acquired_at)
+                )
             })
             .collect();
-        let cap = capacity.map(|c| c.to_string()).unwrap_or_else(|| "?".into());
+        let cap = capacity
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "?".into());
         format!(
             "waiting for {}: position {} of {} in the queue, {}/{} slots held by {}; next poll at {}",
             self.s.lock,
@@ -211,10 +253,20 @@ impl Planner for AcquirePlanner {
 
     fn first_probe(&mut self) -> Option<Command> {
         let run = &self.s.run;
-        self.s.record_job_id.then(|| Command::ListJobs { repository: run.repository.clone(), run_id: run.run_id, attempt: run.run_attempt, timeout_ms: 0 })
+        self.s.record_job_id.then(|| Command::ListJobs {
+            repository: run.repository.clone(),
+            run_id: run.run_id,
+            attempt: run.run_attempt,
+            timeout_ms: 0,
+        })
     }
 
-    fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
+    fn on_probe(
+        &mut self,
+        _sent: &Command,
+        answer: Result<Reply, Failure>,
+        log: &mut Vec<LogLine>,
+    ) {
         let run = &mut self.s.run;
         let said = match answer {
             Ok(Reply::Jobs { total_count, jobs, .. }) => {
@@ -238,7 +290,10 @@ impl Planner for AcquirePlanner {
             }
             Err(f) => format!("no job id recorded ({}; the token may lack actions: read); the reaper will judge the run", f.message),
         };
-        log.push(LogLine { level: Level::Info, text: said });
+        log.push(LogLine {
+            level: Level::Info,
+            text: said,
+        });
     }
 
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {
@@ -250,25 +305,40 @@ impl Planner for AcquirePlanner {
         let st = ctx.state;
         let id = self.s.holder_id.as_str();
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
-        let gave_up = if self.cancelled { ResultWord::Cancelled } else { ResultWord::Timeout };
+        let gave_up = if self.cancelled {
+            ResultWord::Cancelled
+        } else {
+            ResultWord::Timeout
+        };
 
         // 1. This claim holds.
         if let Some(ClaimPlace::Holding) = st.find_claim(id, &self.s.nonce) {
             if self.cancelled {
                 // Admitted while the job was being cancelled: hand the slot straight back.
-                ctx.info(format!("cancelled after being admitted to {}; giving the slot back", self.s.lock));
+                ctx.info(format!(
+                    "cancelled after being admitted to {}; giving the slot back",
+                    self.s.lock
+                ));
                 let mut doc = st.clone();
                 doc.holders.retain(|h| h.holder_id != id);
                 if let Some(capacity) = ctx.capacity {
                     doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
                 }
-                return Decision::Write { doc, action: "cancel" };
+                return Decision::Write {
+                    doc,
+                    action: "cancel",
+                };
             }
             let holder = st.holder(id).expect("claim found").clone();
             if self.queue_position.is_none() {
                 self.queue_position = Some(0);
             }
-            ctx.info(format!("acquired {} with fence {} after {} ms", self.s.lock, holder.fence, now.saturating_sub(self.started_at)));
+            ctx.info(format!(
+                "acquired {} with fence {} after {} ms",
+                self.s.lock,
+                holder.fence,
+                now.saturating_sub(self.started_at)
+            ));
             let lease = LeaseView::of(&holder, &ctx.lease, &ctx.clock);
             return self.held(&holder, now, lease);
         }
@@ -282,22 +352,35 @@ impl Planner for AcquirePlanner {
                     return Decision::Finish(self.outcome(ResultWord::Cancelled, now));
                 }
                 Kin::SameJob => {
-                    ctx.info(format!("{id} already holds {} (fence {}); returning that holding", self.s.lock, h.fence));
+                    ctx.info(format!(
+                        "{id} already holds {} (fence {}); returning that holding",
+                        self.s.lock, h.fence
+                    ));
                     let lease = LeaseView::of(h, &ctx.lease, &ctx.clock);
                     return self.held(&h.clone(), now, lease);
                 }
                 Kin::Predecessor => {
-                    ctx.info(format!("taking over the holding left by run attempt {} of {id}", h.run.run_attempt));
+                    ctx.info(format!(
+                        "taking over the holding left by run attempt {} of {id}",
+                        h.run.run_attempt
+                    ));
                     // A new fence: the protected resource must be able to tell the earlier
                     // attempt (which may still be running somewhere) from this one.
                     doc.fence += 1;
                     let fence = doc.fence;
-                    let h = doc.holders.iter_mut().find(|h| h.holder_id == id).expect("holder");
+                    let h = doc
+                        .holders
+                        .iter_mut()
+                        .find(|h| h.holder_id == id)
+                        .expect("holder");
                     h.nonce = self.s.nonce.clone();
                     h.run = self.s.run.clone();
                     h.fence = fence;
                     h.claimed_at = Some(ctx.server_now);
-                    return Decision::Write { doc, action: "adopt" };
+                    return Decision::Write {
+                        doc,
+                        action: "adopt",
+                    };
                 }
                 Kin::Collision => return self.collision(&h.run, now),
                 Kin::Successor => return self.superseded(h.run.run_attempt, now),
@@ -308,7 +391,10 @@ impl Planner for AcquirePlanner {
             if q.nonce != self.s.nonce {
                 match self.kin(&q.run) {
                     Kin::Predecessor | Kin::SameJob => {
-                        ctx.info(format!("taking over the queue entry left by run attempt {} of {id}", q.run.run_attempt));
+                        ctx.info(format!(
+                            "taking over the queue entry left by run attempt {} of {id}",
+                            q.run.run_attempt
+                        ));
                         let q = &mut doc.queue[i];
                         q.nonce = self.s.nonce.clone();
                         q.run = self.s.run.clone();
@@ -322,7 +408,9 @@ impl Planner for AcquirePlanner {
             }
         }
         let mine_queued = doc.queue_index(id);
-        if let (Some(i), None, Provenance::Written) = (mine_queued, self.queue_position, ctx.provenance) {
+        if let (Some(i), None, Provenance::Written) =
+            (mine_queued, self.queue_position, ctx.provenance)
+        {
             self.queue_position = Some(i as u32 + 1);
         }
         // An invalid config stops an acquire that has not yet written anything.
@@ -331,14 +419,19 @@ impl Planner for AcquirePlanner {
         }
         // 3. Enqueue and admit from the front.
         let mut changed = adopted;
-        let capacity = ctx.capacity.expect("acquire plans only with a known capacity");
+        let capacity = ctx
+            .capacity
+            .expect("acquire plans only with a known capacity");
         if !self.cancelled {
             // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
             let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
             for r in &removed {
                 ctx.warn(format!(
                     "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",
-                    r.holder_id, r.fence, self.s.lock, format_rfc3339(r.expires_at)
+                    r.holder_id,
+                    r.fence,
+                    self.s.lock,
+                    format_rfc3339(r.expires_at)
                 ));
             }
             changed |= !removed.is_empty();
@@ -347,50 +440,88 @@ impl Planner for AcquirePlanner {
                 doc.queue.push(self.entry(ctx.server_now, &ctx.lease));
                 changed = true;
             }
-            if !doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms).is_empty() {
+            if !doc
+                .admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms)
+                .is_empty()
+            {
                 changed = true;
             }
             if doc.holder(id).is_some() {
-                return Decision::Write { doc, action: "acquire" };
+                return Decision::Write {
+                    doc,
+                    action: "acquire",
+                };
             }
         }
         // 4. Not admitted. At the timeout, leave the queue (if this claim ever joined it).
         if timed_out {
             return match mine_queued {
                 Some(_) => {
-                    let why = if self.cancelled { "cancelled" } else { "timed out" };
-                    ctx.info(format!("{why} after {} ms; leaving the queue of {}", now.saturating_sub(self.started_at), self.s.lock));
+                    let why = if self.cancelled {
+                        "cancelled"
+                    } else {
+                        "timed out"
+                    };
+                    ctx.info(format!(
+                        "{why} after {} ms; leaving the queue of {}",
+                        now.saturating_sub(self.started_at),
+                        self.s.lock
+                    ));
                     let mut doc = st.clone();
                     doc.queue.retain(|q| q.holder_id != id);
                     doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
-                    Decision::Write { doc, action: if self.cancelled { "cancel" } else { "timeout" } }
+                    Decision::Write {
+                        doc,
+                        action: if self.cancelled { "cancel" } else { "timeout" },
+                    }
                 }
                 // Not queued in this version. If this claim ever wrote, a read may be older than
                 // its write (a stale cache, or an enqueue whose answer was lost): confirm the
                 // absence with a compare-and-swap on this version before saying nothing is left.
-                None if ctx.has_written && ctx.provenance == Provenance::Read => {
-                    Decision::Write { doc: st.clone(), action: if self.cancelled { "cancel-check" } else { "timeout-check" } }
-                }
+                None if ctx.has_written && ctx.provenance == Provenance::Read => Decision::Write {
+                    doc: st.clone(),
+                    action: if self.cancelled {
+                        "cancel-check"
+                    } else {
+                        "timeout-check"
+                    },
+                },
                 None => {
-                    let why = if self.cancelled { "cancelled" } else { "timed out" };
+                    let why = if self.cancelled {
+                        "cancelled"
+                    } else {
+                        "timed out"
+                    };
                     ctx.info(format!("{why} waiting for {}", self.s.lock));
                     Decision::Finish(self.outcome(gave_up, now))
                 }
             };
         }
         if changed {
-            return Decision::Write { doc, action: "enqueue" };
+            return Decision::Write {
+                doc,
+                action: "enqueue",
+            };
         }
         let position = mine_queued.expect("queued when nothing changed");
         let deadline = self.started_at.saturating_add(self.s.timeout_ms);
-        let mut until = (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
+        let mut until =
+            (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
         // A waiter next in line whose lock is full wakes when the first holding's lease can be
         // taken, if that comes before its next poll, instead of polling blindly.
         if (position as u32) < capacity {
-            let takeable = st.holders.iter().map(|h| ctx.lease.takeable_after(h.expires_at)).min();
+            let takeable = st
+                .holders
+                .iter()
+                .map(|h| ctx.lease.takeable_after(h.expires_at))
+                .min();
             if let Some(t) = takeable {
                 // The first local instant GitHub's clock may be past it, plus a second.
-                let at = ctx.clock.local_deadline_for(t).saturating_add(1_000).max(now + 1_000);
+                let at = ctx
+                    .clock
+                    .local_deadline_for(t)
+                    .saturating_add(1_000)
+                    .max(now + 1_000);
                 until = until.min(at);
             }
         }
@@ -404,7 +535,10 @@ impl Planner for AcquirePlanner {
 /// without `name:` is named by its id; a matrix cell by its id and its values in parentheses).
 /// A job with its own `name:` is not recognised, and gets no job id.
 fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
-    let named = j.name == job || j.name.strip_prefix(job).is_some_and(|rest| rest.starts_with(" ("));
+    let named = j.name == job
+        || j.name
+            .strip_prefix(job)
+            .is_some_and(|rest| rest.starts_with(" ("));
     j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
 }
 
@@ -440,9 +574,21 @@ mod tests {
     fn polls_spread_by_queue_position() {
         let mut rng = Rng::new(3);
         let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
-        for (position, capacity, base) in [(0, 2, 10_000), (1, 2, 10_000), (2, 2, 20_000), (5, 2, 30_000), (15, 2, 80_000), (500, 2, 120_000), (0, 1, 10_000), (3, 1, 40_000)] {
+        for (position, capacity, base) in [
+            (0, 2, 10_000),
+            (1, 2, 10_000),
+            (2, 2, 20_000),
+            (5, 2, 30_000),
+            (15, 2, 80_000),
+            (500, 2, 120_000),
+            (0, 1, 10_000),
+            (3, 1, 40_000),
+        ] {
             let v = poll_interval(10_000, position, capacity, &mut rng);
-            assert!(within(v, base), "position {position} capacity {capacity}: {v}");
+            assert!(
+                within(v, base),
+                "position {position} capacity {capacity}: {v}"
+            );
         }
         // A poll interval above the cap is kept: the cap only slows the back of the queue.
         assert!(within(poll_interval(300_000, 9, 1, &mut rng), 300_000));
@@ -451,9 +597,13 @@ mod tests {
     #[test]
     fn a_deep_queue_polls_about_once_a_second_in_total() {
         // 16 waiters on a capacity-2 lock at the default 10 s: the sum of their poll rates.
-        let rate: f64 = (0..16).map(|p| 1000.0 / (DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)) as f64).sum();
+        let rate: f64 = (0..16)
+            .map(|p| 1000.0 / (DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)) as f64)
+            .sum();
         assert!(rate < 0.6, "{rate} polls a second");
-        let deep: f64 = (0..1000).map(|p| 1000.0 / ((DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)).min(MAX_POLL_MS)) as f64).sum();
+        let deep: f64 = (0..1000)
+            .map(|p| 1000.0 / ((DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)).min(MAX_POLL_MS)) as f64)
+            .sum();
         assert!(deep < 10.0, "{deep} polls a second for 1000 waiters");
     }
 }

@@ -52,8 +52,15 @@ pub struct LockConfig {
 /// Reads a config file's text. Unknown keys are refused: a key this version does not know may
 /// be a safety setting it would silently ignore. A lease policy is checked by its rules.
 pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
-    let err = |rule: String| ConfigError { path: path.into(), rule };
-    let shape = |e: String| err(format!("must be a JSON object {{\"capacity\": N, \"lease\": {{…}}}} with no other keys ({e})"));
+    let err = |rule: String| ConfigError {
+        path: path.into(),
+        rule,
+    };
+    let shape = |e: String| {
+        err(format!(
+            "must be a JSON object {{\"capacity\": N, \"lease\": {{…}}}} with no other keys ({e})"
+        ))
+    };
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| shape(e.to_string()))?;
     if !value.is_object() {
         return Err(shape("not an object".into()));
@@ -68,7 +75,8 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
         None => None,
         Some(l) => {
             let d = LeasePolicy::guarded();
-            let ms = |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
+            let ms =
+                |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
             let policy = LeasePolicy {
                 ttl_ms: ms(l.ttl_seconds, d.ttl_ms),
                 renew_ms: ms(l.renew_seconds, d.renew_ms),
@@ -78,7 +86,9 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
                 min_remaining_ms: ms(l.min_remaining_seconds, d.min_remaining_ms),
                 reaper_renews: l.reaper_renews.unwrap_or(false),
             };
-            policy.validate().map_err(|r| err(format!("\"lease\": {r}")))?;
+            policy
+                .validate()
+                .map_err(|r| err(format!("\"lease\": {r}")))?;
             Some(policy)
         }
     };
@@ -97,10 +107,28 @@ mod tests {
 
     #[test]
     fn capacity_range() {
-        assert_eq!(parse_config("p", r#"{"capacity": 2}"#).map(|c| c.capacity), Ok(2));
-        assert_eq!(parse_config("p", r#"{"capacity": 64}"#), Ok(LockConfig { capacity: 64, lease: None }));
-        for bad in [r#"{"capacity": 0}"#, r#"{"capacity": 65}"#, r#"{"capacity": 1.5}"#, r#"{"capacity": "2"}"#,
-                    r#"{"capacity": -1}"#, r#"{}"#, r#"{"capacity": 2, "x": 1}"#, "[2]", "nonsense"] {
+        assert_eq!(
+            parse_config("p", r#"{"capacity": 2}"#).map(|c| c.capacity),
+            Ok(2)
+        );
+        assert_eq!(
+            parse_config("p", r#"{"capacity": 64}"#),
+            Ok(LockConfig {
+                capacity: 64,
+                lease: None
+            })
+        );
+        for bad in [
+            r#"{"capacity": 0}"#,
+            r#"{"capacity": 65}"#,
+            r#"{"capacity": 1.5}"#,
+            r#"{"capacity": "2"}"#,
+            r#"{"capacity": -1}"#,
+            r#"{}"#,
+            r#"{"capacity": 2, "x": 1}"#,
+            "[2]",
+            "nonsense",
+        ] {
             let e = parse_config("locks/x.config.json", bad).expect_err(bad);
             assert_eq!(e.path, "locks/x.config.json");
         }
@@ -108,20 +136,45 @@ mod tests {
 
     #[test]
     fn lease_block() {
-        let c = parse_config("p", r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 180}}"#).unwrap();
+        let c = parse_config(
+            "p",
+            r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 180}}"#,
+        )
+        .unwrap();
         let lease = c.lease.unwrap();
-        assert_eq!((lease.ttl_ms, lease.renew_ms, lease.grace_ms), (600_000, 180_000, LeasePolicy::guarded().grace_ms));
-        let e = parse_config("locks/x.config.json", r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 400}}"#).unwrap_err();
-        assert_eq!(e.rule, "\"lease\": the renew interval must be at least 10 s and at most half the lease (ttl)");
-        assert!(parse_config("p", r#"{"capacity": 1, "lease": {"ttl": 600}}"#).is_err(), "unknown lease keys are refused");
+        assert_eq!(
+            (lease.ttl_ms, lease.renew_ms, lease.grace_ms),
+            (600_000, 180_000, LeasePolicy::guarded().grace_ms)
+        );
+        let e = parse_config(
+            "locks/x.config.json",
+            r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 400}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.rule,
+            "\"lease\": the renew interval must be at least 10 s and at most half the lease (ttl)"
+        );
+        assert!(
+            parse_config("p", r#"{"capacity": 1, "lease": {"ttl": 600}}"#).is_err(),
+            "unknown lease keys are refused"
+        );
     }
 
     #[test]
     fn freshness() {
-        let r = ConfigRecord { capacity: 2, lease: None, sha: None, read_at: 1_000_000 };
+        let r = ConfigRecord {
+            capacity: 2,
+            lease: None,
+            sha: None,
+            read_at: 1_000_000,
+        };
         assert!(is_fresh(&r, 1_000_000));
         assert!(is_fresh(&r, 1_000_000 + CONFIG_TTL_MS - 1));
         assert!(!is_fresh(&r, 1_000_000 + CONFIG_TTL_MS));
-        assert!(!is_fresh(&r, 999_999), "a record from the future is not fresh");
+        assert!(
+            !is_fresh(&r, 999_999),
+            "a record from the future is not fresh"
+        );
     }
 }

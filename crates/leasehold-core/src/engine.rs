@@ -18,7 +18,9 @@
 use crate::config::{self, DEFAULT_CAPACITY};
 use crate::error::{ConfigError, ProtocolError};
 use crate::lease::{ClockEstimate, LeasePolicy};
-use crate::protocol::{Command, Event, Failure, Level, LogLine, Outcome, Reply, SleepReason, Stats, Step, TreeFile};
+use crate::protocol::{
+    Command, Event, Failure, Level, LogLine, Outcome, Reply, SleepReason, Stats, Step, TreeFile,
+};
 use crate::retry::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
 use crate::state::{ConfigRecord, LockState, Removal};
 use crate::time::Millis;
@@ -102,10 +104,16 @@ pub struct PlanCtx<'a> {
 
 impl PlanCtx<'_> {
     pub fn info(&mut self, text: String) {
-        self.log.push(LogLine { level: Level::Info, text });
+        self.log.push(LogLine {
+            level: Level::Info,
+            text,
+        });
     }
     pub fn warn(&mut self, text: String) {
-        self.log.push(LogLine { level: Level::Warning, text });
+        self.log.push(LogLine {
+            level: Level::Warning,
+            text,
+        });
     }
 }
 
@@ -113,9 +121,14 @@ impl PlanCtx<'_> {
 #[allow(clippy::large_enum_variant)]
 pub enum Decision {
     /// Write this version (the engine stamps its revision and `lastChange`).
-    Write { doc: LockState, action: &'static str },
+    Write {
+        doc: LockState,
+        action: &'static str,
+    },
     /// Nothing to write now: wake at `until` and read again.
-    Sleep { until: Millis },
+    Sleep {
+        until: Millis,
+    },
     Finish(Outcome),
     /// Ask GitHub a question outside the lock (a run attempt's or a job's status in the Actions
     /// API) before planning on. The engine sends it with its own time limit, retries a transient
@@ -158,7 +171,13 @@ pub trait Planner {
     }
     /// The answer to a [`Decision::Probe`] (or [`Planner::first_probe`]): a success reply, or
     /// the failure that ended it (a refusal, a 404, or a transient failure past the budget).
-    fn on_probe(&mut self, _sent: &Command, _answer: Result<Reply, Failure>, _log: &mut Vec<LogLine>) {}
+    fn on_probe(
+        &mut self,
+        _sent: &Command,
+        _answer: Result<Reply, Failure>,
+        _log: &mut Vec<LogLine>,
+    ) {
+    }
 }
 
 /// Per-lock settings every operation needs.
@@ -351,7 +370,10 @@ impl<P: Planner> Engine<P> {
                     Event::Cancel { .. } => "cancel",
                 };
                 self.phase = phase;
-                return Err(ProtocolError { event: event.into(), state });
+                return Err(ProtocolError {
+                    event: event.into(),
+                    state,
+                });
             }
         };
         Ok(Step { command, log })
@@ -359,7 +381,13 @@ impl<P: Planner> Engine<P> {
 
     fn issue_at(&mut self, command: Command, pending: Pending, now: Millis) -> Command {
         if self.stats.requests >= MAX_REQUESTS {
-            return self.fail("request-budget", format!("sent {MAX_REQUESTS} requests without finishing"), None, None, now);
+            return self.fail(
+                "request-budget",
+                format!("sent {MAX_REQUESTS} requests without finishing"),
+                None,
+                None,
+                now,
+            );
         }
         self.stats.requests += 1;
         match pending.kind() {
@@ -396,13 +424,19 @@ impl<P: Planner> Engine<P> {
 
     fn timeout_ms(&self, now: Millis) -> Millis {
         match self.planner.retry_deadline() {
-            Some(deadline) => deadline.saturating_sub(now).clamp(1_000, REQUEST_TIMEOUT_MS),
+            Some(deadline) => deadline
+                .saturating_sub(now)
+                .clamp(1_000, REQUEST_TIMEOUT_MS),
             None => REQUEST_TIMEOUT_MS,
         }
     }
 
     fn read_state(&mut self, now: Millis, conditional: bool) -> Command {
-        let if_none_match = if conditional { self.known.as_ref().and_then(|k| k.etag.clone()) } else { None };
+        let if_none_match = if conditional {
+            self.known.as_ref().and_then(|k| k.etag.clone())
+        } else {
+            None
+        };
         let command = Command::ReadFile {
             path: state_path(&self.target.lock),
             git_ref: Some(self.target.state_branch.clone()),
@@ -414,7 +448,10 @@ impl<P: Planner> Engine<P> {
 
     fn sleep(&mut self, until: Millis, reason: SleepReason, wake: Wake) -> Command {
         self.phase = Phase::Sleeping(wake);
-        Command::Sleep { until_ms: until, reason }
+        Command::Sleep {
+            until_ms: until,
+            reason,
+        }
     }
 
     fn finish(&mut self, mut outcome: Outcome) -> Command {
@@ -426,11 +463,25 @@ impl<P: Planner> Engine<P> {
             outcome.capacity = self.capacity_record().map(|r| r.capacity);
         }
         self.phase = Phase::Done;
-        Command::Finish { outcome: Box::new(outcome) }
+        Command::Finish {
+            outcome: Box::new(outcome),
+        }
     }
 
-    fn fail(&mut self, code: &str, message: String, class: Option<Class>, status: Option<u16>, now: Millis) -> Command {
-        let failure = Failure { code: code.into(), message, class: class.map(|c| c.name().into()), status };
+    fn fail(
+        &mut self,
+        code: &str,
+        message: String,
+        class: Option<Class>,
+        status: Option<u16>,
+        now: Millis,
+    ) -> Command {
+        let failure = Failure {
+            code: code.into(),
+            message,
+            class: class.map(|c| c.name().into()),
+            status,
+        };
         let outcome = self.planner.failed(failure, now);
         self.finish(outcome)
     }
@@ -476,16 +527,26 @@ impl<P: Planner> Engine<P> {
         self.failures = 0;
         self.auth_streak_since = None;
         let command = match (pending, reply) {
-            (Pending::Probe, reply @ (Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. })) => {
+            (
+                Pending::Probe,
+                reply @ (Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. }),
+            ) => {
                 self.planner.on_probe(&sent, Ok(reply), log);
                 self.after_probe(now, log)
             }
-            (Pending::StateRead, Reply::File { sha, content, etag, .. }) => {
+            (
+                Pending::StateRead,
+                Reply::File {
+                    sha, content, etag, ..
+                },
+            ) => {
                 match LockState::parse(&content, &self.target.lock) {
                     Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
                     Ok(doc) => {
                         #[cfg(feature = "planted-bugs")]
-                        if crate::planted::active(crate::planted::Bug::AcceptStaleRead) { self.max_revision = None; }
+                        if crate::planted::active(crate::planted::Bug::AcceptStaleRead) {
+                            self.max_revision = None;
+                        }
                         if self.max_revision.is_some_and(|max| doc.revision < max) {
                             return Ok(self.stale(now, log));
                         }
@@ -500,7 +561,12 @@ impl<P: Planner> Engine<P> {
                         } else {
                             Provenance::Read
                         };
-                        self.known = Some(Known { doc, sha: Some(sha), etag, provenance });
+                        self.known = Some(Known {
+                            doc,
+                            sha: Some(sha),
+                            etag,
+                            provenance,
+                        });
                         self.decide(now, log)
                     }
                 }
@@ -509,7 +575,12 @@ impl<P: Planner> Engine<P> {
                 self.stats.not_modified += 1;
                 self.decide(now, log)
             }
-            (Pending::ConfigRead, Reply::File { sha, content, etag, .. }) => {
+            (
+                Pending::ConfigRead,
+                Reply::File {
+                    sha, content, etag, ..
+                },
+            ) => {
                 let path = config::config_path(&self.target.lock);
                 let (capacity, lease) = match config::parse_config(&path, &content) {
                     Ok(c) => {
@@ -517,12 +588,20 @@ impl<P: Planner> Engine<P> {
                         (c.capacity, c.lease)
                     }
                     Err(e) => {
-                        log.push(LogLine { level: Level::Warning, text: format!("{e}; using capacity {DEFAULT_CAPACITY}") });
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!("{e}; using capacity {DEFAULT_CAPACITY}"),
+                        });
                         self.config.error = Some(e);
                         (DEFAULT_CAPACITY, None)
                     }
                 };
-                self.config.record = Some(ConfigRecord { capacity, lease, sha: Some(sha), read_at: self.clock.server_now(now) });
+                self.config.record = Some(ConfigRecord {
+                    capacity,
+                    lease,
+                    sha: Some(sha),
+                    read_at: self.clock.server_now(now),
+                });
                 self.config.etag = etag;
                 self.decide(now, log)
             }
@@ -538,12 +617,20 @@ impl<P: Planner> Engine<P> {
                 self.conflicts_in_row = 0;
                 self.unknown_streak = 0;
                 self.max_revision = Some(doc.revision);
-                self.known = Some(Known { doc, sha: Some(sha), etag: None, provenance: Provenance::Written });
+                self.known = Some(Known {
+                    doc,
+                    sha: Some(sha),
+                    etag: None,
+                    provenance: Provenance::Written,
+                });
                 self.decide(now, log)
             }
             (Pending::Tree, Reply::Created { sha }) => {
                 let command = Command::CreateCommit {
-                    message: format!("leasehold: create state branch {}", self.target.state_branch),
+                    message: format!(
+                        "leasehold: create state branch {}",
+                        self.target.state_branch
+                    ),
                     tree: sha,
                     timeout_ms: self.timeout_ms(now),
                 };
@@ -558,12 +645,17 @@ impl<P: Planner> Engine<P> {
                 self.issue_at(command, Pending::Branch, now)
             }
             (Pending::Branch, Reply::Created { .. }) => {
-                log.push(LogLine { level: Level::Info, text: format!("created state branch {}", self.target.state_branch) });
+                log.push(LogLine {
+                    level: Level::Info,
+                    text: format!("created state branch {}", self.target.state_branch),
+                });
                 self.read_state(now, false)
             }
             (pending, reply) => {
                 self.phase = Phase::Awaiting(sent, pending);
-                let kind = serde_json::to_value(&reply).ok().and_then(|v| v.get("kind").cloned());
+                let kind = serde_json::to_value(&reply)
+                    .ok()
+                    .and_then(|v| v.get("kind").cloned());
                 return Err(ProtocolError {
                     event: format!("reply {}", kind.map(|k| k.to_string()).unwrap_or_default()),
                     state: format!("awaiting the answer to {:?}", pending),
@@ -585,7 +677,10 @@ impl<P: Planner> Engine<P> {
                 now,
             );
         }
-        log.push(LogLine { level: Level::Debug, text: "read an older version than one already seen (stale cache); reading again".into() });
+        log.push(LogLine {
+            level: Level::Debug,
+            text: "read an older version than one already seen (stale cache); reading again".into(),
+        });
         self.sleep(now + STALE_REREAD_MS, SleepReason::StaleRead, Wake::Reread)
     }
 
@@ -599,7 +694,9 @@ impl<P: Planner> Engine<P> {
         log: &mut Vec<LogLine>,
     ) -> Command {
         let (status, message) = match reply {
-            Reply::Http { status, message, .. } => (Some(*status), message.clone()),
+            Reply::Http {
+                status, message, ..
+            } => (Some(*status), message.clone()),
             Reply::Transport { message, .. } => (None, message.clone()),
             _ => (None, String::new()),
         };
@@ -616,23 +713,56 @@ impl<P: Planner> Engine<P> {
             if class == Class::Transient {
                 self.failures += 1;
                 let mut policy = self.target.retry.clone();
-                policy.max_attempts_with_deadline = Some(policy.max_attempts_with_deadline.unwrap_or(PROBE_MAX_ATTEMPTS).min(PROBE_MAX_ATTEMPTS));
+                policy.max_attempts_with_deadline = Some(
+                    policy
+                        .max_attempts_with_deadline
+                        .unwrap_or(PROBE_MAX_ATTEMPTS)
+                        .min(PROBE_MAX_ATTEMPTS),
+                );
                 policy.max_attempts = policy.max_attempts.min(PROBE_MAX_ATTEMPTS);
-                if let Some(at) = next_attempt_at(&policy, class, self.failures, now, self.planner.probe_deadline(), &mut self.rng) {
-                    log.push(LogLine { level: Level::Debug, text: format!("{what} ({}): asking again in {} ms", class.name(), at - now) });
+                if let Some(at) = next_attempt_at(
+                    &policy,
+                    class,
+                    self.failures,
+                    now,
+                    self.planner.probe_deadline(),
+                    &mut self.rng,
+                ) {
+                    log.push(LogLine {
+                        level: Level::Debug,
+                        text: format!("{what} ({}): asking again in {} ms", class.name(), at - now),
+                    });
                     return self.sleep(at, SleepReason::Backoff, Wake::Retry(sent, pending));
                 }
             }
             // The wait the lock's own requests would take after this answer, within the budget.
             let wait = match class {
-                Class::RateLimited { .. } => next_attempt_at(&self.target.retry, class, 1, now, self.planner.retry_deadline(), &mut self.rng),
+                Class::RateLimited { .. } => next_attempt_at(
+                    &self.target.retry,
+                    class,
+                    1,
+                    now,
+                    self.planner.retry_deadline(),
+                    &mut self.rng,
+                ),
                 _ => None,
             };
             if matches!(class, Class::RateLimited { primary: true, .. }) && wait.is_none() {
-                return self.fail("api-unavailable", format!("gave up: {what} (the primary rate limit resets too far away)"), Some(class), status, now);
+                return self.fail(
+                    "api-unavailable",
+                    format!("gave up: {what} (the primary rate limit resets too far away)"),
+                    Some(class),
+                    status,
+                    now,
+                );
             }
             self.failures = 0;
-            let failure = Failure { code: class.name().into(), message: what, class: Some(class.name().into()), status };
+            let failure = Failure {
+                code: class.name().into(),
+                message: what,
+                class: Some(class.name().into()),
+                status,
+            };
             self.planner.on_probe(&sent, Err(failure), log);
             // Without the answer, but no request before GitHub allows one again.
             if let Some(at) = wait.filter(|&at| at > now) {
@@ -650,23 +780,38 @@ impl<P: Planner> Engine<P> {
                 }
                 self.failures = 0;
                 let doc = LockState::empty(&self.target.lock);
-                self.known = Some(Known { doc, sha: None, etag: None, provenance: Provenance::Read });
+                self.known = Some(Known {
+                    doc,
+                    sha: None,
+                    etag: None,
+                    provenance: Provenance::Read,
+                });
                 self.decide_absent(now, log)
             }
             (Class::NotFound, Pending::ConfigRead) => {
                 self.failures = 0;
                 log.push(LogLine {
                     level: Level::Info,
-                    text: format!("no {} on the default branch: capacity {DEFAULT_CAPACITY}", config::config_path(&self.target.lock)),
+                    text: format!(
+                        "no {} on the default branch: capacity {DEFAULT_CAPACITY}",
+                        config::config_path(&self.target.lock)
+                    ),
                 });
                 self.config = ConfigKnowledge {
-                    record: Some(ConfigRecord { capacity: DEFAULT_CAPACITY, lease: None, sha: None, read_at: self.clock.server_now(now) }),
+                    record: Some(ConfigRecord {
+                        capacity: DEFAULT_CAPACITY,
+                        lease: None,
+                        sha: None,
+                        read_at: self.clock.server_now(now),
+                    }),
                     etag: None,
                     error: None,
                 };
                 self.decide(now, log)
             }
-            (Class::NotFound, Pending::StateWrite) if self.known.as_ref().is_some_and(|k| k.sha.is_some()) => {
+            (Class::NotFound, Pending::StateWrite)
+                if self.known.as_ref().is_some_and(|k| k.sha.is_some()) =>
+            {
                 // The file was read, so the branch exists: GitHub answers 404 to a token that
                 // may read but not write.
                 self.pending_doc = None;
@@ -691,28 +836,63 @@ impl<P: Planner> Engine<P> {
                 if !self.branch_missing_seen {
                     self.branch_missing_seen = true;
                     let until = now + self.rng.up_to(BRANCH_CREATE_SPREAD_MS);
-                    log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; looking again before creating it", self.target.state_branch) });
+                    log.push(LogLine {
+                        level: Level::Info,
+                        text: format!(
+                            "state branch {} not found; looking again before creating it",
+                            self.target.state_branch
+                        ),
+                    });
                     return self.sleep(until, SleepReason::Contention, Wake::Reread);
                 }
-                log.push(LogLine { level: Level::Info, text: format!("state branch {} not found; creating it", self.target.state_branch) });
+                log.push(LogLine {
+                    level: Level::Info,
+                    text: format!(
+                        "state branch {} not found; creating it",
+                        self.target.state_branch
+                    ),
+                });
                 let command = Command::CreateTree {
-                    files: vec![TreeFile { path: "README.md".into(), content: branch_readme(&self.target.state_branch) }],
+                    files: vec![TreeFile {
+                        path: "README.md".into(),
+                        content: branch_readme(&self.target.state_branch),
+                    }],
                     timeout_ms: self.timeout_ms(now),
                 };
                 self.issue_at(command, Pending::Tree, now)
             }
             (Class::AlreadyExists, Pending::Branch) => {
-                log.push(LogLine { level: Level::Info, text: format!("state branch {} was created by another job", self.target.state_branch) });
+                log.push(LogLine {
+                    level: Level::Info,
+                    text: format!(
+                        "state branch {} was created by another job",
+                        self.target.state_branch
+                    ),
+                });
                 self.read_state(now, false)
             }
             (Class::Conflict, _) => {
                 self.pending_doc = None;
                 #[cfg(feature = "planted-bugs")]
-                if crate::planted::active(crate::planted::Bug::ConflictIsFailure) { return self.fail("contention", format!("conflict: {what}"), Some(class), status, now); }
+                if crate::planted::active(crate::planted::Bug::ConflictIsFailure) {
+                    return self.fail(
+                        "contention",
+                        format!("conflict: {what}"),
+                        Some(class),
+                        status,
+                        now,
+                    );
+                }
                 self.stats.conflicts += 1;
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
-                    return self.fail("contention", format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"), Some(class), status, now);
+                    return self.fail(
+                        "contention",
+                        format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"),
+                        Some(class),
+                        status,
+                        now,
+                    );
                 }
                 if self.planner.retry_deadline().is_some_and(|d| now >= d) {
                     return self.fail("contention", format!("the deadline passed with the last write refused by a conflict ({what})"), Some(class), status, now);
@@ -720,9 +900,13 @@ impl<P: Planner> Engine<P> {
                 // Every conflict means somebody else's write landed. Back off with full jitter,
                 // doubling per conflict in a row, so contenders spread out instead of colliding
                 // again (and a crowd starting together stays under GitHub's 80 writes a minute).
-                let spread = (CONFLICT_BACKOFF_MS << (self.conflicts_in_row - 1).min(6)).min(CONFLICT_BACKOFF_CAP_MS);
+                let spread = (CONFLICT_BACKOFF_MS << (self.conflicts_in_row - 1).min(6))
+                    .min(CONFLICT_BACKOFF_CAP_MS);
                 let until = now + self.rng.up_to(spread);
-                log.push(LogLine { level: Level::Debug, text: format!("conflict: {what}; reading again in {} ms", until - now) });
+                log.push(LogLine {
+                    level: Level::Debug,
+                    text: format!("conflict: {what}; reading again in {} ms", until - now),
+                });
                 self.sleep(until, SleepReason::Contention, Wake::Reread)
             }
             (Class::UnknownOutcome, _) => {
@@ -730,27 +914,56 @@ impl<P: Planner> Engine<P> {
                 // (or the read-back by being exactly the version this write would have made).
                 self.unconfirmed = self.pending_doc.take();
                 self.unknown_streak += 1;
-                match next_attempt_at(&self.target.retry, class, self.unknown_streak, now, self.planner.retry_deadline(), &mut self.rng) {
+                match next_attempt_at(
+                    &self.target.retry,
+                    class,
+                    self.unknown_streak,
+                    now,
+                    self.planner.retry_deadline(),
+                    &mut self.rng,
+                ) {
                     Some(at) => {
                         log.push(LogLine {
                             level: Level::Warning,
-                            text: format!("{what}: the write may have been applied; reading it back in {} ms", at - now),
+                            text: format!(
+                                "{what}: the write may have been applied; reading it back in {} ms",
+                                at - now
+                            ),
                         });
                         self.sleep(at, SleepReason::Backoff, Wake::Reread)
                     }
-                    None => self.fail("api-unavailable", format!("gave up after {what}"), Some(class), status, now),
+                    None => self.fail(
+                        "api-unavailable",
+                        format!("gave up after {what}"),
+                        Some(class),
+                        status,
+                        now,
+                    ),
                 }
             }
             (Class::Transient | Class::RateLimited { .. }, _) => {
                 self.failures += 1;
                 let deadline = self.planner.retry_deadline();
-                match next_attempt_at(&self.target.retry, class, self.failures, now, deadline, &mut self.rng) {
+                match next_attempt_at(
+                    &self.target.retry,
+                    class,
+                    self.failures,
+                    now,
+                    deadline,
+                    &mut self.rng,
+                ) {
                     None => {
                         let budget = match deadline {
                             Some(_) => "the retry deadline passed".to_string(),
                             None => format!("{} attempts", self.failures),
                         };
-                        self.fail("api-unavailable", format!("gave up after {budget}: {what}"), Some(class), status, now)
+                        self.fail(
+                            "api-unavailable",
+                            format!("gave up after {budget}: {what}"),
+                            Some(class),
+                            status,
+                            now,
+                        )
                     }
                     Some(at) => {
                         let reason = if matches!(class, Class::RateLimited { .. }) {
@@ -761,7 +974,12 @@ impl<P: Planner> Engine<P> {
                         };
                         log.push(LogLine {
                             level: Level::Warning,
-                            text: format!("{} ({}): retrying in {} ms", what, class.name(), at - now),
+                            text: format!(
+                                "{} ({}): retrying in {} ms",
+                                what,
+                                class.name(),
+                                at - now
+                            ),
                         });
                         // A request that failed this way was not applied (a rate-limited or
                         // unsent write is refused before it is processed), so repeating it as is
@@ -803,7 +1021,10 @@ impl<P: Planner> Engine<P> {
         // Config records carry GitHub's time (they are shared through the state): judge their
         // freshness by it too.
         let server_now = self.clock.server_now(now);
-        let fresh = self.capacity_record().filter(|r| config::is_fresh(r, server_now)).cloned();
+        let fresh = self
+            .capacity_record()
+            .filter(|r| config::is_fresh(r, server_now))
+            .cloned();
         if self.planner.needs_config() && fresh.is_none() {
             let command = Command::ReadFile {
                 path: config::config_path(&self.target.lock),
@@ -814,7 +1035,10 @@ impl<P: Planner> Engine<P> {
             return self.issue_at(command, Pending::ConfigRead, now);
         }
         let known = self.known.as_ref().expect("state known before planning");
-        let lease = fresh.as_ref().and_then(|r| r.lease.clone()).unwrap_or_else(LeasePolicy::unconfigured);
+        let lease = fresh
+            .as_ref()
+            .and_then(|r| r.lease.clone())
+            .unwrap_or_else(LeasePolicy::unconfigured);
         let mut ctx = PlanCtx {
             now,
             server_now,
@@ -839,7 +1063,12 @@ impl<P: Planner> Engine<P> {
                 // the writes to one lock, across all its writers, about a second apart, as
                 // GitHub asks, and spares a write that would most likely conflict. At most a
                 // few times in a row, so a lock that never goes quiet is still written.
-                let busy = known.doc.last_change.as_ref().filter(|c| c.by != self.target.holder_id).map(|c| c.at + MIN_WRITE_GAP_MS);
+                let busy = known
+                    .doc
+                    .last_change
+                    .as_ref()
+                    .filter(|c| c.by != self.target.holder_id)
+                    .map(|c| c.at + MIN_WRITE_GAP_MS);
                 if let (Some(settle), Provenance::Read) = (busy, known.provenance) {
                     if server_now < settle && self.busy_deferrals < MAX_BUSY_DEFERRALS {
                         self.busy_deferrals += 1;
@@ -859,12 +1088,19 @@ impl<P: Planner> Engine<P> {
                     branch: self.target.state_branch.clone(),
                     content: doc.to_document(),
                     sha: known.sha.clone(),
-                    message: format!("leasehold: {action} {} by {}", self.target.lock, self.target.holder_id),
+                    message: format!(
+                        "leasehold: {action} {} by {}",
+                        self.target.lock, self.target.holder_id
+                    ),
                     timeout_ms: self.timeout_ms(now),
                 };
                 self.pending_doc = Some(doc);
                 self.unconfirmed = None;
-                match self.last_write_at.map(|t| t + MIN_WRITE_GAP_MS).filter(|&at| at > now) {
+                match self
+                    .last_write_at
+                    .map(|t| t + MIN_WRITE_GAP_MS)
+                    .filter(|&at| at > now)
+                {
                     Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(command)),
                     None => self.issue_at(command, Pending::StateWrite, now),
                 }

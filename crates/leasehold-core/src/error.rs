@@ -17,7 +17,11 @@ impl InputError {
     pub fn new(input: &str, rule: &str, value: &str) -> Self {
         // Never echo a long value back into a log line.
         let value: String = value.chars().take(120).collect();
-        InputError { input: input.into(), rule: rule.into(), value }
+        InputError {
+            input: input.into(),
+            rule: rule.into(),
+            value,
+        }
     }
 }
 

@@ -65,12 +65,19 @@ pub enum KillReason {
 
 pub fn decide(input: &GuardInput) -> GuardDecision {
     // The child must be gone by the local deadline: the stop begins a kill grace before it.
-    let deadline = input.lease.local_deadline.saturating_sub(input.kill_grace_ms);
+    let deadline = input
+        .lease
+        .local_deadline
+        .saturating_sub(input.kill_grace_ms);
     if input.last == LastRenewal::Lost {
-        return GuardDecision::Kill { reason: KillReason::Lost };
+        return GuardDecision::Kill {
+            reason: KillReason::Lost,
+        };
     }
     if input.now >= deadline {
-        return GuardDecision::Kill { reason: KillReason::Deadline };
+        return GuardDecision::Kill {
+            reason: KillReason::Deadline,
+        };
     }
     let retry_after = |at: Millis| at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS);
     let next = match (input.last, input.last_attempt_at) {
@@ -85,7 +92,9 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
     if input.now >= next {
         GuardDecision::Renew { until: deadline }
     } else {
-        GuardDecision::Wait { until: next.min(deadline) }
+        GuardDecision::Wait {
+            until: next.min(deadline),
+        }
     }
 }
 
@@ -94,11 +103,24 @@ mod tests {
     use super::*;
 
     fn lease() -> LeaseView {
-        LeaseView { expires_at: 900_000, ceiling_at: 9_000_000, local_deadline: 780_000, renew_at: 300_000, renew_ms: 300_000, ttl_ms: 900_000 }
+        LeaseView {
+            expires_at: 900_000,
+            ceiling_at: 9_000_000,
+            local_deadline: 780_000,
+            renew_at: 300_000,
+            renew_ms: 300_000,
+            ttl_ms: 900_000,
+        }
     }
 
     fn input(now: Millis, last: LastRenewal, last_attempt_at: Option<Millis>) -> GuardInput {
-        GuardInput { now, lease: lease(), last, last_attempt_at, kill_grace_ms: 0 }
+        GuardInput {
+            now,
+            lease: lease(),
+            last,
+            last_attempt_at,
+            kill_grace_ms: 0,
+        }
     }
 
     #[test]
@@ -106,23 +128,64 @@ mod tests {
         use GuardDecision::*;
         let cases = [
             (input(0, LastRenewal::None, None), Wait { until: 300_000 }),
-            (input(300_000, LastRenewal::None, None), Renew { until: 780_000 }),
-            (input(300_000, LastRenewal::Failed, Some(300_000)), Wait { until: 330_000 }),
-            (input(330_000, LastRenewal::Failed, Some(300_000)), Renew { until: 780_000 }),
-            (input(779_999, LastRenewal::Failed, Some(775_000)), Wait { until: 780_000 }),
-            (input(780_000, LastRenewal::Failed, Some(775_000)), Kill { reason: KillReason::Deadline }),
-            (input(10, LastRenewal::Lost, Some(5)), Kill { reason: KillReason::Lost }),
-            (input(790_000, LastRenewal::Renewed, None), Kill { reason: KillReason::Deadline }),
+            (
+                input(300_000, LastRenewal::None, None),
+                Renew { until: 780_000 },
+            ),
+            (
+                input(300_000, LastRenewal::Failed, Some(300_000)),
+                Wait { until: 330_000 },
+            ),
+            (
+                input(330_000, LastRenewal::Failed, Some(300_000)),
+                Renew { until: 780_000 },
+            ),
+            (
+                input(779_999, LastRenewal::Failed, Some(775_000)),
+                Wait { until: 780_000 },
+            ),
+            (
+                input(780_000, LastRenewal::Failed, Some(775_000)),
+                Kill {
+                    reason: KillReason::Deadline,
+                },
+            ),
+            (
+                input(10, LastRenewal::Lost, Some(5)),
+                Kill {
+                    reason: KillReason::Lost,
+                },
+            ),
+            (
+                input(790_000, LastRenewal::Renewed, None),
+                Kill {
+                    reason: KillReason::Deadline,
+                },
+            ),
             // Not due at 300 s: the next try is a retry interval later, not at once.
-            (input(300_000, LastRenewal::NotDue, Some(300_000)), Wait { until: 330_000 }),
-            (input(100_000, LastRenewal::NotDue, Some(100_000)), Wait { until: 300_000 }),
+            (
+                input(300_000, LastRenewal::NotDue, Some(300_000)),
+                Wait { until: 330_000 },
+            ),
+            (
+                input(100_000, LastRenewal::NotDue, Some(100_000)),
+                Wait { until: 300_000 },
+            ),
         ];
         for (i, want) in cases {
             assert_eq!(decide(&i), want, "{i:?}");
         }
         // With a 10 s kill grace the stop starts 10 s before the deadline.
-        let graced = |now| GuardInput { kill_grace_ms: 10_000, ..input(now, LastRenewal::Failed, Some(760_000)) };
+        let graced = |now| GuardInput {
+            kill_grace_ms: 10_000,
+            ..input(now, LastRenewal::Failed, Some(760_000))
+        };
         assert_eq!(decide(&graced(765_000)), Wait { until: 770_000 });
-        assert_eq!(decide(&graced(770_000)), Kill { reason: KillReason::Deadline });
+        assert_eq!(
+            decide(&graced(770_000)),
+            Kill {
+                reason: KillReason::Deadline
+            }
+        );
     }
 }

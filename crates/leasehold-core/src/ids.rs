@@ -6,9 +6,15 @@ use crate::error::InputError;
 
 /// A lock name: `[A-Za-z0-9._-]{1,80}`, and not `.` or `..` (it becomes a file name).
 pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
-    let ok_chars = value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    let ok_chars = value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     if value.is_empty() || value.len() > 80 || !ok_chars || value == "." || value == ".." {
-        return Err(InputError::new(input, "must match [A-Za-z0-9._-]{1,80} and not be \".\" or \"..\"", value));
+        return Err(InputError::new(
+            input,
+            "must match [A-Za-z0-9._-]{1,80} and not be \".\" or \"..\"",
+            value,
+        ));
     }
     Ok(())
 }
@@ -16,7 +22,10 @@ pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
 /// `owner/name`, each part as GitHub allows it.
 pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
     let part = |p: &str| {
-        !p.is_empty() && p.len() <= 100 && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        !p.is_empty()
+            && p.len() <= 100
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
     };
     match value.split_once('/') {
         Some((owner, name)) if part(owner) && part(name) && name != "." && name != ".." => Ok(()),
@@ -27,7 +36,9 @@ pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
 /// A git branch name that is safe to put in a URL path and a ref: a conservative subset of
 /// `git check-ref-format`.
 pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
-    let ok_chars = value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'));
+    let ok_chars = value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'));
     let bad_shape = value.starts_with(['/', '.', '-'])
         || value.ends_with(['/', '.'])
         || value.contains("..")
@@ -44,13 +55,25 @@ pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
 /// whitespace (so a fallback job can rebuild the holder id exactly), at most 200 characters.
 pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
     if value.contains(['\n', '\r']) {
-        return Err(InputError::new(input, "must not contain a line break", value));
+        return Err(InputError::new(
+            input,
+            "must not contain a line break",
+            value,
+        ));
     }
     if value.trim() != value {
-        return Err(InputError::new(input, "must not have leading or trailing whitespace", value));
+        return Err(InputError::new(
+            input,
+            "must not have leading or trailing whitespace",
+            value,
+        ));
     }
     if value.chars().count() > 200 || value.chars().any(char::is_control) {
-        return Err(InputError::new(input, "must be at most 200 printable characters", value));
+        return Err(InputError::new(
+            input,
+            "must be at most 200 printable characters",
+            value,
+        ));
     }
     Ok(())
 }
@@ -60,8 +83,15 @@ pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
 pub fn validate_job(input: &str, value: &str) -> Result<(), InputError> {
     let mut bytes = value.bytes();
     let first_ok = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
-    if !first_ok || value.len() > 100 || !bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(InputError::new(input, "must be a workflow job id ([A-Za-z_][A-Za-z0-9_-]*)", value));
+    if !first_ok
+        || value.len() > 100
+        || !bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(InputError::new(
+            input,
+            "must be a workflow job id ([A-Za-z_][A-Za-z0-9_-]*)",
+            value,
+        ));
     }
     Ok(())
 }
@@ -136,8 +166,14 @@ mod tests {
     fn suffixes() {
         assert!(validate_suffix("holder-suffix", "linux x64: 3").is_ok());
         assert!(validate_suffix("holder-suffix", "").is_ok());
-        assert!(validate_suffix("holder-suffix", "a\nb").unwrap_err().rule.contains("line break"));
-        assert!(validate_suffix("holder-suffix", " a").unwrap_err().rule.contains("whitespace"));
+        assert!(validate_suffix("holder-suffix", "a\nb")
+            .unwrap_err()
+            .rule
+            .contains("line break"));
+        assert!(validate_suffix("holder-suffix", " a")
+            .unwrap_err()
+            .rule
+            .contains("whitespace"));
         assert!(validate_suffix("holder-suffix", "a\t").is_err());
     }
 
@@ -147,7 +183,13 @@ mod tests {
         assert_eq!(id, "octo/app:42:build:linux: 3");
         assert!(validate_holder_id("holder-id", &id).is_ok());
         assert!(validate_holder_id("holder-id", &holder_id("octo/app", 42, "build", "")).is_ok());
-        for bad in ["octo/app:x:build", "octo:42:build", "octo/app:42", "octo/app:42:bu ild", "octo/app:42:build: x"] {
+        for bad in [
+            "octo/app:x:build",
+            "octo:42:build",
+            "octo/app:42",
+            "octo/app:42:bu ild",
+            "octo/app:42:build: x",
+        ] {
             assert!(validate_holder_id("holder-id", bad).is_err(), "{bad}");
         }
     }

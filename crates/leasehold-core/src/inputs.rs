@@ -29,26 +29,38 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(raw: &'a RawInputs) -> Self {
-        Reader { raw, warnings: Vec::new() }
+        Reader {
+            raw,
+            warnings: Vec::new(),
+        }
     }
 
     /// The trimmed value, or `None` when absent or empty.
     pub fn get(&self, name: &str) -> Option<&'a str> {
-        self.raw.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+        self.raw
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
     }
 
     /// The exact value (not trimmed), for inputs where whitespace is itself an error.
     pub fn get_exact(&self, name: &str) -> Option<&'a str> {
-        self.raw.get(name).map(String::as_str).filter(|v| !v.is_empty())
+        self.raw
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     pub fn required(&self, name: &str) -> Result<&'a str, InputError> {
-        self.get(name).ok_or_else(|| InputError::new(name, "is required", ""))
+        self.get(name)
+            .ok_or_else(|| InputError::new(name, "is required", ""))
     }
 
     /// An integer in `min..=max`, or `default` when not given.
     pub fn int(&self, name: &str, default: u64, min: u64, max: u64) -> Result<u64, InputError> {
-        let Some(text) = self.get(name) else { return Ok(default) };
+        let Some(text) = self.get(name) else {
+            return Ok(default);
+        };
         let rule = format!("must be a whole number from {min} to {max}");
         match text.parse::<u64>() {
             Ok(n) if (min..=max).contains(&n) && text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
@@ -58,12 +70,22 @@ impl<'a> Reader<'a> {
 
     /// Like [`Reader::int`], but a bad value is reported and ignored rather than fatal (for
     /// knobs of release, which must never fail over a tuning typo).
-    pub fn int_or_warn(&mut self, name: &str, default: u64, ok: impl Fn(u64) -> bool, rule: &str) -> u64 {
-        let Some(text) = self.get(name) else { return default };
+    pub fn int_or_warn(
+        &mut self,
+        name: &str,
+        default: u64,
+        ok: impl Fn(u64) -> bool,
+        rule: &str,
+    ) -> u64 {
+        let Some(text) = self.get(name) else {
+            return default;
+        };
         match text.parse::<u64>() {
             Ok(n) if ok(n) && text.bytes().all(|b| b.is_ascii_digit()) => n,
             _ => {
-                self.warnings.push(format!("input `{name}` {rule} (got {text:?}); using {default}"));
+                self.warnings.push(format!(
+                    "input `{name}` {rule} (got {text:?}); using {default}"
+                ));
                 default
             }
         }
@@ -75,13 +97,29 @@ impl<'a> Reader<'a> {
     pub fn retry_policy(&mut self) -> RetryPolicy {
         let d = RetryPolicy::default();
         let attempts_given = self.get("api-max-attempts").is_some();
-        let max_attempts =
-            self.int_or_warn("api-max-attempts", u64::from(d.max_attempts), |n| (1..=100).contains(&n), "must be a whole number from 1 to 100") as u32;
-        let cap_ms =
-            self.int_or_warn("api-retry-max-ms", d.cap_ms, |n| (1_000..=300_000).contains(&n), "must be a whole number from 1000 to 300000");
-        let base_ms =
-            self.int_or_warn("api-retry-base-ms", d.base_ms, |n| (100..=60_000).contains(&n), "must be a whole number from 100 to 60000");
-        let valid_attempts = attempts_given && self.warnings.iter().all(|w| !w.starts_with("input `api-max-attempts`"));
+        let max_attempts = self.int_or_warn(
+            "api-max-attempts",
+            u64::from(d.max_attempts),
+            |n| (1..=100).contains(&n),
+            "must be a whole number from 1 to 100",
+        ) as u32;
+        let cap_ms = self.int_or_warn(
+            "api-retry-max-ms",
+            d.cap_ms,
+            |n| (1_000..=300_000).contains(&n),
+            "must be a whole number from 1000 to 300000",
+        );
+        let base_ms = self.int_or_warn(
+            "api-retry-base-ms",
+            d.base_ms,
+            |n| (100..=60_000).contains(&n),
+            "must be a whole number from 100 to 60000",
+        );
+        let valid_attempts = attempts_given
+            && self
+                .warnings
+                .iter()
+                .all(|w| !w.starts_with("input `api-max-attempts`"));
         RetryPolicy {
             max_attempts,
             base_ms: base_ms.min(cap_ms),
@@ -99,7 +137,9 @@ impl<'a> Reader<'a> {
             Some("true" | "True" | "TRUE") => true,
             Some("false" | "False" | "FALSE") => false,
             Some(other) => {
-                self.warnings.push(format!("input `{name}` must be true or false (got {other:?}); using {default}"));
+                self.warnings.push(format!(
+                    "input `{name}` must be true or false (got {other:?}); using {default}"
+                ));
                 default
             }
         }
@@ -117,9 +157,20 @@ impl<'a> Reader<'a> {
         let job = self.required("GITHUB_JOB")?;
         ids::validate_job("GITHUB_JOB", job)?;
         let runner_name = self.get("RUNNER_NAME").unwrap_or("").to_string();
-        let server = self.get("GITHUB_SERVER_URL").unwrap_or("https://github.com").trim_end_matches('/');
+        let server = self
+            .get("GITHUB_SERVER_URL")
+            .unwrap_or("https://github.com")
+            .trim_end_matches('/');
         let url = format!("{server}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}");
-        Ok(RunIdentity { repository: repository.into(), run_id, run_attempt, job: job.into(), runner_name, url, job_id: None })
+        Ok(RunIdentity {
+            repository: repository.into(),
+            run_id,
+            run_attempt,
+            job: job.into(),
+            runner_name,
+            url,
+            job_id: None,
+        })
     }
 
     /// The lock repository (`repository`, default the calling repository), lock and branch.
@@ -145,18 +196,30 @@ impl<'a> Reader<'a> {
                 ids::validate_holder_id("holder-id", explicit)?;
                 let own_run = format!("{}:{}:", run.repository, run.run_id);
                 if !explicit.starts_with(&own_run) {
-                    return Err(InputError::new("holder-id", &format!("must belong to this workflow run (start with {own_run:?})"), explicit));
+                    return Err(InputError::new(
+                        "holder-id",
+                        &format!("must belong to this workflow run (start with {own_run:?})"),
+                        explicit,
+                    ));
                 }
                 Ok(explicit.to_string())
             }
-            None => Ok(ids::holder_id(&run.repository, run.run_id, &run.job, self.suffix()?)),
+            None => Ok(ids::holder_id(
+                &run.repository,
+                run.run_id,
+                &run.job,
+                self.suffix()?,
+            )),
         }
     }
 
     /// The claim's nonce (`nonce`, from acquire's output), required.
     pub fn nonce(&self) -> Result<String, InputError> {
         let nonce = self.required("nonce")?.to_string();
-        validate_entropy(&Entropy { seed: 0, nonce: nonce.clone() })?;
+        validate_entropy(&Entropy {
+            seed: 0,
+            nonce: nonce.clone(),
+        })?;
         Ok(nonce)
     }
 
@@ -169,8 +232,17 @@ impl<'a> Reader<'a> {
 
 pub fn validate_entropy(entropy: &Entropy) -> Result<(), InputError> {
     let n = &entropy.nonce;
-    if n.len() < 16 || n.len() > 64 || !n.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
-        return Err(InputError::new("nonce", "must be 16 to 64 lowercase hex digits", n));
+    if n.len() < 16
+        || n.len() > 64
+        || !n
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    {
+        return Err(InputError::new(
+            "nonce",
+            "must be 16 to 64 lowercase hex digits",
+            n,
+        ));
     }
     Ok(())
 }

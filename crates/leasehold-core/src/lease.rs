@@ -81,13 +81,23 @@ impl LeasePolicy {
             (p.ttl_ms >= 30_000, TtlAtLeast30Seconds),
             (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
             (p.max_ttl_ms <= 7 * 24 * 60 * MINUTE, CeilingAtMostAWeek),
-            (p.renew_ms >= 10_000 && p.renew_ms * 2 <= p.ttl_ms, RenewAtMostHalfTtl),
-            (p.grace_ms <= p.ttl_ms && p.grace_ms <= 60 * MINUTE, GraceWithinBounds),
+            (
+                p.renew_ms >= 10_000 && p.renew_ms * 2 <= p.ttl_ms,
+                RenewAtMostHalfTtl,
+            ),
+            (
+                p.grace_ms <= p.ttl_ms && p.grace_ms <= 60 * MINUTE,
+                GraceWithinBounds,
+            ),
             (p.skew_ms <= 10 * MINUTE, SkewWithinBounds),
             (p.min_remaining_ms < p.renew_ms, MinRemainingBelowRenew),
             // A renewal attempted at the renew tick, allowed a whole request budget and the
             // clock skew, must be proven before the holder's local deadline...
-            (p.renew_ms + REQUEST_BUDGET_MS + p.skew_ms <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms), RenewTickFits),
+            (
+                p.renew_ms + REQUEST_BUDGET_MS + p.skew_ms
+                    <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms),
+                RenewTickFits,
+            ),
         ];
         match rules.into_iter().find(|(ok, _)| !ok) {
             Some((_, rule)) => Err(rule),
@@ -101,7 +111,9 @@ impl LeasePolicy {
     /// When a holding with this expiry may be taken by a judge whose estimate of GitHub's
     /// clock says `now`: strictly after `expiresAt + grace + skew`.
     pub fn takeable_after(&self, expires_at: Millis) -> Millis {
-        expires_at.saturating_add(self.grace_ms).saturating_add(self.skew_ms)
+        expires_at
+            .saturating_add(self.grace_ms)
+            .saturating_add(self.skew_ms)
     }
 
     /// The holder's own deadline for a holding that expires at `expires_at`.
@@ -118,7 +130,9 @@ impl LeasePolicy {
     /// `lease-minutes` may differ from the policy's ttl) is due for renewal at `now`: `renew`
     /// after it was last granted.
     pub fn renewal_due(&self, now: Millis, expires_at: Millis, lease_ms: Millis) -> bool {
-        now >= expires_at.saturating_sub(lease_ms).saturating_add(self.renew_ms_for(lease_ms))
+        now >= expires_at
+            .saturating_sub(lease_ms)
+            .saturating_add(self.renew_ms_for(lease_ms))
     }
 
     /// The renew interval of a holding on a lease of `lease_ms`: the policy's, but never more
@@ -211,15 +225,74 @@ mod tests {
     fn each_rule_is_named() {
         let g = LeasePolicy::guarded();
         let cases = [
-            (LeasePolicy { ttl_ms: 20_000, ..g.clone() }, LeaseRule::TtlAtLeast30Seconds),
-            (LeasePolicy { max_ttl_ms: 10 * MINUTE, ..g.clone() }, LeaseRule::TtlWithinCeiling),
-            (LeasePolicy { max_ttl_ms: 8 * 24 * 60 * MINUTE, ttl_ms: 8 * 24 * 60 * MINUTE, ..g.clone() }, LeaseRule::CeilingAtMostAWeek),
-            (LeasePolicy { renew_ms: 8 * MINUTE, ..g.clone() }, LeaseRule::RenewAtMostHalfTtl),
-            (LeasePolicy { renew_ms: 5_000, min_remaining_ms: 1_000, ..g.clone() }, LeaseRule::RenewAtMostHalfTtl),
-            (LeasePolicy { grace_ms: 16 * MINUTE, ..g.clone() }, LeaseRule::GraceWithinBounds),
-            (LeasePolicy { skew_ms: 11 * MINUTE, ..g.clone() }, LeaseRule::SkewWithinBounds),
-            (LeasePolicy { min_remaining_ms: 5 * MINUTE, ..g.clone() }, LeaseRule::MinRemainingBelowRenew),
-            (LeasePolicy { ttl_ms: 2 * MINUTE, renew_ms: MINUTE, min_remaining_ms: 50_000, skew_ms: 0, ..g.clone() }, LeaseRule::RenewTickFits),
+            (
+                LeasePolicy {
+                    ttl_ms: 20_000,
+                    ..g.clone()
+                },
+                LeaseRule::TtlAtLeast30Seconds,
+            ),
+            (
+                LeasePolicy {
+                    max_ttl_ms: 10 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::TtlWithinCeiling,
+            ),
+            (
+                LeasePolicy {
+                    max_ttl_ms: 8 * 24 * 60 * MINUTE,
+                    ttl_ms: 8 * 24 * 60 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::CeilingAtMostAWeek,
+            ),
+            (
+                LeasePolicy {
+                    renew_ms: 8 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::RenewAtMostHalfTtl,
+            ),
+            (
+                LeasePolicy {
+                    renew_ms: 5_000,
+                    min_remaining_ms: 1_000,
+                    ..g.clone()
+                },
+                LeaseRule::RenewAtMostHalfTtl,
+            ),
+            (
+                LeasePolicy {
+                    grace_ms: 16 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::GraceWithinBounds,
+            ),
+            (
+                LeasePolicy {
+                    skew_ms: 11 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::SkewWithinBounds,
+            ),
+            (
+                LeasePolicy {
+                    min_remaining_ms: 5 * MINUTE,
+                    ..g.clone()
+                },
+                LeaseRule::MinRemainingBelowRenew,
+            ),
+            (
+                LeasePolicy {
+                    ttl_ms: 2 * MINUTE,
+                    renew_ms: MINUTE,
+                    min_remaining_ms: 50_000,
+                    skew_ms: 0,
+                    ..g.clone()
+                },
+                LeaseRule::RenewTickFits,
+            ),
         ];
         for (policy, rule) in cases {
             assert_eq!(policy.validate(), Err(rule), "{policy:?}");
@@ -259,6 +332,10 @@ mod tests {
         // A deadline uses the high bound: never after the instant GitHub's clock gets there.
         assert_eq!(c.local_deadline_for(2_000_000), 1_929_000);
         c.observe(Some("garbage"), 5, 5);
-        assert_eq!(c.offsets(), (Some(60_000), Some(71_000)), "an unreadable date changes nothing");
+        assert_eq!(
+            c.offsets(),
+            (Some(60_000), Some(71_000)),
+            "an unreadable date changes nothing"
+        );
     }
 }

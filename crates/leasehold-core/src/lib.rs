@@ -25,6 +25,8 @@ pub mod guard;
 pub mod ids;
 pub mod inputs;
 pub mod lease;
+#[cfg(feature = "planted-bugs")]
+pub mod planted;
 pub mod protocol;
 pub mod reap;
 pub mod release;
@@ -33,8 +35,6 @@ pub mod retry;
 pub mod state;
 pub mod status;
 pub mod time;
-#[cfg(feature = "planted-bugs")]
-pub mod planted;
 
 pub use error::{Error, InputError, ProtocolError, StateError};
 pub use inputs::{Entropy, RawInputs};
@@ -43,11 +43,11 @@ pub use state::LockState;
 
 use acquire::{AcquirePlanner, AcquireSettings};
 use engine::{Engine, Target};
+use reap::{ReapAll, ReapSettings};
 use release::{ReleasePlanner, ReleaseSettings};
+use renew::{RenewPlanner, RenewSettings};
 use retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
-use reap::{ReapAll, ReapSettings};
-use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,40 +92,123 @@ pub enum Operation {
 
 impl Operation {
     /// Parses and checks the inputs; nothing is sent before this succeeds.
-    pub fn new(kind: OperationKind, inputs: &RawInputs, entropy: &Entropy) -> Result<(Self, Plan), Error> {
+    pub fn new(
+        kind: OperationKind,
+        inputs: &RawInputs,
+        entropy: &Entropy,
+    ) -> Result<(Self, Plan), Error> {
         inputs::validate_entropy(entropy)?;
         let (op, plan) = match kind {
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce: s.nonce.clone(), warnings };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
-                (Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)), plan)
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    nonce: s.nonce.clone(),
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    retry: s.retry.clone(),
+                };
+                (
+                    Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)),
+                    plan,
+                )
             }
             OperationKind::Release | OperationKind::Cleanup => {
-                let (s, warnings) = if kind == OperationKind::Cleanup { ReleaseSettings::parse_cleanup(inputs)? } else { ReleaseSettings::parse(inputs)? };
+                let (s, warnings) = if kind == OperationKind::Cleanup {
+                    ReleaseSettings::parse_cleanup(inputs)?
+                } else {
+                    ReleaseSettings::parse(inputs)?
+                };
                 let nonce = s.claim_nonce.clone().unwrap_or_default();
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce, warnings };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    nonce,
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    retry: s.retry.clone(),
+                };
                 // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
                 let min_revision = s.min_revision.filter(|&r| r > 0);
-                (Operation::Release(Engine::new(ReleasePlanner::new(s), target, entropy.seed).with_min_revision(min_revision)), plan)
+                (
+                    Operation::Release(
+                        Engine::new(ReleasePlanner::new(s), target, entropy.seed)
+                            .with_min_revision(min_revision),
+                    ),
+                    plan,
+                )
             }
             OperationKind::Renew => {
                 let (s, warnings) = RenewSettings::parse(inputs)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), nonce: s.nonce.clone(), warnings };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.holder_id.clone(), retry: s.retry.clone() };
-                (Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)), plan)
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    nonce: s.nonce.clone(),
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.holder_id.clone(),
+                    retry: s.retry.clone(),
+                };
+                (
+                    Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)),
+                    plan,
+                )
             }
             OperationKind::Reap => {
                 let (s, warnings) = ReapSettings::parse(inputs)?;
-                let plan = Plan { kind, lock: s.locks.join(", "), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: s.by.clone(), nonce: String::new(), warnings };
+                let plan = Plan {
+                    kind,
+                    lock: s.locks.join(", "),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.by.clone(),
+                    nonce: String::new(),
+                    warnings,
+                };
                 (Operation::Reap(ReapAll::new(&s, entropy.seed)), plan)
             }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
-                let plan = Plan { kind, lock: s.lock.clone(), repository: s.repository.clone(), state_branch: s.state_branch.clone(), holder_id: String::new(), nonce: String::new(), warnings: Vec::new() };
-                let target = Target { lock: s.lock.clone(), state_branch: s.state_branch.clone(), holder_id: "status".into(), retry: RetryPolicy::default() };
-                (Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)), plan)
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings: Vec::new(),
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: "status".into(),
+                    retry: RetryPolicy::default(),
+                };
+                (
+                    Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)),
+                    plan,
+                )
             }
         };
         Ok((op, plan))

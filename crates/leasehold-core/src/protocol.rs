@@ -163,27 +163,55 @@ pub enum Command {
     },
     /// `POST /repos/{repository}/git/trees` with these files (mode 100644, no base tree).
     #[serde(rename_all = "camelCase")]
-    CreateTree { files: Vec<TreeFile>, timeout_ms: Millis },
+    CreateTree {
+        files: Vec<TreeFile>,
+        timeout_ms: Millis,
+    },
     /// `POST /repos/{repository}/git/commits` with this tree and no parents.
     #[serde(rename_all = "camelCase")]
-    CreateCommit { message: String, tree: String, timeout_ms: Millis },
+    CreateCommit {
+        message: String,
+        tree: String,
+        timeout_ms: Millis,
+    },
     /// `POST /repos/{repository}/git/refs` for `refs/heads/{branch}` at `sha`.
     #[serde(rename_all = "camelCase")]
-    CreateBranch { branch: String, sha: String, timeout_ms: Millis },
+    CreateBranch {
+        branch: String,
+        sha: String,
+        timeout_ms: Millis,
+    },
     /// `GET /repos/{repository}/actions/runs/{runId}/attempts/{attempt}` (Actions API, on the
     /// repository the run belongs to, not the lock repository). Answer `run`.
     #[serde(rename_all = "camelCase")]
-    GetRunAttempt { repository: String, run_id: u64, attempt: u32, timeout_ms: Millis },
+    GetRunAttempt {
+        repository: String,
+        run_id: u64,
+        attempt: u32,
+        timeout_ms: Millis,
+    },
     /// `GET /repos/{repository}/actions/jobs/{jobId}`. Answer `job`.
     #[serde(rename_all = "camelCase")]
-    GetJob { repository: String, job_id: u64, timeout_ms: Millis },
+    GetJob {
+        repository: String,
+        job_id: u64,
+        timeout_ms: Millis,
+    },
     /// `GET /repos/{repository}/actions/runs/{runId}/attempts/{attempt}/jobs?per_page=100`, the
     /// first page only. Answer `jobs`.
     #[serde(rename_all = "camelCase")]
-    ListJobs { repository: String, run_id: u64, attempt: u32, timeout_ms: Millis },
+    ListJobs {
+        repository: String,
+        run_id: u64,
+        attempt: u32,
+        timeout_ms: Millis,
+    },
     /// Feed `timer` at (or after) `untilMs`.
     #[serde(rename_all = "camelCase")]
-    Sleep { until_ms: Millis, reason: SleepReason },
+    Sleep {
+        until_ms: Millis,
+        reason: SleepReason,
+    },
     /// The operation is over: write the outputs and exit.
     Finish { outcome: Box<Outcome> },
 }
@@ -446,7 +474,11 @@ pub struct LeaseView {
 
 impl LeaseView {
     /// Local times come from the clock estimate's upper bound, so they are never late.
-    pub fn of(h: &crate::state::Holder, policy: &crate::lease::LeasePolicy, clock: &crate::lease::ClockEstimate) -> Self {
+    pub fn of(
+        h: &crate::state::Holder,
+        policy: &crate::lease::LeasePolicy,
+        clock: &crate::lease::ClockEstimate,
+    ) -> Self {
         let local_deadline = clock.local_deadline_for(policy.local_deadline(h.expires_at));
         // At the ceiling a renewal cannot extend anything: nothing is due before the deadline.
         // Due by the same estimate renew judges it with (its low bound), so a renewal sent at
@@ -454,7 +486,13 @@ impl LeaseView {
         let renew_at = if h.expires_at >= h.ceiling_at {
             local_deadline
         } else {
-            clock.local_time_of(h.expires_at.saturating_sub(h.lease_ms).saturating_add(policy.renew_ms_for(h.lease_ms))).min(local_deadline)
+            clock
+                .local_time_of(
+                    h.expires_at
+                        .saturating_sub(h.lease_ms)
+                        .saturating_add(policy.renew_ms_for(h.lease_ms)),
+                )
+                .min(local_deadline)
         };
         LeaseView {
             expires_at: h.expires_at,

@@ -59,7 +59,10 @@ impl ReapSettings {
         let mut r = Reader::new(raw);
         let text = r.required("lock")?;
         let mut locks: Vec<String> = Vec::new();
-        for name in text.split(|c: char| c == ',' || c.is_whitespace()).filter(|n| !n.is_empty()) {
+        for name in text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|n| !n.is_empty())
+        {
             ids::validate_lock_name("lock", name)?;
             if !locks.iter().any(|l| l == name) {
                 locks.push(name.to_string());
@@ -69,17 +72,31 @@ impl ReapSettings {
             return Err(InputError::new("lock", "must name at least one lock", text));
         }
         if locks.len() > MAX_LOCKS {
-            return Err(InputError::new("lock", &format!("names at most {MAX_LOCKS} locks"), &locks.len().to_string()));
+            return Err(InputError::new(
+                "lock",
+                &format!("names at most {MAX_LOCKS} locks"),
+                &locks.len().to_string(),
+            ));
         }
         let repository = r
             .get("repository")
             .or_else(|| r.get("GITHUB_REPOSITORY"))
-            .ok_or_else(|| InputError::new("repository", "is required (the lock repository, owner/name) outside a workflow run", ""))?;
+            .ok_or_else(|| {
+                InputError::new(
+                    "repository",
+                    "is required (the lock repository, owner/name) outside a workflow run",
+                    "",
+                )
+            })?;
         ids::validate_repository("repository", repository)?;
         let state_branch = r.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
         ids::validate_branch("state-branch", state_branch)?;
         let scan_s = r.int("scan-deadline-seconds", DEFAULT_SCAN_SECONDS, 30, 3600)?;
-        let by = match (r.get("GITHUB_REPOSITORY"), r.get("GITHUB_RUN_ID"), r.get("GITHUB_JOB")) {
+        let by = match (
+            r.get("GITHUB_REPOSITORY"),
+            r.get("GITHUB_RUN_ID"),
+            r.get("GITHUB_JOB"),
+        ) {
             (Some(repo), Some(run), Some(job)) => format!("reaper {repo}:{run}:{job}"),
             _ => "reaper".to_string(),
         };
@@ -107,20 +124,40 @@ pub struct EvidenceKey {
 
 impl EvidenceKey {
     pub fn of(run: &RunIdentity) -> Self {
-        EvidenceKey { repository: run.repository.clone(), run_id: run.run_id, attempt: run.run_attempt, job_id: run.job_id }
+        EvidenceKey {
+            repository: run.repository.clone(),
+            run_id: run.run_id,
+            attempt: run.run_attempt,
+            job_id: run.job_id,
+        }
     }
 
     fn question(&self) -> Command {
         match self.job_id {
-            Some(job_id) => Command::GetJob { repository: self.repository.clone(), job_id, timeout_ms: 0 },
-            None => Command::GetRunAttempt { repository: self.repository.clone(), run_id: self.run_id, attempt: self.attempt, timeout_ms: 0 },
+            Some(job_id) => Command::GetJob {
+                repository: self.repository.clone(),
+                job_id,
+                timeout_ms: 0,
+            },
+            None => Command::GetRunAttempt {
+                repository: self.repository.clone(),
+                run_id: self.run_id,
+                attempt: self.attempt,
+                timeout_ms: 0,
+            },
         }
     }
 
     fn subject(&self) -> String {
         match self.job_id {
-            Some(job) => format!("job {job} of {} run {} attempt {}", self.repository, self.run_id, self.attempt),
-            None => format!("{} run {} attempt {}", self.repository, self.run_id, self.attempt),
+            Some(job) => format!(
+                "job {job} of {} run {} attempt {}",
+                self.repository, self.run_id, self.attempt
+            ),
+            None => format!(
+                "{} run {} attempt {}",
+                self.repository, self.run_id, self.attempt
+            ),
         }
     }
 }
@@ -130,7 +167,10 @@ impl EvidenceKey {
 pub enum Evidence {
     /// Completed (with this conclusion): nothing of it runs any more. For a job, what the answer
     /// said of it, to check that the recorded job id is this entry's job.
-    Over { conclusion: Option<String>, job: Option<JobFacts> },
+    Over {
+        conclusion: Option<String>,
+        job: Option<JobFacts>,
+    },
     /// Queued, waiting or running, as of `at` (GitHub's clock, when asked).
     Active { status: String, at: Millis },
     /// No answer that proves anything.
@@ -232,9 +272,16 @@ impl ReapPlanner {
     fn report(&self) -> ReapReport {
         let mut entries = self.done.clone();
         // A holding renewed earlier is still there: report it once, as renewed.
-        let renewed = |e: &ReapEntry| self.done.iter().any(|d| d.action == ReapAction::Renewed && d.holder_id == e.holder_id && d.place == e.place);
+        let renewed = |e: &ReapEntry| {
+            self.done.iter().any(|d| {
+                d.action == ReapAction::Renewed && d.holder_id == e.holder_id && d.place == e.place
+            })
+        };
         entries.extend(self.kept.iter().filter(|e| !renewed(e)).cloned());
-        ReapReport { lock: self.lock.clone(), entries }
+        ReapReport {
+            lock: self.lock.clone(),
+            entries,
+        }
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
@@ -244,27 +291,57 @@ impl ReapPlanner {
     }
 }
 
-fn entry(holder_id: &str, place: Place, fence: Option<u64>, run: &RunIdentity, action: ReapAction, reason: &str, detail: String) -> ReapEntry {
-    ReapEntry { holder_id: holder_id.into(), place, fence, run: run.clone(), action, reason: reason.into(), detail }
+fn entry(
+    holder_id: &str,
+    place: Place,
+    fence: Option<u64>,
+    run: &RunIdentity,
+    action: ReapAction,
+    reason: &str,
+    detail: String,
+) -> ReapEntry {
+    ReapEntry {
+        holder_id: holder_id.into(),
+        place,
+        fence,
+        run: run.clone(),
+        action,
+        reason: reason.into(),
+        detail,
+    }
 }
 
 /// Whether an entry's run identity can be asked about at all (a damaged or hand-edited entry may
 /// name no repository or a run id of 0): one that cannot is unverified, never a reason to fail.
 fn unaskable(run: &RunIdentity) -> Option<String> {
     if ids::validate_repository("repository", &run.repository).is_err() {
-        return Some(format!("its run names no repository leasehold can ask about ({:?})", run.repository));
+        return Some(format!(
+            "its run names no repository leasehold can ask about ({:?})",
+            run.repository
+        ));
     }
     if run.run_id == 0 || run.run_attempt == 0 || run.job_id == Some(0) {
-        return Some(format!("its run identity is incomplete (run {}, attempt {}, job {:?})", run.run_id, run.run_attempt, run.job_id));
+        return Some(format!(
+            "its run identity is incomplete (run {}, attempt {}, job {:?})",
+            run.run_id, run.run_attempt, run.job_id
+        ));
     }
     None
 }
 
 /// How the evidence about an entry's run applies to this entry.
 enum Verdict {
-    Over { reason: &'static str, detail: String },
-    Active { status: String, at: Millis },
-    Unknown { why: String },
+    Over {
+        reason: &'static str,
+        detail: String,
+    },
+    Active {
+        status: String,
+        at: Millis,
+    },
+    Unknown {
+        why: String,
+    },
     NotAsked,
 }
 
@@ -272,26 +349,48 @@ impl ReapPlanner {
     /// Judges one entry by what is known. A completed job proves this entry over only if it is
     /// this entry's job: it ran on the runner the entry names and completed after the entry was
     /// made (a job id recorded from a lagging job list could be an earlier job's on that runner).
-    fn verdict(&self, key: &EvidenceKey, run: &RunIdentity, made_at: Millis, skew_ms: Millis) -> Verdict {
+    fn verdict(
+        &self,
+        key: &EvidenceKey,
+        run: &RunIdentity,
+        made_at: Millis,
+        skew_ms: Millis,
+    ) -> Verdict {
         if let Some(why) = unaskable(run) {
             return Verdict::Unknown { why };
         }
         match self.evidence.get(key) {
             None => Verdict::NotAsked,
             Some(Evidence::Unknown { why }) => Verdict::Unknown { why: why.clone() },
-            Some(Evidence::Active { status, at }) => Verdict::Active { status: status.clone(), at: *at },
+            Some(Evidence::Active { status, at }) => Verdict::Active {
+                status: status.clone(),
+                at: *at,
+            },
             Some(Evidence::Over { conclusion, job }) => {
                 let conclusion = conclusion.as_deref().unwrap_or("no conclusion");
                 let Some(job) = job else {
-                    return Verdict::Over { reason: "run-completed", detail: format!("{} completed ({conclusion})", key.subject()) };
+                    return Verdict::Over {
+                        reason: "run-completed",
+                        detail: format!("{} completed ({conclusion})", key.subject()),
+                    };
                 };
-                if let Some(r) = job.runner_name.as_deref().filter(|r| !run.runner_name.is_empty() && *r != run.runner_name) {
+                if let Some(r) = job
+                    .runner_name
+                    .as_deref()
+                    .filter(|r| !run.runner_name.is_empty() && *r != run.runner_name)
+                {
                     return Verdict::Unknown { why: format!("{} ran on runner {r:?}, not {:?}: the recorded job id is not this entry's job", key.subject(), run.runner_name) };
                 }
-                if let Some(at) = job.completed_at.filter(|&at| at.saturating_add(skew_ms) < made_at) {
+                if let Some(at) = job
+                    .completed_at
+                    .filter(|&at| at.saturating_add(skew_ms) < made_at)
+                {
                     return Verdict::Unknown { why: format!("{} completed at {}, before this entry was made: the recorded job id is not this entry's job", key.subject(), format_rfc3339(at)) };
                 }
-                Verdict::Over { reason: "job-completed", detail: format!("{} completed ({conclusion})", key.subject()) }
+                Verdict::Over {
+                    reason: "job-completed",
+                    detail: format!("{} completed ({conclusion})", key.subject()),
+                }
             }
         }
     }
@@ -319,12 +418,22 @@ impl Planner for ReapPlanner {
         self.outcome(ResultWord::Failed).with_error(failure)
     }
 
-    fn on_probe(&mut self, _sent: &Command, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
-        let Some((key, asked_at)) = self.asking.take() else { return };
+    fn on_probe(
+        &mut self,
+        _sent: &Command,
+        answer: Result<Reply, Failure>,
+        log: &mut Vec<LogLine>,
+    ) {
+        let Some((key, asked_at)) = self.asking.take() else {
+            return;
+        };
         if let Err(f) = &answer {
             if f.class.as_deref() == Some("rate-limited") {
                 // Every further question would meet the same limit: write what is proven instead.
-                log.push(LogLine { level: Level::Warning, text: format!("{}; asking no more questions in this reap", f.message) });
+                log.push(LogLine {
+                    level: Level::Warning,
+                    text: format!("{}; asking no more questions in this reap", f.message),
+                });
                 self.stopped = Some(f.message.clone());
                 return;
             }
@@ -351,13 +460,33 @@ impl Planner for ReapPlanner {
             Err(f) => Evidence::Unknown { why: f.message },
         };
         #[cfg(feature = "planted-bugs")]
-        let evidence = if crate::planted::active(crate::planted::Bug::ReapUnknownAsOver) && matches!(evidence, Evidence::Unknown { .. }) { Evidence::Over { conclusion: None, job: None } } else { evidence };
-        let text = match &evidence {
-            Evidence::Over { conclusion, .. } => format!("{}: completed ({})", key.subject(), conclusion.as_deref().unwrap_or("no conclusion")),
-            Evidence::Active { status, .. } => format!("{}: {status}", key.subject()),
-            Evidence::Unknown { why } => format!("{}: no answer that proves anything ({why}); keeping what it owns", key.subject()),
+        let evidence = if crate::planted::active(crate::planted::Bug::ReapUnknownAsOver)
+            && matches!(evidence, Evidence::Unknown { .. })
+        {
+            Evidence::Over {
+                conclusion: None,
+                job: None,
+            }
+        } else {
+            evidence
         };
-        let level = if matches!(evidence, Evidence::Unknown { .. }) { Level::Warning } else { Level::Info };
+        let text = match &evidence {
+            Evidence::Over { conclusion, .. } => format!(
+                "{}: completed ({})",
+                key.subject(),
+                conclusion.as_deref().unwrap_or("no conclusion")
+            ),
+            Evidence::Active { status, .. } => format!("{}: {status}", key.subject()),
+            Evidence::Unknown { why } => format!(
+                "{}: no answer that proves anything ({why}); keeping what it owns",
+                key.subject()
+            ),
+        };
+        let level = if matches!(evidence, Evidence::Unknown { .. }) {
+            Level::Warning
+        } else {
+            Level::Info
+        };
         log.push(LogLine { level, text });
         self.evidence.insert(key, evidence);
     }
@@ -372,7 +501,12 @@ impl Planner for ReapPlanner {
         }
         // A config that is present but invalid gives no lease policy to judge by: change nothing.
         if let Some(e) = ctx.config_error {
-            let failure = Failure { code: "config-invalid".into(), message: e.to_string(), class: None, status: None };
+            let failure = Failure {
+                code: "config-invalid".into(),
+                message: e.to_string(),
+                class: None,
+                status: None,
+            };
             return Decision::Finish(self.outcome(ResultWord::Failed).with_error(failure));
         }
         let scanning = ctx.now < self.scan_deadline && self.stopped.is_none();
@@ -395,40 +529,110 @@ impl Planner for ReapPlanner {
             let expired = server_now > policy.takeable_after(h.expires_at);
             let mut remove = |reason: &str, detail: String, changes: &mut Vec<ReapEntry>| {
                 doc.holders.retain(|x| x.holder_id != h.holder_id);
-                removals.push(Removal { holder_id: h.holder_id.clone(), fence: h.fence, expires_at: h.expires_at, reason: reason.into() });
-                changes.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Removed, reason, detail));
+                removals.push(Removal {
+                    holder_id: h.holder_id.clone(),
+                    fence: h.fence,
+                    expires_at: h.expires_at,
+                    reason: reason.into(),
+                });
+                changes.push(entry(
+                    &h.holder_id,
+                    Place::Holding,
+                    Some(h.fence),
+                    &h.run,
+                    ReapAction::Removed,
+                    reason,
+                    detail,
+                ));
             };
             let keep = |reason: &str, detail: String, kept: &mut Vec<ReapEntry>| {
-                kept.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Kept, reason, detail));
+                kept.push(entry(
+                    &h.holder_id,
+                    Place::Holding,
+                    Some(h.fence),
+                    &h.run,
+                    ReapAction::Kept,
+                    reason,
+                    detail,
+                ));
             };
-            match self.verdict(&key, &h.run, h.claimed_at.unwrap_or(h.acquired_at), policy.skew_ms) {
+            match self.verdict(
+                &key,
+                &h.run,
+                h.claimed_at.unwrap_or(h.acquired_at),
+                policy.skew_ms,
+            ) {
                 Verdict::Over { reason, detail } => remove(reason, detail, &mut changes),
                 Verdict::Active { status, at } => {
                     // Renewed only on fresh evidence about the job itself: a running run attempt
                     // does not prove that one of its jobs still runs.
                     let target = server_now.saturating_add(h.lease_ms).min(h.ceiling_at);
-                    let fresh = key.job_id.is_some() && server_now.saturating_sub(at) <= RENEW_EVIDENCE_MAX_AGE_MS;
-                    if policy.reaper_renews && fresh && policy.renewal_due(server_now, h.expires_at, h.lease_ms) && target > h.expires_at && target > server_now {
-                        if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id) {
+                    let fresh = key.job_id.is_some()
+                        && server_now.saturating_sub(at) <= RENEW_EVIDENCE_MAX_AGE_MS;
+                    if policy.reaper_renews
+                        && fresh
+                        && policy.renewal_due(server_now, h.expires_at, h.lease_ms)
+                        && target > h.expires_at
+                        && target > server_now
+                    {
+                        if let Some(x) = doc.holders.iter_mut().find(|x| x.holder_id == h.holder_id)
+                        {
                             x.expires_at = target;
                         }
-                        changes.push(entry(&h.holder_id, Place::Holding, Some(h.fence), &h.run, ReapAction::Renewed, "active",
-                            format!("{} is {status}: lease renewed until {}", key.subject(), format_rfc3339(target))));
+                        changes.push(entry(
+                            &h.holder_id,
+                            Place::Holding,
+                            Some(h.fence),
+                            &h.run,
+                            ReapAction::Renewed,
+                            "active",
+                            format!(
+                                "{} is {status}: lease renewed until {}",
+                                key.subject(),
+                                format_rfc3339(target)
+                            ),
+                        ));
                     } else {
-                        keep("active", format!("{} is {status}", key.subject()), &mut kept);
+                        keep(
+                            "active",
+                            format!("{} is {status}", key.subject()),
+                            &mut kept,
+                        );
                     }
                 }
                 Verdict::Unknown { why } if expired => {
-                    remove("lease-expired", format!("lease ran out at {} and {} could not be proven ({why})", format_rfc3339(h.expires_at), key.subject()), &mut changes);
+                    remove(
+                        "lease-expired",
+                        format!(
+                            "lease ran out at {} and {} could not be proven ({why})",
+                            format_rfc3339(h.expires_at),
+                            key.subject()
+                        ),
+                        &mut changes,
+                    );
                 }
                 Verdict::Unknown { why } => {
-                    keep("unverified", format!("{why}; kept until its lease runs out at {}", format_rfc3339(h.expires_at)), &mut kept);
+                    keep(
+                        "unverified",
+                        format!(
+                            "{why}; kept until its lease runs out at {}",
+                            format_rfc3339(h.expires_at)
+                        ),
+                        &mut kept,
+                    );
                 }
                 // Once the scan is over, a lease that ran out frees the holding unasked, as any
                 // acquire would; while scanning, it is asked about first, so that a holder proven
                 // alive is kept (and renewed, when the policy says so).
                 Verdict::NotAsked if expired && !scanning => {
-                    remove("lease-expired", format!("lease ran out at {} (not renewed; not checked: the scan ended first)", format_rfc3339(h.expires_at)), &mut changes);
+                    remove(
+                        "lease-expired",
+                        format!(
+                            "lease ran out at {} (not renewed; not checked: the scan ended first)",
+                            format_rfc3339(h.expires_at)
+                        ),
+                        &mut changes,
+                    );
                 }
                 Verdict::NotAsked => {
                     if scanning && next_question.is_none() {
@@ -446,15 +650,47 @@ impl Planner for ReapPlanner {
             match self.verdict(&key, &q.run, q.last_seen_at, policy.skew_ms) {
                 Verdict::Over { reason, detail } => {
                     doc.queue.retain(|x| x.holder_id != q.holder_id);
-                    changes.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Removed, reason, detail));
+                    changes.push(entry(
+                        &q.holder_id,
+                        Place::Queue,
+                        None,
+                        &q.run,
+                        ReapAction::Removed,
+                        reason,
+                        detail,
+                    ));
                 }
-                Verdict::Active { status, .. } => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "active", format!("{} is {status}", key.subject()))),
-                Verdict::Unknown { why } => kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unverified", why)),
+                Verdict::Active { status, .. } => kept.push(entry(
+                    &q.holder_id,
+                    Place::Queue,
+                    None,
+                    &q.run,
+                    ReapAction::Kept,
+                    "active",
+                    format!("{} is {status}", key.subject()),
+                )),
+                Verdict::Unknown { why } => kept.push(entry(
+                    &q.holder_id,
+                    Place::Queue,
+                    None,
+                    &q.run,
+                    ReapAction::Kept,
+                    "unverified",
+                    why,
+                )),
                 Verdict::NotAsked => {
                     if scanning && next_question.is_none() {
                         next_question = Some(key);
                     }
-                    kept.push(entry(&q.holder_id, Place::Queue, None, &q.run, ReapAction::Kept, "unchecked", unchecked()));
+                    kept.push(entry(
+                        &q.holder_id,
+                        Place::Queue,
+                        None,
+                        &q.run,
+                        ReapAction::Kept,
+                        "unchecked",
+                        unchecked(),
+                    ));
                 }
             }
         }
@@ -465,7 +701,11 @@ impl Planner for ReapPlanner {
             if let Some(capacity) = ctx.capacity {
                 let admitted = doc.admit(capacity, server_now, policy.max_ttl_ms);
                 if !admitted.is_empty() {
-                    ctx.info(format!("handing freed slots of {} to {}", self.lock, admitted.join(", ")));
+                    ctx.info(format!(
+                        "handing freed slots of {} to {}",
+                        self.lock,
+                        admitted.join(", ")
+                    ));
                 }
             }
             for c in &changes {
@@ -474,11 +714,24 @@ impl Planner for ReapPlanner {
                     ReapAction::Renewed => "renewing",
                     ReapAction::Kept => "keeping",
                 };
-                ctx.info(format!("{verb} {} ({}) of {}: {}", c.holder_id, if c.place == Place::Holding { "holding" } else { "queue entry" }, self.lock, c.detail));
+                ctx.info(format!(
+                    "{verb} {} ({}) of {}: {}",
+                    c.holder_id,
+                    if c.place == Place::Holding {
+                        "holding"
+                    } else {
+                        "queue entry"
+                    },
+                    self.lock,
+                    c.detail
+                ));
             }
             ctx.removed.extend(removals);
             self.intended = changes;
-            return Decision::Write { doc, action: "reap" };
+            return Decision::Write {
+                doc,
+                action: "reap",
+            };
         }
         if let Some(key) = next_question {
             let question = key.question();
@@ -488,19 +741,31 @@ impl Planner for ReapPlanner {
         let unchecked = self.kept.iter().filter(|e| e.reason == "unchecked").count();
         if unchecked > 0 {
             let (code, why) = match &self.stopped {
-                Some(limit) => ("rate-limited", format!("GitHub rate-limited the Actions API ({limit})")),
+                Some(limit) => (
+                    "rate-limited",
+                    format!("GitHub rate-limited the Actions API ({limit})"),
+                ),
                 None => ("scan-deadline", "the scan deadline passed".to_string()),
             };
             return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure {
                 code: code.into(),
-                message: format!("{why} with {unchecked} entries of {} not checked; they were left as they are", self.lock),
+                message: format!(
+                    "{why} with {unchecked} entries of {} not checked; they were left as they are",
+                    self.lock
+                ),
                 class: None,
                 status: None,
             }));
         }
         let report = self.report();
         let count = |a: ReapAction| report.entries.iter().filter(|e| e.action == a).count();
-        ctx.info(format!("reaped {}: {} removed, {} renewed, {} kept", self.lock, count(ReapAction::Removed), count(ReapAction::Renewed), count(ReapAction::Kept)));
+        ctx.info(format!(
+            "reaped {}: {} removed, {} renewed, {} kept",
+            self.lock,
+            count(ReapAction::Removed),
+            count(ReapAction::Renewed),
+            count(ReapAction::Kept)
+        ));
         Decision::Finish(self.outcome(ResultWord::Reaped))
     }
 }
@@ -523,17 +788,38 @@ impl ReapAll {
             .iter()
             .enumerate()
             .map(|(i, lock)| {
-                let target = crate::engine::Target { lock: lock.clone(), state_branch: s.state_branch.clone(), holder_id: s.by.clone(), retry: s.retry.clone() };
-                crate::engine::Engine::new(ReapPlanner::new(lock.clone(), s.by.clone()), target, seed.wrapping_add(i as u64))
+                let target = crate::engine::Target {
+                    lock: lock.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: s.by.clone(),
+                    retry: s.retry.clone(),
+                };
+                crate::engine::Engine::new(
+                    ReapPlanner::new(lock.clone(), s.by.clone()),
+                    target,
+                    seed.wrapping_add(i as u64),
+                )
             })
             .collect();
-        ReapAll { engines, current: 0, outcomes: Vec::new(), by: s.by.clone(), scan_ms: s.scan_ms }
+        ReapAll {
+            engines,
+            current: 0,
+            outcomes: Vec::new(),
+            by: s.by.clone(),
+            scan_ms: s.scan_ms,
+        }
     }
 
-    pub fn step(&mut self, event: crate::protocol::Event) -> Result<crate::protocol::Step, crate::error::ProtocolError> {
+    pub fn step(
+        &mut self,
+        event: crate::protocol::Event,
+    ) -> Result<crate::protocol::Step, crate::error::ProtocolError> {
         use crate::protocol::{Event, Step};
         let now = match &event {
-            Event::Start { now } | Event::Reply { now, .. } | Event::Timer { now } | Event::Cancel { now } => *now,
+            Event::Start { now }
+            | Event::Reply { now, .. }
+            | Event::Timer { now }
+            | Event::Cancel { now } => *now,
         };
         if let (Event::Start { now }, 0) = (&event, self.current) {
             for e in &mut self.engines {
@@ -542,11 +828,18 @@ impl ReapAll {
         }
         let mut step = self.engines[self.current].step(event)?;
         loop {
-            let Command::Finish { outcome } = &step.command else { return Ok(step) };
+            let Command::Finish { outcome } = &step.command else {
+                return Ok(step);
+            };
             self.outcomes.push((**outcome).clone());
             if self.current + 1 >= self.engines.len() {
                 let outcome = self.combined();
-                return Ok(Step { command: Command::Finish { outcome: Box::new(outcome) }, log: step.log });
+                return Ok(Step {
+                    command: Command::Finish {
+                        outcome: Box::new(outcome),
+                    },
+                    log: step.log,
+                });
             }
             // The next lock, with what was learnt so far.
             let evidence = std::mem::take(&mut self.engines[self.current].planner.evidence);
@@ -555,7 +848,10 @@ impl ReapAll {
             let mut log = step.log;
             let next = self.engines[self.current].step(Event::Start { now })?;
             log.extend(next.log);
-            step = Step { command: next.command, log };
+            step = Step {
+                command: next.command,
+                log,
+            };
         }
     }
 
@@ -565,14 +861,27 @@ impl ReapAll {
         }
         let success = self.outcomes.iter().all(|o| o.success);
         let locks: Vec<&str> = self.outcomes.iter().map(|o| o.lock.as_str()).collect();
-        let mut o = Outcome::new(if success { ResultWord::Reaped } else { ResultWord::Failed }, success, &locks.join(", "), &self.by);
-        o.error = self.outcomes.iter().find_map(|x| x.error.clone()).map(|mut e| {
-            let failed = self.outcomes.iter().filter(|x| !x.success).count();
-            if failed > 1 {
-                e.message = format!("{} (and {} more locks failed)", e.message, failed - 1);
-            }
-            e
-        });
+        let mut o = Outcome::new(
+            if success {
+                ResultWord::Reaped
+            } else {
+                ResultWord::Failed
+            },
+            success,
+            &locks.join(", "),
+            &self.by,
+        );
+        o.error = self
+            .outcomes
+            .iter()
+            .find_map(|x| x.error.clone())
+            .map(|mut e| {
+                let failed = self.outcomes.iter().filter(|x| !x.success).count();
+                if failed > 1 {
+                    e.message = format!("{} (and {} more locks failed)", e.message, failed - 1);
+                }
+                e
+            });
         for x in &self.outcomes {
             o.reaped.extend(x.reaped.iter().cloned());
             o.stats.add(&x.stats);

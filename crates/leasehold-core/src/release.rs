@@ -103,11 +103,23 @@ pub struct ReleasePlanner {
 
 impl ReleasePlanner {
     pub fn new(s: ReleaseSettings) -> Self {
-        ReleasePlanner { s, started_at: 0, reached: false, deadline: None, intent: None }
+        ReleasePlanner {
+            s,
+            started_at: 0,
+            reached: false,
+            deadline: None,
+            intent: None,
+        }
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
-        let success = matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop | ResultWord::Skipped);
+        let success = matches!(
+            result,
+            ResultWord::Released
+                | ResultWord::QueueCleaned
+                | ResultWord::Noop
+                | ResultWord::Skipped
+        );
         let mut o = Outcome::new(result, success, &self.s.lock, &self.s.holder_id);
         o.released = Some(result == ResultWord::Released);
         o
@@ -140,14 +152,25 @@ impl Planner for ReleasePlanner {
     /// read back. A phase that ends early hands its remainder on.
     fn retry_deadline(&self) -> Option<Millis> {
         let end = self.deadline?;
-        Some(if self.reached { end } else { self.started_at + self.s.deadline_ms / 2 })
+        Some(if self.reached {
+            end
+        } else {
+            self.started_at + self.s.deadline_ms / 2
+        })
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         // Running out of budget leaves the record in doubt: say so distinctly. A refusal or an
         // unreadable state is a plain failure.
-        let unrecorded = matches!(failure.code.as_str(), "api-unavailable" | "stale-reads" | "contention");
-        let mut o = self.outcome(if unrecorded { ResultWord::ReleaseUnrecorded } else { ResultWord::Failed });
+        let unrecorded = matches!(
+            failure.code.as_str(),
+            "api-unavailable" | "stale-reads" | "contention"
+        );
+        let mut o = self.outcome(if unrecorded {
+            ResultWord::ReleaseUnrecorded
+        } else {
+            ResultWord::Failed
+        });
         o.released = None;
         o.error = Some(failure);
         o
@@ -160,58 +183,98 @@ impl Planner for ReleasePlanner {
         let mut doc = st.clone();
         let newer = |attempt: u32| attempt > self.s.run_attempt;
         #[cfg(feature = "planted-bugs")]
-        let newer = |attempt: u32| newer(attempt) && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt);
+        let newer = |attempt: u32| {
+            newer(attempt) && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt)
+        };
         let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
         if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
             if newer(h.run.run_attempt) {
                 // A read may be stale (this job may have acquired again since): confirm first.
                 if ctx.provenance == Provenance::Read {
-                    return Decision::Write { doc, action: "release-check" };
+                    return Decision::Write {
+                        doc,
+                        action: "release-check",
+                    };
                 }
-                ctx.warn(format!("{id} is held by run attempt {}, newer than this attempt {}; leaving it", h.run.run_attempt, self.s.run_attempt));
+                ctx.warn(format!(
+                    "{id} is held by run attempt {}, newer than this attempt {}; leaving it",
+                    h.run.run_attempt, self.s.run_attempt
+                ));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
             }
             doc.holders.retain(|h| h.holder_id != id);
             // Hand the slot on in the same write when the capacity is known to be fresh.
-            let admitted = ctx.capacity.map(|c| doc.admit(c, ctx.server_now, ctx.lease.max_ttl_ms)).unwrap_or_default();
+            let admitted = ctx
+                .capacity
+                .map(|c| doc.admit(c, ctx.server_now, ctx.lease.max_ttl_ms))
+                .unwrap_or_default();
             if !admitted.is_empty() {
                 ctx.info(format!("handing the slot to {}", admitted.join(", ")));
             }
             self.intent = Some(ResultWord::Released);
-            return Decision::Write { doc, action: "release" };
+            return Decision::Write {
+                doc,
+                action: "release",
+            };
         }
         if let Some(i) = st.queue_index(id).filter(|&i| ours(&st.queue[i].nonce)) {
             if newer(st.queue[i].run.run_attempt) {
                 if ctx.provenance == Provenance::Read {
-                    return Decision::Write { doc, action: "release-check" };
+                    return Decision::Write {
+                        doc,
+                        action: "release-check",
+                    };
                 }
-                ctx.warn(format!("{id} is queued by a newer run attempt {}; leaving it", st.queue[i].run.run_attempt));
+                ctx.warn(format!(
+                    "{id} is queued by a newer run attempt {}; leaving it",
+                    st.queue[i].run.run_attempt
+                ));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
             }
             doc.queue.remove(i);
             self.intent.get_or_insert(ResultWord::QueueCleaned);
-            return Decision::Write { doc, action: "leave-queue" };
+            return Decision::Write {
+                doc,
+                action: "leave-queue",
+            };
         }
         // Absent. If our own write made this version, our removal landed. Absence in a mere
         // read proves nothing yet: it may be stale, and a holder id can come back (a rerun
         // acquires again), so it is confirmed by a compare-and-swap write below.
         if let (Some(result), Provenance::Written) = (self.intent, ctx.provenance) {
-            ctx.info(format!("{} {id} from {}", if result == ResultWord::Released { "released" } else { "removed queue entry of" }, self.s.lock));
+            ctx.info(format!(
+                "{} {id} from {}",
+                if result == ResultWord::Released {
+                    "released"
+                } else {
+                    "removed queue entry of"
+                },
+                self.s.lock
+            ));
             return Decision::Finish(self.outcome(result));
         }
         if !self.s.confirm_noop && self.intent.is_none() {
-            ctx.info(format!("{id} (this claim) neither holds nor waits for {}: nothing to clean up", self.s.lock));
+            ctx.info(format!(
+                "{id} (this claim) neither holds nor waits for {}: nothing to clean up",
+                self.s.lock
+            ));
             return Decision::Finish(self.outcome(ResultWord::Noop));
         }
         match ctx.provenance {
             Provenance::Written => {
-                ctx.info(format!("{id} neither holds nor waits for {}: nothing to release", self.s.lock));
+                ctx.info(format!(
+                    "{id} neither holds nor waits for {}: nothing to release",
+                    self.s.lock
+                ));
                 Decision::Finish(self.outcome(ResultWord::Noop))
             }
             // A read may be stale (even a 404 just after the file was created): confirm the
             // absence with a compare-and-swap on this version. For a missing file that is a
             // write without a sha, which GitHub refuses if the file exists after all.
-            Provenance::Read => Decision::Write { doc, action: "release-check" },
+            Provenance::Read => Decision::Write {
+                doc,
+                action: "release-check",
+            },
         }
     }
 }

@@ -44,7 +44,16 @@ impl RenewSettings {
             Some(other) => return Err(InputError::new("if-due", "must be true or false", other)),
         };
         let retry = r.retry_policy();
-        let s = RenewSettings { lock, repository, state_branch, holder_id, nonce, if_due, retry, run_attempt: run.run_attempt };
+        let s = RenewSettings {
+            lock,
+            repository,
+            state_branch,
+            holder_id,
+            nonce,
+            if_due,
+            retry,
+            run_attempt: run.run_attempt,
+        };
         Ok((s, r.warnings))
     }
 }
@@ -61,13 +70,23 @@ impl RenewPlanner {
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
-        let mut o = Outcome::new(result, matches!(result, ResultWord::Renewed | ResultWord::NotDue), &self.s.lock, &self.s.holder_id);
+        let mut o = Outcome::new(
+            result,
+            matches!(result, ResultWord::Renewed | ResultWord::NotDue),
+            &self.s.lock,
+            &self.s.holder_id,
+        );
         o.nonce = Some(self.s.nonce.clone());
         o
     }
 
     fn lost(&self, why: String) -> Decision {
-        Decision::Finish(self.outcome(ResultWord::Lost).with_error(Failure { code: "lost".into(), message: why, class: None, status: None }))
+        Decision::Finish(self.outcome(ResultWord::Lost).with_error(Failure {
+            code: "lost".into(),
+            message: why,
+            class: None,
+            status: None,
+        }))
     }
 }
 
@@ -94,15 +113,24 @@ impl Planner for RenewPlanner {
                     Decision::Finish(o)
                 };
                 if self.wrote == Some(h.expires_at) {
-                    ctx.info(format!("renewed {id} on {} until {}", self.s.lock, format_rfc3339(h.expires_at)));
+                    ctx.info(format!(
+                        "renewed {id} on {} until {}",
+                        self.s.lock,
+                        format_rfc3339(h.expires_at)
+                    ));
                     return finish(ResultWord::Renewed, self);
                 }
                 if self.s.if_due && !policy.renewal_due(ctx.server_now, h.expires_at, h.lease_ms) {
                     return finish(ResultWord::NotDue, self);
                 }
-                let target = h.expires_at.max(ctx.server_now.saturating_add(h.lease_ms).min(h.ceiling_at));
+                let target = h
+                    .expires_at
+                    .max(ctx.server_now.saturating_add(h.lease_ms).min(h.ceiling_at));
                 if target <= h.expires_at {
-                    ctx.warn(format!("{id} is at its ceiling ({}): the lease cannot be extended", format_rfc3339(h.ceiling_at)));
+                    ctx.warn(format!(
+                        "{id} is at its ceiling ({}): the lease cannot be extended",
+                        format_rfc3339(h.ceiling_at)
+                    ));
                     return finish(ResultWord::Renewed, self);
                 }
                 let mut doc = st.clone();
@@ -110,26 +138,47 @@ impl Planner for RenewPlanner {
                     h.expires_at = target;
                 }
                 self.wrote = Some(target);
-                Decision::Write { doc, action: "renew" }
+                Decision::Write {
+                    doc,
+                    action: "renew",
+                }
             }
             // Another claim holds this holder id. Proven when it is a newer attempt's (nonces
             // and attempts never go back) or when our own write made this version; a read may
             // be stale (from before this claim took the holding over), so confirm otherwise.
-            Some(h) if h.run.run_attempt > self.s.run_attempt || ctx.provenance == Provenance::Written => self.lost(format!(
-                "{id} on {} now belongs to another claim (run attempt {}, fence {})",
-                self.s.lock, h.run.run_attempt, h.fence
-            )),
-            Some(_) => Decision::Write { doc: st.clone(), action: "renew-check" },
+            Some(h)
+                if h.run.run_attempt > self.s.run_attempt
+                    || ctx.provenance == Provenance::Written =>
+            {
+                self.lost(format!(
+                    "{id} on {} now belongs to another claim (run attempt {}, fence {})",
+                    self.s.lock, h.run.run_attempt, h.fence
+                ))
+            }
+            Some(_) => Decision::Write {
+                doc: st.clone(),
+                action: "renew-check",
+            },
             None => match ctx.provenance {
                 Provenance::Written => {
-                    let why = match st.last_change.as_ref().and_then(|c| c.removed.iter().find(|r| r.holder_id == id).map(|r| (c, r))) {
-                        Some((c, r)) => format!("its lease ran out at {} and {} removed it", format_rfc3339(r.expires_at), c.by),
-                        None => "it was released or removed".to_string(),
-                    };
+                    let why =
+                        match st.last_change.as_ref().and_then(|c| {
+                            c.removed.iter().find(|r| r.holder_id == id).map(|r| (c, r))
+                        }) {
+                            Some((c, r)) => format!(
+                                "its lease ran out at {} and {} removed it",
+                                format_rfc3339(r.expires_at),
+                                c.by
+                            ),
+                            None => "it was released or removed".to_string(),
+                        };
                     self.lost(format!("{id} no longer holds {}: {why}", self.s.lock))
                 }
                 // A read may be stale: confirm the absence on this version before calling it lost.
-                Provenance::Read => Decision::Write { doc: st.clone(), action: "renew-check" },
+                Provenance::Read => Decision::Write {
+                    doc: st.clone(),
+                    action: "renew-check",
+                },
             },
         }
     }

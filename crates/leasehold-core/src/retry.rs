@@ -44,7 +44,11 @@ pub enum Class {
     /// Permission or configuration: retrying cannot help. Stop and report.
     Refusal,
     /// GitHub asked us to wait until `until`.
-    RateLimited { until: Millis, server_directed: bool, primary: bool },
+    RateLimited {
+        until: Millis,
+        server_directed: bool,
+        primary: bool,
+    },
     /// A failure that may pass: 5xx on a read, a connection that failed, a 401 just after a
     /// token was minted.
     Transient,
@@ -84,20 +88,40 @@ pub const SECONDARY_DEFAULT_WAIT_MS: Millis = 60_000;
 /// window in which GitHub's token replication lag explains it.
 pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool) -> Option<Class> {
     let class = match reply {
-        Reply::File { .. } | Reply::NotModified | Reply::Written { .. } | Reply::Created { .. } | Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. } => return None,
+        Reply::File { .. }
+        | Reply::NotModified
+        | Reply::Written { .. }
+        | Reply::Created { .. }
+        | Reply::Run { .. }
+        | Reply::Job { .. }
+        | Reply::Jobs { .. } => return None,
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
             RequestKind::Write => Class::UnknownOutcome,
             RequestKind::Read | RequestKind::Create => Class::Transient,
         },
-        Reply::Http { status, message, retry_after, ratelimit_remaining, ratelimit_reset, date } => {
+        Reply::Http {
+            status,
+            message,
+            retry_after,
+            ratelimit_remaining,
+            ratelimit_reset,
+            date,
+        } => {
             let status = *status;
             // Server-directed waits first: a 403 or 429 that carries them is a rate limit,
             // never a refusal.
             if status == 403 || status == 429 {
                 let server_now = date.as_deref().and_then(parse_http_date);
-                if let Some(until) = retry_after.as_deref().and_then(|r| retry_after_until(r, now, server_now)) {
-                    return Some(Class::RateLimited { until, server_directed: true, primary: false });
+                if let Some(until) = retry_after
+                    .as_deref()
+                    .and_then(|r| retry_after_until(r, now, server_now))
+                {
+                    return Some(Class::RateLimited {
+                        until,
+                        server_directed: true,
+                        primary: false,
+                    });
                 }
                 if *ratelimit_remaining == Some(0) {
                     if let Some(reset) = ratelimit_reset {
@@ -108,11 +132,18 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                             Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
                             None => reset_ms,
                         };
-                        return Some(Class::RateLimited { until, server_directed: false, primary: true });
+                        return Some(Class::RateLimited {
+                            until,
+                            server_directed: false,
+                            primary: true,
+                        });
                     }
                 }
                 let lower = message.to_ascii_lowercase();
-                if status == 429 || lower.contains("secondary rate limit") || lower.contains("abuse") {
+                if status == 429
+                    || lower.contains("secondary rate limit")
+                    || lower.contains("abuse")
+                {
                     return Some(Class::RateLimited {
                         until: now + SECONDARY_DEFAULT_WAIT_MS,
                         server_directed: false,
@@ -125,7 +156,9 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 (409, RequestKind::Write) => Class::Conflict,
                 // The file exists but we sent no sha: it appeared since we read it.
                 (422, RequestKind::Write) if message.contains("sha") => Class::Conflict,
-                (422, RequestKind::Create) if message.contains("already exists") => Class::AlreadyExists,
+                (422, RequestKind::Create) if message.contains("already exists") => {
+                    Class::AlreadyExists
+                }
                 (404, _) => Class::NotFound,
                 (401, _) if auth_grace => Class::Transient,
                 (500..=599, RequestKind::Write) => Class::UnknownOutcome,
@@ -185,7 +218,9 @@ impl Default for RetryPolicy {
 /// Full jitter: uniform in `0..=min(cap, base * 2^(attempt-1))`, but never under `base / 2`
 /// so that a retry is never immediate.
 pub fn backoff(policy: &RetryPolicy, attempt: u32, rng: &mut Rng) -> Millis {
-    let exp = policy.base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(30));
+    let exp = policy
+        .base_ms
+        .saturating_mul(1u64 << attempt.saturating_sub(1).min(30));
     let ceiling = exp.min(policy.cap_ms).max(policy.base_ms / 2);
     rng.up_to(ceiling).max(policy.base_ms / 2)
 }
@@ -214,13 +249,21 @@ pub fn next_attempt_at(
                 return None;
             }
             let at = match class {
-                Class::RateLimited { until, primary: false, .. } => {
-                    until.min(now + policy.server_ceiling_ms).max(now + policy.base_ms)
-                }
+                Class::RateLimited {
+                    until,
+                    primary: false,
+                    ..
+                } => until
+                    .min(now + policy.server_ceiling_ms)
+                    .max(now + policy.base_ms),
                 // A primary limit reopens at its reset and not before: retrying earlier only
                 // spends attempts. Wait for a reset within the server-directed ceiling; one
                 // further away (typically most of an hour) fails fast rather than hold a runner.
-                Class::RateLimited { until, primary: true, .. } => {
+                Class::RateLimited {
+                    until,
+                    primary: true,
+                    ..
+                } => {
                     if until > now + policy.server_ceiling_ms {
                         return None;
                     }
@@ -231,11 +274,19 @@ pub fn next_attempt_at(
             Some(at)
         }
         Some(deadline) => {
-            if now >= deadline || policy.max_attempts_with_deadline.is_some_and(|max| failures >= max) {
+            if now >= deadline
+                || policy
+                    .max_attempts_with_deadline
+                    .is_some_and(|max| failures >= max)
+            {
                 return None;
             }
             let at = match class {
-                Class::RateLimited { until, primary: true, .. } if until > deadline => return None,
+                Class::RateLimited {
+                    until,
+                    primary: true,
+                    ..
+                } if until > deadline => return None,
                 Class::RateLimited { until, .. } => until.max(now + policy.base_ms),
                 _ => own,
             };
@@ -279,9 +330,39 @@ mod tests {
         let t = 1_000_000;
         let cases: Vec<(RequestKind, Reply, Class)> = vec![
             (Write, http(409), Conflict),
-            (Write, hx(422, Fields { message: "Invalid request.\n\n\"sha\" wasn't supplied.".into(), ..Fields::default() }), Conflict),
-            (Write, hx(422, Fields { message: "Invalid request.".into(), ..Fields::default() }), Refusal),
-            (Create, hx(422, Fields { message: "Reference already exists".into(), ..Fields::default() }), AlreadyExists),
+            (
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Invalid request.\n\n\"sha\" wasn't supplied.".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Conflict,
+            ),
+            (
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Invalid request.".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Refusal,
+            ),
+            (
+                Create,
+                hx(
+                    422,
+                    Fields {
+                        message: "Reference already exists".into(),
+                        ..Fields::default()
+                    },
+                ),
+                AlreadyExists,
+            ),
             (Read, http(404), NotFound),
             (Write, http(404), NotFound),
             (Read, http(500), Transient),
@@ -291,25 +372,132 @@ mod tests {
             (Create, http(503), Transient),
             (Read, http(403), Refusal),
             (Write, http(400), Refusal),
-            (Read, Reply::Transport { sent: false, message: "ECONNREFUSED".into() }, Transient),
-            (Write, Reply::Transport { sent: false, message: "ECONNREFUSED".into() }, Transient),
-            (Write, Reply::Transport { sent: true, message: "ECONNRESET".into() }, UnknownOutcome),
-            (Read, Reply::Transport { sent: true, message: "timeout".into() }, Transient),
-            (Read, hx(403, Fields { retry_after: Some("7".into()), ..Fields::default() }),
-                RateLimited { until: t + 7_000, server_directed: true, primary: false }),
-            (Write, hx(429, Fields { retry_after: Some("0".into()), ..Fields::default() }),
-                RateLimited { until: t, server_directed: true, primary: false }),
-            (Read, http(429), RateLimited { until: t + 60_000, server_directed: false, primary: false }),
-            (Read, hx(403, Fields { message: "You have exceeded a secondary rate limit".into(), ..Fields::default() }),
-                RateLimited { until: t + 60_000, server_directed: false, primary: false }),
-            (Read, hx(403, Fields { ratelimit_remaining: Some(0), ratelimit_reset: Some(1_300), ..Fields::default() }),
-                RateLimited { until: 1_300_000, server_directed: false, primary: true }),
-            (Read, hx(403, Fields { ratelimit_remaining: Some(0), ratelimit_reset: Some(1_300),
-                                 date: Some("Thu, 01 Jan 1970 00:20:00 GMT".into()), ..Fields::default() }),
-                RateLimited { until: t + 100_000, server_directed: false, primary: true }),
+            (
+                Read,
+                Reply::Transport {
+                    sent: false,
+                    message: "ECONNREFUSED".into(),
+                },
+                Transient,
+            ),
+            (
+                Write,
+                Reply::Transport {
+                    sent: false,
+                    message: "ECONNREFUSED".into(),
+                },
+                Transient,
+            ),
+            (
+                Write,
+                Reply::Transport {
+                    sent: true,
+                    message: "ECONNRESET".into(),
+                },
+                UnknownOutcome,
+            ),
+            (
+                Read,
+                Reply::Transport {
+                    sent: true,
+                    message: "timeout".into(),
+                },
+                Transient,
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        retry_after: Some("7".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 7_000,
+                    server_directed: true,
+                    primary: false,
+                },
+            ),
+            (
+                Write,
+                hx(
+                    429,
+                    Fields {
+                        retry_after: Some("0".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t,
+                    server_directed: true,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                http(429),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        message: "You have exceeded a secondary rate limit".into(),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        ratelimit_remaining: Some(0),
+                        ratelimit_reset: Some(1_300),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: 1_300_000,
+                    server_directed: false,
+                    primary: true,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        ratelimit_remaining: Some(0),
+                        ratelimit_reset: Some(1_300),
+                        date: Some("Thu, 01 Jan 1970 00:20:00 GMT".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 100_000,
+                    server_directed: false,
+                    primary: true,
+                },
+            ),
         ];
         for (kind, reply, want) in cases {
-            assert_eq!(classify(kind, &reply, t, false), Some(want), "{kind:?} {reply:?}");
+            assert_eq!(
+                classify(kind, &reply, t, false),
+                Some(want),
+                "{kind:?} {reply:?}"
+            );
         }
         assert_eq!(classify(Read, &http(401), t, true), Some(Transient));
         assert_eq!(classify(Read, &http(401), t, false), Some(Refusal));
@@ -321,9 +509,15 @@ mod tests {
         let server = parse_http_date("Mon, 30 Nov 2026 02:00:00 GMT").unwrap();
         assert_eq!(retry_after_until("30", 5_000, None), Some(35_000));
         // An HTTP date 90 s after the server's own clock is 90 s from our now, whatever our clock says.
-        assert_eq!(retry_after_until("Mon, 30 Nov 2026 02:01:30 GMT", 5_000, Some(server)), Some(95_000));
+        assert_eq!(
+            retry_after_until("Mon, 30 Nov 2026 02:01:30 GMT", 5_000, Some(server)),
+            Some(95_000)
+        );
         // A date in the past means now (and the floor elsewhere stops a hot loop).
-        assert_eq!(retry_after_until("Mon, 30 Nov 2026 01:00:00 GMT", 5_000, Some(server)), Some(5_000));
+        assert_eq!(
+            retry_after_until("Mon, 30 Nov 2026 01:00:00 GMT", 5_000, Some(server)),
+            Some(5_000)
+        );
         assert_eq!(retry_after_until("soon", 5_000, None), None);
     }
 
@@ -346,17 +540,43 @@ mod tests {
         let mut rng = Rng::new(1);
         let now = 100_000;
         assert!(next_attempt_at(&p, Class::Transient, 4, now, None, &mut rng).is_some());
-        assert_eq!(next_attempt_at(&p, Class::Transient, 5, now, None, &mut rng), None);
+        assert_eq!(
+            next_attempt_at(&p, Class::Transient, 5, now, None, &mut rng),
+            None
+        );
         // A server-directed wait beyond the self-generated cap is honoured up to its own ceiling.
-        let rl = |until| Class::RateLimited { until, server_directed: true, primary: false };
-        assert_eq!(next_attempt_at(&p, rl(now + 45_000), 1, now, None, &mut rng), Some(now + 45_000));
-        assert_eq!(next_attempt_at(&p, rl(now + 600_000), 1, now, None, &mut rng), Some(now + 60_000));
+        let rl = |until| Class::RateLimited {
+            until,
+            server_directed: true,
+            primary: false,
+        };
+        assert_eq!(
+            next_attempt_at(&p, rl(now + 45_000), 1, now, None, &mut rng),
+            Some(now + 45_000)
+        );
+        assert_eq!(
+            next_attempt_at(&p, rl(now + 600_000), 1, now, None, &mut rng),
+            Some(now + 60_000)
+        );
         // retry-after: 0 is floored at the base.
-        assert_eq!(next_attempt_at(&p, rl(now), 1, now, None, &mut rng), Some(now + 1_000));
+        assert_eq!(
+            next_attempt_at(&p, rl(now), 1, now, None, &mut rng),
+            Some(now + 1_000)
+        );
         // A primary limit: wait for a near reset; fail fast on a far one.
-        let primary = |until| Class::RateLimited { until, server_directed: false, primary: true };
-        assert_eq!(next_attempt_at(&p, primary(now + 20_000), 1, now, None, &mut rng), Some(now + 20_000));
-        assert_eq!(next_attempt_at(&p, primary(now + 3_000_000), 1, now, None, &mut rng), None);
+        let primary = |until| Class::RateLimited {
+            until,
+            server_directed: false,
+            primary: true,
+        };
+        assert_eq!(
+            next_attempt_at(&p, primary(now + 20_000), 1, now, None, &mut rng),
+            Some(now + 20_000)
+        );
+        assert_eq!(
+            next_attempt_at(&p, primary(now + 3_000_000), 1, now, None, &mut rng),
+            None
+        );
     }
 
     #[test]
@@ -367,19 +587,50 @@ mod tests {
         let deadline = now + 120_000;
         // Attempts are not counted under a deadline.
         assert!(next_attempt_at(&p, Class::Transient, 50, now, Some(deadline), &mut rng).is_some());
-        let rl = |until| Class::RateLimited { until, server_directed: true, primary: false };
+        let rl = |until| Class::RateLimited {
+            until,
+            server_directed: true,
+            primary: false,
+        };
         // Honoured in full past the attempt-bounded ceiling...
-        assert_eq!(next_attempt_at(&p, rl(now + 90_000), 1, now, Some(deadline), &mut rng), Some(now + 90_000));
+        assert_eq!(
+            next_attempt_at(&p, rl(now + 90_000), 1, now, Some(deadline), &mut rng),
+            Some(now + 90_000)
+        );
         // ...and clamped so the last attempt starts inside the budget.
-        assert_eq!(next_attempt_at(&p, rl(now + 500_000), 1, now, Some(deadline), &mut rng), Some(deadline));
+        assert_eq!(
+            next_attempt_at(&p, rl(now + 500_000), 1, now, Some(deadline), &mut rng),
+            Some(deadline)
+        );
         // A primary reset after the deadline is not waited on.
-        let primary = |until| Class::RateLimited { until, server_directed: false, primary: true };
-        assert_eq!(next_attempt_at(&p, primary(deadline + 1), 1, now, Some(deadline), &mut rng), None);
-        assert_eq!(next_attempt_at(&p, primary(now + 30_000), 1, now, Some(deadline), &mut rng), Some(now + 30_000));
-        assert_eq!(next_attempt_at(&p, Class::Transient, 1, deadline, Some(deadline), &mut rng), None);
+        let primary = |until| Class::RateLimited {
+            until,
+            server_directed: false,
+            primary: true,
+        };
+        assert_eq!(
+            next_attempt_at(&p, primary(deadline + 1), 1, now, Some(deadline), &mut rng),
+            None
+        );
+        assert_eq!(
+            next_attempt_at(&p, primary(now + 30_000), 1, now, Some(deadline), &mut rng),
+            Some(now + 30_000)
+        );
+        assert_eq!(
+            next_attempt_at(&p, Class::Transient, 1, deadline, Some(deadline), &mut rng),
+            None
+        );
         // An explicit attempt ceiling applies under the deadline too: whichever comes first.
-        let capped = RetryPolicy { max_attempts_with_deadline: Some(3), ..RetryPolicy::default() };
-        assert!(next_attempt_at(&capped, Class::Transient, 2, now, Some(deadline), &mut rng).is_some());
-        assert_eq!(next_attempt_at(&capped, Class::Transient, 3, now, Some(deadline), &mut rng), None);
+        let capped = RetryPolicy {
+            max_attempts_with_deadline: Some(3),
+            ..RetryPolicy::default()
+        };
+        assert!(
+            next_attempt_at(&capped, Class::Transient, 2, now, Some(deadline), &mut rng).is_some()
+        );
+        assert_eq!(
+            next_attempt_at(&capped, Class::Transient, 3, now, Some(deadline), &mut rng),
+            None
+        );
     }
 }

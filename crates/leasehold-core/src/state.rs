@@ -77,7 +77,11 @@ pub struct Holder {
     /// When the job that holds it made its claim (enqueued, or took the holding over): its job
     /// was running then. The reaper does not take a job that completed before it for this
     /// holding's job.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "time::rfc3339_opt")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339_opt"
+    )]
     pub claimed_at: Option<Millis>,
 }
 
@@ -138,30 +142,51 @@ impl LockState {
     /// Parses and checks a state document. Fails closed on anything it cannot vouch for.
     pub fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
         let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| StateError::NotJson { detail: e.to_string() })?;
-        let schema = value.get("schema").and_then(serde_json::Value::as_u64).ok_or(StateError::NoSchema)?;
+            serde_json::from_str(text).map_err(|e| StateError::NotJson {
+                detail: e.to_string(),
+            })?;
+        let schema = value
+            .get("schema")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or(StateError::NoSchema)?;
         if schema > SCHEMA {
-            return Err(StateError::NewerSchema { found: schema, supported: SCHEMA });
+            return Err(StateError::NewerSchema {
+                found: schema,
+                supported: SCHEMA,
+            });
         }
         if schema != SCHEMA {
             return Err(StateError::UnknownSchema { found: schema });
         }
-        let state: LockState =
-            serde_json::from_value(value).map_err(|e| StateError::Invalid { schema, detail: e.to_string() })?;
+        let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
+            schema,
+            detail: e.to_string(),
+        })?;
         if state.lock != lock {
-            return Err(StateError::WrongLock { expected: lock.into(), found: state.lock });
+            return Err(StateError::WrongLock {
+                expected: lock.into(),
+                found: state.lock,
+            });
         }
-        state.check().map_err(|detail| StateError::Invalid { schema, detail })?;
+        state
+            .check()
+            .map_err(|detail| StateError::Invalid { schema, detail })?;
         Ok(state)
     }
 
     /// Structural rules every version of the file must keep.
     fn check(&self) -> Result<(), String> {
         if self.holders.len() > MAX_CAPACITY as usize {
-            return Err(format!("{} holders, more than the maximum capacity {MAX_CAPACITY}", self.holders.len()));
+            return Err(format!(
+                "{} holders, more than the maximum capacity {MAX_CAPACITY}",
+                self.holders.len()
+            ));
         }
         if self.queue.len() > MAX_QUEUE {
-            return Err(format!("{} queue entries, more than {MAX_QUEUE}", self.queue.len()));
+            return Err(format!(
+                "{} queue entries, more than {MAX_QUEUE}",
+                self.queue.len()
+            ));
         }
         let mut ids: Vec<&str> = self.holders.iter().map(|h| h.holder_id.as_str()).collect();
         ids.extend(self.queue.iter().map(|q| q.holder_id.as_str()));
@@ -175,11 +200,17 @@ impl LockState {
             return Err("two holders share a fence".into());
         }
         if fences.last().is_some_and(|&f| f > self.fence) {
-            return Err(format!("a holder's fence is above the lock's fence counter {}", self.fence));
+            return Err(format!(
+                "a holder's fence is above the lock's fence counter {}",
+                self.fence
+            ));
         }
         if let Some(c) = &self.config {
             if !(1..=MAX_CAPACITY).contains(&c.capacity) {
-                return Err(format!("recorded capacity {} is outside 1..={MAX_CAPACITY}", c.capacity));
+                return Err(format!(
+                    "recorded capacity {} is outside 1..={MAX_CAPACITY}",
+                    c.capacity
+                ));
             }
         }
         Ok(())
@@ -202,7 +233,11 @@ impl LockState {
 
     /// Is this exact claim (holder id and nonce) holding or waiting?
     pub fn find_claim(&self, holder_id: &str, nonce: &str) -> Option<ClaimPlace> {
-        if self.holders.iter().any(|h| h.holder_id == holder_id && h.nonce == nonce) {
+        if self
+            .holders
+            .iter()
+            .any(|h| h.holder_id == holder_id && h.nonce == nonce)
+        {
             return Some(ClaimPlace::Holding);
         }
         self.queue
@@ -219,10 +254,14 @@ impl LockState {
         let mut admitted = Vec::new();
         while self.holders.len() < capacity as usize && !self.queue.is_empty() {
             #[cfg(feature = "planted-bugs")]
-            if crate::planted::active(crate::planted::Bug::AdmitFromBack) { self.queue.rotate_right(1); }
+            if crate::planted::active(crate::planted::Bug::AdmitFromBack) {
+                self.queue.rotate_right(1);
+            }
             let entry = self.queue.remove(0);
             #[cfg(feature = "planted-bugs")]
-            if crate::planted::active(crate::planted::Bug::SkipFenceIncrement) { self.fence = self.fence.saturating_sub(1); }
+            if crate::planted::active(crate::planted::Bug::SkipFenceIncrement) {
+                self.fence = self.fence.saturating_sub(1);
+            }
             self.fence += 1;
             admitted.push(entry.holder_id.clone());
             self.holders.push(Holder {
@@ -243,18 +282,33 @@ impl LockState {
     /// Marks a new version: bumps the revision and says who changed it and why.
     pub fn stamp(&mut self, now: Millis, by: &str, action: &str, removed: Vec<Removal>) {
         self.revision += 1;
-        self.last_change = Some(Change { at: now, by: by.into(), action: action.into(), removed });
+        self.last_change = Some(Change {
+            at: now,
+            by: by.into(),
+            action: action.into(),
+            removed,
+        });
     }
 
     /// Removes every holding whose lease ran out: `judge_now` (GitHub's clock as estimated) is
     /// past `expiresAt + grace + skew`. Returns what was removed.
     pub fn expire(&mut self, judge_now: Millis, grace_ms: Millis, skew_ms: Millis) -> Vec<Removal> {
-        let takeable = |h: &Holder| judge_now > h.expires_at.saturating_add(grace_ms).saturating_add(skew_ms);
+        let takeable = |h: &Holder| {
+            judge_now
+                > h.expires_at
+                    .saturating_add(grace_ms)
+                    .saturating_add(skew_ms)
+        };
         let removed: Vec<Removal> = self
             .holders
             .iter()
             .filter(|h| takeable(h))
-            .map(|h| Removal { holder_id: h.holder_id.clone(), fence: h.fence, expires_at: h.expires_at, reason: "lease-expired".into() })
+            .map(|h| Removal {
+                holder_id: h.holder_id.clone(),
+                fence: h.fence,
+                expires_at: h.expires_at,
+                reason: "lease-expired".into(),
+            })
             .collect();
         self.holders.retain(|h| !takeable(h));
         removed
@@ -273,11 +327,26 @@ mod tests {
     use super::*;
 
     fn run(n: u64) -> RunIdentity {
-        RunIdentity { repository: "o/r".into(), run_id: n, run_attempt: 1, job: "j".into(), runner_name: String::new(), url: String::new(), job_id: None }
+        RunIdentity {
+            repository: "o/r".into(),
+            run_id: n,
+            run_attempt: 1,
+            job: "j".into(),
+            runner_name: String::new(),
+            url: String::new(),
+            job_id: None,
+        }
     }
 
     fn entry(id: &str) -> QueueEntry {
-        QueueEntry { holder_id: id.into(), nonce: format!("n-{id}"), run: run(1), lease_ms: 60_000, enqueued_at: 0, last_seen_at: 0 }
+        QueueEntry {
+            holder_id: id.into(),
+            nonce: format!("n-{id}"),
+            run: run(1),
+            lease_ms: 60_000,
+            enqueued_at: 0,
+            last_seen_at: 0,
+        }
     }
 
     #[test]
@@ -287,23 +356,47 @@ mod tests {
         s.admit(1, 1_000, 600_000);
         s.stamp(1_000, "a", "acquire", Vec::new());
         let text = s.to_document();
-        assert!(text.contains("\"acquiredAt\": \"1970-01-01T00:00:01.000Z\""), "{text}");
+        assert!(
+            text.contains("\"acquiredAt\": \"1970-01-01T00:00:01.000Z\""),
+            "{text}"
+        );
         assert_eq!(LockState::parse(&text, "deploy").unwrap(), s);
-        assert!(matches!(LockState::parse(&text, "other"), Err(StateError::WrongLock { .. })));
+        assert!(matches!(
+            LockState::parse(&text, "other"),
+            Err(StateError::WrongLock { .. })
+        ));
         let extra = text.replacen("\"schema\": 1,", "\"schema\": 1, \"surprise\": true,", 1);
-        assert!(matches!(LockState::parse(&extra, "deploy"), Err(StateError::Invalid { .. })));
+        assert!(matches!(
+            LockState::parse(&extra, "deploy"),
+            Err(StateError::Invalid { .. })
+        ));
     }
 
     #[test]
     fn schema_fails_closed() {
         assert_eq!(
             LockState::parse(r#"{"schema": 2, "lock": "x"}"#, "x"),
-            Err(StateError::NewerSchema { found: 2, supported: 1 })
+            Err(StateError::NewerSchema {
+                found: 2,
+                supported: 1
+            })
         );
-        assert_eq!(LockState::parse(r#"{"schema": 0}"#, "x"), Err(StateError::UnknownSchema { found: 0 }));
-        assert_eq!(LockState::parse(r#"{"lock": "x"}"#, "x"), Err(StateError::NoSchema));
-        assert_eq!(LockState::parse(r#"{"schema": "1"}"#, "x"), Err(StateError::NoSchema));
-        assert!(matches!(LockState::parse("{", "x"), Err(StateError::NotJson { .. })));
+        assert_eq!(
+            LockState::parse(r#"{"schema": 0}"#, "x"),
+            Err(StateError::UnknownSchema { found: 0 })
+        );
+        assert_eq!(
+            LockState::parse(r#"{"lock": "x"}"#, "x"),
+            Err(StateError::NoSchema)
+        );
+        assert_eq!(
+            LockState::parse(r#"{"schema": "1"}"#, "x"),
+            Err(StateError::NoSchema)
+        );
+        assert!(matches!(
+            LockState::parse("{", "x"),
+            Err(StateError::NotJson { .. })
+        ));
     }
 
     #[test]
@@ -328,17 +421,35 @@ mod tests {
         s.queue = vec![entry("a"), entry("b")];
         s.admit(2, 0, 600_000); // both expire at 60_000
         s.holders[1].expires_at = 90_000;
-        assert!(s.clone().expire(60_000 + 5_000 + 1_000, 5_000, 1_000).is_empty(), "not strictly past");
+        assert!(
+            s.clone()
+                .expire(60_000 + 5_000 + 1_000, 5_000, 1_000)
+                .is_empty(),
+            "not strictly past"
+        );
         let mut t = s.clone();
         let removed = t.expire(66_001, 5_000, 1_000);
-        assert_eq!(removed.iter().map(|r| r.holder_id.as_str()).collect::<Vec<_>>(), vec!["a"]);
+        assert_eq!(
+            removed
+                .iter()
+                .map(|r| r.holder_id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["a"]
+        );
         assert_eq!(removed[0].reason, "lease-expired");
         assert_eq!(t.holders.len(), 1);
         // A lease longer than the ceiling is cut to it on admission.
         let mut u = LockState::empty("x");
         u.queue = vec![entry("c")];
         u.admit(1, 0, 30_000);
-        assert_eq!((u.holders[0].expires_at, u.holders[0].lease_ms, u.holders[0].ceiling_at), (30_000, 30_000, 30_000));
+        assert_eq!(
+            (
+                u.holders[0].expires_at,
+                u.holders[0].lease_ms,
+                u.holders[0].ceiling_at
+            ),
+            (30_000, 30_000, 30_000)
+        );
     }
 
     #[test]
@@ -346,13 +457,20 @@ mod tests {
         let mut s = LockState::empty("x");
         s.queue = vec![entry("a"), entry("b"), entry("c")];
         assert_eq!(s.admit(2, 5, 600_000), vec!["a", "b"]);
-        assert_eq!(s.holders.iter().map(|h| h.fence).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            s.holders.iter().map(|h| h.fence).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
         assert_eq!(s.holders[0].expires_at, 60_005);
         assert_eq!(s.holders[0].ceiling_at, 600_005);
         assert_eq!(s.admit(2, 6, 600_000), Vec::<String>::new());
         s.holders.remove(0);
         assert_eq!(s.admit(2, 7, 600_000), vec!["c"]);
         assert_eq!(s.holders[1].fence, 3);
-        assert_eq!(s.admit(1, 8, 600_000), Vec::<String>::new(), "over capacity admits nobody");
+        assert_eq!(
+            s.admit(1, 8, 600_000),
+            Vec::<String>::new(),
+            "over capacity admits nobody"
+        );
     }
 }

@@ -16,7 +16,11 @@ pub struct StatusSettings {
 impl StatusSettings {
     pub fn parse(raw: &RawInputs) -> Result<Self, InputError> {
         let (lock, repository, state_branch) = Reader::new(raw).lock_target()?;
-        Ok(StatusSettings { lock, repository, state_branch })
+        Ok(StatusSettings {
+            lock,
+            repository,
+            state_branch,
+        })
     }
 }
 

@@ -47,7 +47,12 @@ pub fn format_rfc3339(ms: Millis) -> String {
     let days = (ms / MS_PER_DAY) as i64;
     let rem = ms % MS_PER_DAY;
     let (y, mo, d) = civil_from_days(days);
-    let (h, mi, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1_000 % 60, rem % 1_000);
+    let (h, mi, s, milli) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1_000 % 60,
+        rem % 1_000,
+    );
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
 }
 
@@ -59,7 +64,8 @@ fn digits(s: &str) -> Option<u64> {
 }
 
 fn from_parts(y: i64, mo: u32, d: u32, h: u64, mi: u64, s: u64, milli: u64) -> Option<Millis> {
-    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) {
+    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo)
+    {
         return None;
     }
     if h > 23 || mi > 59 || s > 59 || milli > 999 {
@@ -101,7 +107,9 @@ pub fn parse_rfc3339(text: &str) -> Option<Millis> {
     )
 }
 
-const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
 
 /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only HTTP date form GitHub sends.
 pub fn parse_http_date(text: &str) -> Option<Millis> {
@@ -114,7 +122,15 @@ pub fn parse_http_date(text: &str) -> Option<Millis> {
     let mo = MONTHS.iter().position(|m| *m == mo)? as u32 + 1;
     let mut cp = clock.split(':');
     let (h, mi, s) = (cp.next()?, cp.next()?, cp.next()?);
-    from_parts(digits(y)? as i64, mo, digits(d)? as u32, digits(h)?, digits(mi)?, digits(s)?, 0)
+    from_parts(
+        digits(y)? as i64,
+        mo,
+        digits(d)? as u32,
+        digits(h)?,
+        digits(mi)?,
+        digits(s)?,
+        0,
+    )
 }
 
 /// Serde adapter: a [`Millis`] field stored as RFC 3339 text.
@@ -128,7 +144,8 @@ pub mod rfc3339 {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Millis, D::Error> {
         let text = String::deserialize(d)?;
-        parse_rfc3339(&text).ok_or_else(|| D::Error::custom(format!("not an RFC 3339 UTC time: {text:?}")))
+        parse_rfc3339(&text)
+            .ok_or_else(|| D::Error::custom(format!("not an RFC 3339 UTC time: {text:?}")))
     }
 }
 
@@ -155,27 +172,54 @@ mod tests {
 
     #[test]
     fn formats_and_parses_round_trip() {
-        for ms in [0, 1_000, 951_782_400_000, 1_795_999_999_999, 1_796_012_098_123, 4_102_444_800_000] {
+        for ms in [
+            0,
+            1_000,
+            951_782_400_000,
+            1_795_999_999_999,
+            1_796_012_098_123,
+            4_102_444_800_000,
+        ] {
             assert_eq!(parse_rfc3339(&format_rfc3339(ms)), Some(ms), "{ms}");
         }
-        assert_eq!(format_rfc3339(1_796_012_098_123), "2026-11-30T04:14:58.123Z");
+        assert_eq!(
+            format_rfc3339(1_796_012_098_123),
+            "2026-11-30T04:14:58.123Z"
+        );
         assert_eq!(format_rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]
     fn rejects_what_it_did_not_write() {
-        for bad in ["", "2026-11-30", "2026-11-30T02:34:58", "2026-02-30T00:00:00Z", "2026-11-30T24:00:00Z",
-                    "2026-11-30T02:34:58+01:00", "2026-11-30T02:34:58.1234Z", "+2026-11-30T02:34:58Z"] {
+        for bad in [
+            "",
+            "2026-11-30",
+            "2026-11-30T02:34:58",
+            "2026-02-30T00:00:00Z",
+            "2026-11-30T24:00:00Z",
+            "2026-11-30T02:34:58+01:00",
+            "2026-11-30T02:34:58.1234Z",
+            "+2026-11-30T02:34:58Z",
+        ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
-        assert_eq!(parse_rfc3339("2026-11-30T02:34:58Z"), parse_rfc3339("2026-11-30T02:34:58.000Z"));
+        assert_eq!(
+            parse_rfc3339("2026-11-30T02:34:58Z"),
+            parse_rfc3339("2026-11-30T02:34:58.000Z")
+        );
         assert_eq!(parse_rfc3339("2026-11-30T02:34:58.5Z").unwrap() % 1000, 500);
     }
 
     #[test]
     fn http_dates() {
-        assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), Some(784_111_777_000));
-        assert_eq!(parse_http_date("Mon, 30 Nov 2026 02:34:58 GMT"), parse_rfc3339("2026-11-30T02:34:58Z"));
+        assert_eq!(
+            parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777_000)
+        );
+        assert_eq!(
+            parse_http_date("Mon, 30 Nov 2026 02:34:58 GMT"),
+            parse_rfc3339("2026-11-30T02:34:58Z")
+        );
         assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), None);
         assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"), None);
     }

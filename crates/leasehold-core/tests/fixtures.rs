@@ -22,8 +22,12 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
         (Value::Object(e), Value::Object(a)) => {
             for (k, ev) in e {
                 if k == "contentJson" {
-                    let text = a.get("content").and_then(Value::as_str).ok_or(format!("{path}: no content"))?;
-                    let parsed: Value = serde_json::from_str(text).map_err(|err| format!("{path}.content: {err}"))?;
+                    let text = a
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .ok_or(format!("{path}: no content"))?;
+                    let parsed: Value = serde_json::from_str(text)
+                        .map_err(|err| format!("{path}.content: {err}"))?;
                     matches(ev, &parsed, &format!("{path}.content"))?;
                     continue;
                 }
@@ -34,9 +38,16 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                return Err(format!("{path}: expected {} items, got {}: {actual}", e.len(), a.len()));
+                return Err(format!(
+                    "{path}: expected {} items, got {}: {actual}",
+                    e.len(),
+                    a.len()
+                ));
             }
-            e.iter().zip(a).enumerate().try_for_each(|(i, (ev, av))| matches(ev, av, &format!("{path}[{i}]")))
+            e.iter()
+                .zip(a)
+                .enumerate()
+                .try_for_each(|(i, (ev, av))| matches(ev, av, &format!("{path}[{i}]")))
         }
         (e, a) if e == a => Ok(()),
         (e, a) => Err(format!("{path}: expected {e}, got {a}")),
@@ -44,13 +55,19 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
 }
 
 fn run_fixture(file: &PathBuf) -> Result<usize, String> {
-    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).map_err(|e| e.to_string())?;
-    let kind: OperationKind = serde_json::from_value(fixture["operation"].clone()).map_err(|e| e.to_string())?;
-    let inputs: RawInputs = serde_json::from_value(fixture["inputs"].clone()).map_err(|e| e.to_string())?;
-    let entropy: Entropy = serde_json::from_value(fixture["entropy"].clone()).map_err(|e| e.to_string())?;
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).map_err(|e| e.to_string())?;
+    let kind: OperationKind =
+        serde_json::from_value(fixture["operation"].clone()).map_err(|e| e.to_string())?;
+    let inputs: RawInputs =
+        serde_json::from_value(fixture["inputs"].clone()).map_err(|e| e.to_string())?;
+    let entropy: Entropy =
+        serde_json::from_value(fixture["entropy"].clone()).map_err(|e| e.to_string())?;
     let created = Operation::new(kind, &inputs, &entropy);
     if let Some(want) = fixture.get("error") {
-        let err = created.err().ok_or("expected the operation to be refused")?;
+        let err = created
+            .err()
+            .ok_or("expected the operation to be refused")?;
         let mut got = serde_json::json!({ "code": err.code(), "message": err.to_string() });
         if let leasehold_core::Error::Input(i) = &err {
             got["input"] = Value::String(i.input.clone());
@@ -64,13 +81,23 @@ fn run_fixture(file: &PathBuf) -> Result<usize, String> {
     for (i, step) in steps.iter().enumerate() {
         let mut event_json = step["event"].clone();
         if event_json["reply"]["content"] == "$lastWrite" {
-            event_json["reply"]["content"] = Value::String(last_write.clone().ok_or(format!("step {i}: no write yet"))?);
+            event_json["reply"]["content"] = Value::String(
+                last_write
+                    .clone()
+                    .ok_or(format!("step {i}: no write yet"))?,
+            );
         }
-        let event: Event = serde_json::from_value(event_json).map_err(|e| format!("step {i}: bad event: {e}"))?;
+        let event: Event =
+            serde_json::from_value(event_json).map_err(|e| format!("step {i}: bad event: {e}"))?;
         match (op.step(event), step.get("protocolError")) {
             (Err(e), Some(_)) if e.code() == "protocol" => continue,
             (Err(e), _) => return Err(format!("step {i}: {e}")),
-            (Ok(out), Some(_)) => return Err(format!("step {i}: expected a protocol error, got {:?}", out.command)),
+            (Ok(out), Some(_)) => {
+                return Err(format!(
+                    "step {i}: expected a protocol error, got {:?}",
+                    out.command
+                ))
+            }
             (Ok(out), None) => {
                 let actual = serde_json::to_value(&out.command).unwrap();
                 if let Some(content) = actual.get("content").and_then(Value::as_str) {
@@ -91,12 +118,25 @@ fn shared_fixtures() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    assert!(files.len() >= 5, "expected the shared fixtures, found {}", files.len());
+    assert!(
+        files.len() >= 5,
+        "expected the shared fixtures, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for file in &files {
         if let Err(e) = run_fixture(file) {
-            failures.push(format!("{}: {e}", file.file_name().unwrap().to_string_lossy()));
+            failures.push(format!(
+                "{}: {e}",
+                file.file_name().unwrap().to_string_lossy()
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

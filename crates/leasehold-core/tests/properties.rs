@@ -7,7 +7,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord};
+use leasehold_core::{
+    Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+};
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +58,14 @@ struct Store {
 
 impl Store {
     fn http(status: u16, message: &str) -> Reply {
-        Reply::Http { status, message: message.into(), retry_after: None, ratelimit_remaining: None, ratelimit_reset: None, date: None }
+        Reply::Http {
+            status,
+            message: message.into(),
+            retry_after: None,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
+            date: None,
+        }
     }
 
     fn perform(&mut self, command: &Command, fault: Fault) -> (Reply, Option<String>) {
@@ -66,7 +75,13 @@ impl Store {
                     return (Self::http(502, "Server Error"), None);
                 }
                 if matches!(fault, Fault::NotSent) {
-                    return (Reply::Transport { sent: false, message: "ECONNREFUSED".into() }, None);
+                    return (
+                        Reply::Transport {
+                            sent: false,
+                            message: "ECONNREFUSED".into(),
+                        },
+                        None,
+                    );
                 }
                 let text = if path.ends_with(".config.json") {
                     self.config.clone()
@@ -76,7 +91,15 @@ impl Store {
                     self.versions.last().cloned()
                 };
                 match text {
-                    Some(t) => (Reply::File { sha: sha_of(&t), content: t, etag: None, date: None }, None),
+                    Some(t) => (
+                        Reply::File {
+                            sha: sha_of(&t),
+                            content: t,
+                            etag: None,
+                            date: None,
+                        },
+                        None,
+                    ),
                     None => (Self::http(404, "Not Found"), None),
                 }
             }
@@ -84,7 +107,15 @@ impl Store {
                 match fault {
                     Fault::Conflict => return (Self::http(409, "is at x but expected y"), None),
                     Fault::ServerError => return (Self::http(502, "Server Error"), None),
-                    Fault::NotSent => return (Reply::Transport { sent: false, message: "ECONNREFUSED".into() }, None),
+                    Fault::NotSent => {
+                        return (
+                            Reply::Transport {
+                                sent: false,
+                                message: "ECONNREFUSED".into(),
+                            },
+                            None,
+                        )
+                    }
                     _ => {}
                 }
                 if !self.branch {
@@ -92,30 +123,55 @@ impl Store {
                 }
                 let current = self.versions.last().map(|t| sha_of(t));
                 match (&current, sha) {
-                    (Some(_), None) => return (Self::http(422, "Invalid request.\n\n\"sha\" wasn't supplied."), None),
-                    (Some(c), Some(s)) if c != s => return (Self::http(409, "does not match"), None),
+                    (Some(_), None) => {
+                        return (
+                            Self::http(422, "Invalid request.\n\n\"sha\" wasn't supplied."),
+                            None,
+                        )
+                    }
+                    (Some(c), Some(s)) if c != s => {
+                        return (Self::http(409, "does not match"), None)
+                    }
                     _ => {}
                 }
                 self.versions.push(content.clone());
                 let reply = match fault {
                     Fault::AppliedThen502 => Self::http(502, "Server Error"),
-                    Fault::AppliedThenReset => Reply::Transport { sent: true, message: "ECONNRESET".into() },
-                    _ => Reply::Written { sha: sha_of(content), date: None },
+                    Fault::AppliedThenReset => Reply::Transport {
+                        sent: true,
+                        message: "ECONNRESET".into(),
+                    },
+                    _ => Reply::Written {
+                        sha: sha_of(content),
+                        date: None,
+                    },
                 };
                 (reply, Some(content.clone()))
             }
             Command::CreateTree { .. } => (Reply::Created { sha: "tree".into() }, None),
-            Command::CreateCommit { .. } => (Reply::Created { sha: "commit".into() }, None),
+            Command::CreateCommit { .. } => (
+                Reply::Created {
+                    sha: "commit".into(),
+                },
+                None,
+            ),
             Command::CreateBranch { .. } => {
                 if self.branch {
                     (Self::http(422, "Reference already exists"), None)
                 } else {
                     self.branch = true;
-                    (Reply::Created { sha: "commit".into() }, None)
+                    (
+                        Reply::Created {
+                            sha: "commit".into(),
+                        },
+                        None,
+                    )
                 }
             }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => unreachable!("no acquire here records its job id"),
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+                unreachable!("no acquire here records its job id")
+            }
         }
     }
 }
@@ -150,7 +206,10 @@ fn inputs(id: usize, extra: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 fn start(kind: OperationKind, id: usize, now: u64, seed: u64) -> (Operation, Command) {
-    let entropy = Entropy { seed, nonce: format!("{:016x}", (seed << 8) | id as u64) };
+    let entropy = Entropy {
+        seed,
+        nonce: format!("{:016x}", (seed << 8) | id as u64),
+    };
     let (mut op, _) = Operation::new(kind, &inputs(id, &[]), &entropy).expect("valid inputs");
     let step = op.step(Event::Start { now }).expect("start");
     (op, step.command)
@@ -158,13 +217,29 @@ fn start(kind: OperationKind, id: usize, now: u64, seed: u64) -> (Operation, Com
 
 /// Runs `clients` acquire-then-release clients with the chosen interleaving and faults; checks
 /// every committed version as it lands. Returns the number of clients that acquired.
-fn run(capacity: u32, clients: usize, schedule: &[(usize, Fault)], seed: u64) -> Result<usize, TestCaseError> {
-    let mut store = Store { versions: Vec::new(), config: Some(format!("{{\"capacity\": {capacity}}}")), branch: false };
+fn run(
+    capacity: u32,
+    clients: usize,
+    schedule: &[(usize, Fault)],
+    seed: u64,
+) -> Result<usize, TestCaseError> {
+    let mut store = Store {
+        versions: Vec::new(),
+        config: Some(format!("{{\"capacity\": {capacity}}}")),
+        branch: false,
+    };
     let mut now = 1_800_000_000_000u64;
     let mut cs: Vec<Client> = (0..clients)
         .map(|id| {
             let (op, pending) = start(OperationKind::Acquire, id, now, seed + id as u64);
-            Client { id, op, pending, releasing: false, done: false, fence: None }
+            Client {
+                id,
+                op,
+                pending,
+                releasing: false,
+                done: false,
+                fence: None,
+            }
         })
         .collect();
     let mut fences_seen = BTreeSet::new();
@@ -189,13 +264,31 @@ fn run(capacity: u32, clients: usize, schedule: &[(usize, Fault)], seed: u64) ->
             request => {
                 let (reply, committed) = store.perform(request, fault);
                 if let Some(text) = committed {
-                    let st = LockState::parse(&text, "prop").map_err(|e| TestCaseError::fail(format!("committed an unreadable state: {e}")))?;
-                    prop_assert!(st.holders.len() <= capacity as usize, "{} holders over capacity {capacity}", st.holders.len());
-                    prop_assert!(st.revision > last_revision, "revision went from {last_revision} to {}", st.revision);
-                    prop_assert!(st.fence >= last_fence, "fence counter went back from {last_fence} to {}", st.fence);
+                    let st = LockState::parse(&text, "prop").map_err(|e| {
+                        TestCaseError::fail(format!("committed an unreadable state: {e}"))
+                    })?;
+                    prop_assert!(
+                        st.holders.len() <= capacity as usize,
+                        "{} holders over capacity {capacity}",
+                        st.holders.len()
+                    );
+                    prop_assert!(
+                        st.revision > last_revision,
+                        "revision went from {last_revision} to {}",
+                        st.revision
+                    );
+                    prop_assert!(
+                        st.fence >= last_fence,
+                        "fence counter went back from {last_fence} to {}",
+                        st.fence
+                    );
                     for h in &st.holders {
                         if h.fence > last_fence {
-                            prop_assert!(fences_seen.insert(h.fence), "fence {} handed out twice", h.fence);
+                            prop_assert!(
+                                fences_seen.insert(h.fence),
+                                "fence {} handed out twice",
+                                h.fence
+                            );
                         }
                     }
                     last_fence = st.fence;
@@ -204,12 +297,17 @@ fn run(capacity: u32, clients: usize, schedule: &[(usize, Fault)], seed: u64) ->
                 Event::Reply { now, reply }
             }
         };
-        let step = c.op.step(event).map_err(|e| TestCaseError::fail(format!("protocol error: {e}")))?;
+        let step =
+            c.op.step(event)
+                .map_err(|e| TestCaseError::fail(format!("protocol error: {e}")))?;
         c.pending = step.command;
         if let Command::Finish { outcome } = &c.pending {
             if c.releasing {
                 prop_assert!(
-                    matches!(outcome.result, ResultWord::Released | ResultWord::ReleaseUnrecorded),
+                    matches!(
+                        outcome.result,
+                        ResultWord::Released | ResultWord::ReleaseUnrecorded
+                    ),
                     "release of a holder ended {:?}",
                     outcome.result
                 );
@@ -229,7 +327,12 @@ fn run(capacity: u32, clients: usize, schedule: &[(usize, Fault)], seed: u64) ->
     // Fences held by clients that acquired are distinct.
     let held: Vec<u64> = cs.iter().filter_map(|c| c.fence).collect();
     let distinct: BTreeSet<u64> = held.iter().copied().collect();
-    prop_assert_eq!(held.len(), distinct.len(), "two clients acquired with the same fence: {:?}", held);
+    prop_assert_eq!(
+        held.len(),
+        distinct.len(),
+        "two clients acquired with the same fence: {:?}",
+        held
+    );
     Ok(acquired)
 }
 

@@ -3,10 +3,12 @@
 
 use std::collections::BTreeMap;
 
+use leasehold_core::ids::RunIdentity;
 use leasehold_core::protocol::JobSummary;
 use leasehold_core::state::{Holder, QueueEntry};
-use leasehold_core::ids::RunIdentity;
-use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord};
+use leasehold_core::{
+    Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
+};
 
 const T: u64 = 1_800_000_000_000;
 const MIN: u64 = 60_000;
@@ -37,24 +39,66 @@ struct Fake {
 }
 
 fn http(status: u16) -> Reply {
-    Reply::Http { status, message: format!("HTTP {status}"), retry_after: None, ratelimit_remaining: None, ratelimit_reset: None, date: None }
+    Reply::Http {
+        status,
+        message: format!("HTTP {status}"),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
+        date: None,
+    }
 }
 
 fn run(repo: &str, id: u64, attempt: u32, job_id: Option<u64>) -> RunIdentity {
-    RunIdentity { repository: repo.into(), run_id: id, run_attempt: attempt, job: "build".into(), runner_name: "r".into(), url: String::new(), job_id }
+    RunIdentity {
+        repository: repo.into(),
+        run_id: id,
+        run_attempt: attempt,
+        job: "build".into(),
+        runner_name: "r".into(),
+        url: String::new(),
+        job_id,
+    }
 }
 
 fn holder(id: &str, fence: u64, run: RunIdentity, expires_at: u64) -> Holder {
-    Holder { holder_id: id.into(), nonce: format!("{:016x}", fence), fence, run, acquired_at: T - 10 * MIN, expires_at, lease_ms: 15 * MIN, ceiling_at: T + 6 * 60 * MIN, claimed_at: None }
+    Holder {
+        holder_id: id.into(),
+        nonce: format!("{:016x}", fence),
+        fence,
+        run,
+        acquired_at: T - 10 * MIN,
+        expires_at,
+        lease_ms: 15 * MIN,
+        ceiling_at: T + 6 * 60 * MIN,
+        claimed_at: None,
+    }
 }
 
 fn queued(id: &str, run: RunIdentity) -> QueueEntry {
-    QueueEntry { holder_id: id.into(), nonce: "00000000000000ff".into(), run, lease_ms: 15 * MIN, enqueued_at: T - MIN, last_seen_at: T - MIN }
+    QueueEntry {
+        holder_id: id.into(),
+        nonce: "00000000000000ff".into(),
+        run,
+        lease_ms: 15 * MIN,
+        enqueued_at: T - MIN,
+        last_seen_at: T - MIN,
+    }
 }
 
 impl Fake {
     fn new() -> Self {
-        Fake { states: BTreeMap::new(), config: None, runs: BTreeMap::new(), jobs: BTreeMap::new(), job_facts: BTreeMap::new(), interfere: None, now: T, questions: Vec::new(), writes: 0 }
+        Fake {
+            states: BTreeMap::new(),
+            config: None,
+            runs: BTreeMap::new(),
+            jobs: BTreeMap::new(),
+            job_facts: BTreeMap::new(),
+            interfere: None,
+            now: T,
+            questions: Vec::new(),
+            writes: 0,
+        }
     }
 
     fn lock(&mut self, name: &str, holders: Vec<Holder>, queue: Vec<QueueEntry>) {
@@ -69,7 +113,13 @@ impl Fake {
     fn answer(&self, a: &Answer, run_id: u64, attempt: u32, job: Option<u64>) -> Reply {
         match (a, job) {
             (Answer::Http(status), _) => http(*status),
-            (Answer::OtherAttempt(other), _) => Reply::Run { run_id, run_attempt: *other, status: "completed".into(), conclusion: Some("success".into()), date: None },
+            (Answer::OtherAttempt(other), _) => Reply::Run {
+                run_id,
+                run_attempt: *other,
+                status: "completed".into(),
+                conclusion: Some("success".into()),
+                date: None,
+            },
             (Answer::Status(st), None) => Reply::Run {
                 run_id,
                 run_attempt: attempt,
@@ -87,7 +137,8 @@ impl Fake {
                     status: (*st).into(),
                     conclusion: (*st == "completed").then(|| "failure".into()),
                     runner_name: Some(runner.into()),
-                    completed_at: (*st == "completed").then(|| leasehold_core::time::format_rfc3339(completed)),
+                    completed_at: (*st == "completed")
+                        .then(|| leasehold_core::time::format_rfc3339(completed)),
                     date: None,
                 }
             }
@@ -96,19 +147,36 @@ impl Fake {
 
     fn perform(&mut self, command: &Command) -> Reply {
         match command {
-            Command::ReadFile { path, .. } if path.ends_with(".config.json") => match &self.config {
-                Some(text) => Reply::File { sha: "cfg".into(), content: text.clone(), etag: None, date: None },
-                None => http(404),
-            },
-            Command::ReadFile { path, .. } => {
-                let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
-                match self.states.get(lock) {
-                    Some((s, rev)) => Reply::File { sha: format!("sha{rev}"), content: s.to_document(), etag: None, date: None },
+            Command::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                match &self.config {
+                    Some(text) => Reply::File {
+                        sha: "cfg".into(),
+                        content: text.clone(),
+                        etag: None,
+                        date: None,
+                    },
                     None => http(404),
                 }
             }
-            Command::WriteFile { path, content, sha, .. } => {
-                let lock = path.trim_start_matches("locks/").trim_end_matches(".json").to_string();
+            Command::ReadFile { path, .. } => {
+                let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
+                match self.states.get(lock) {
+                    Some((s, rev)) => Reply::File {
+                        sha: format!("sha{rev}"),
+                        content: s.to_document(),
+                        etag: None,
+                        date: None,
+                    },
+                    None => http(404),
+                }
+            }
+            Command::WriteFile {
+                path, content, sha, ..
+            } => {
+                let lock = path
+                    .trim_start_matches("locks/")
+                    .trim_end_matches(".json")
+                    .to_string();
                 if let Some(mut f) = self.interfere.take() {
                     let (s, rev) = self.states.get_mut(&lock).expect("lock");
                     f(s);
@@ -122,10 +190,19 @@ impl Fake {
                 *s = LockState::parse(content, &lock).expect("a valid state");
                 *rev = s.revision;
                 self.writes += 1;
-                Reply::Written { sha: format!("sha{rev}"), date: None }
+                Reply::Written {
+                    sha: format!("sha{rev}"),
+                    date: None,
+                }
             }
-            Command::GetRunAttempt { repository, run_id, attempt, .. } => {
-                self.questions.push(format!("{repository} run {run_id}/{attempt}"));
+            Command::GetRunAttempt {
+                repository,
+                run_id,
+                attempt,
+                ..
+            } => {
+                self.questions
+                    .push(format!("{repository} run {run_id}/{attempt}"));
                 match self.runs.get(&(*run_id, *attempt)) {
                     Some(a) => self.answer(a, *run_id, *attempt, None),
                     None => http(404),
@@ -144,15 +221,23 @@ impl Fake {
 
     /// Runs a reap to its end; `step_ms` is how long each request takes.
     fn reap(&mut self, inputs: &[(&str, &str)], step_ms: u64) -> Outcome {
-        let mut raw: BTreeMap<String, String> = [("GITHUB_REPOSITORY", "octo/locks"), ("GITHUB_RUN_ID", "900"), ("GITHUB_JOB", "reap")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let mut raw: BTreeMap<String, String> = [
+            ("GITHUB_REPOSITORY", "octo/locks"),
+            ("GITHUB_RUN_ID", "900"),
+            ("GITHUB_JOB", "reap"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
         for (k, v) in inputs {
             raw.insert(k.to_string(), v.to_string());
         }
-        let entropy = Entropy { seed: 5, nonce: "0000000000000000".into() };
-        let (mut op, _) = Operation::new(OperationKind::Reap, &raw, &entropy).expect("valid inputs");
+        let entropy = Entropy {
+            seed: 5,
+            nonce: "0000000000000000".into(),
+        };
+        let (mut op, _) =
+            Operation::new(OperationKind::Reap, &raw, &entropy).expect("valid inputs");
         let mut step = op.step(Event::Start { now: self.now }).unwrap();
         for _ in 0..10_000 {
             let command = step.command.clone();
@@ -165,7 +250,12 @@ impl Fake {
                 c => {
                     let reply = self.perform(&c);
                     self.now += step_ms;
-                    step = op.step(Event::Reply { now: self.now, reply }).unwrap();
+                    step = op
+                        .step(Event::Reply {
+                            now: self.now,
+                            reply,
+                        })
+                        .unwrap();
                 }
             }
         }
@@ -181,7 +271,17 @@ fn actions(o: &Outcome) -> Vec<(String, String, String)> {
     o.reaped
         .iter()
         .flat_map(|r| r.entries.iter())
-        .map(|e| (e.holder_id.clone(), serde_json::to_value(e.action).unwrap().as_str().unwrap().to_string(), e.reason.clone()))
+        .map(|e| {
+            (
+                e.holder_id.clone(),
+                serde_json::to_value(e.action)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                e.reason.clone(),
+            )
+        })
         .collect()
 }
 
@@ -196,7 +296,10 @@ fn frees_what_completed_runs_left_and_keeps_the_living_and_the_unknown() {
             holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN),
             holder("o/a:3:build", 3, run("o/a", 3, 1, None), T + 10 * MIN),
         ],
-        vec![queued("o/a:4:build", run("o/a", 4, 1, None)), queued("o/a:5:build", run("o/a", 5, 2, None))],
+        vec![
+            queued("o/a:4:build", run("o/a", 4, 1, None)),
+            queued("o/a:5:build", run("o/a", 5, 2, None)),
+        ],
     );
     f.runs.insert((1, 1), Answer::Status("completed"));
     f.runs.insert((2, 1), Answer::Status("in_progress"));
@@ -214,28 +317,74 @@ fn frees_what_completed_runs_left_and_keeps_the_living_and_the_unknown() {
     assert!(st.queue.is_empty());
     assert_eq!(st.holders[2].fence, 4, "admitted with the next fence");
     let change = st.last_change.as_ref().unwrap();
-    assert_eq!((change.action.as_str(), change.by.as_str()), ("reap", "reaper octo/locks:900:reap"));
-    assert_eq!(change.removed.iter().map(|r| (r.holder_id.as_str(), r.reason.as_str())).collect::<Vec<_>>(), vec![("o/a:1:build", "run-completed")]);
+    assert_eq!(
+        (change.action.as_str(), change.by.as_str()),
+        ("reap", "reaper octo/locks:900:reap")
+    );
+    assert_eq!(
+        change
+            .removed
+            .iter()
+            .map(|r| (r.holder_id.as_str(), r.reason.as_str()))
+            .collect::<Vec<_>>(),
+        vec![("o/a:1:build", "run-completed")]
+    );
     assert_eq!(f.writes, 1);
     let a = actions(&o);
-    assert!(a.contains(&("o/a:1:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
-    assert!(a.contains(&("o/a:5:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
-    assert!(a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())), "{a:?}");
-    assert!(a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())), "{a:?}");
+    assert!(
+        a.contains(&(
+            "o/a:1:build".into(),
+            "removed".into(),
+            "run-completed".into()
+        )),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&(
+            "o/a:5:build".into(),
+            "removed".into(),
+            "run-completed".into()
+        )),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
+    );
     assert_eq!(o.stats.lookups, 5);
 }
 
 #[test]
 fn a_live_holder_is_never_freed_when_the_actions_api_fails() {
     let mut f = Fake::new();
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
+    f.lock(
+        "deploy",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
     f.runs.insert((1, 1), Answer::Http(502));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Reaped);
     assert_eq!(f.state("deploy").holders.len(), 1);
     assert_eq!(f.writes, 0);
-    assert!(o.stats.lookups > 1, "a transient failure is asked again: {:?}", o.stats);
-    assert_eq!(actions(&o), vec![("o/a:1:build".into(), "kept".into(), "unverified".into())]);
+    assert!(
+        o.stats.lookups > 1,
+        "a transient failure is asked again: {:?}",
+        o.stats
+    );
+    assert_eq!(
+        actions(&o),
+        vec![("o/a:1:build".into(), "kept".into(), "unverified".into())]
+    );
     // 404 (a deleted run, or a token that cannot see it) proves nothing either.
     f.runs.insert((1, 1), Answer::Http(404));
     f.reap(&[("lock", "deploy")], 100);
@@ -259,9 +408,26 @@ fn a_lease_that_ran_out_is_freed_unless_its_run_is_proven_alive() {
     let o = f.reap(&[("lock", "deploy")], 100);
     let a = actions(&o);
     assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"]);
-    assert!(a.contains(&("o/a:1:build".into(), "removed".into(), "lease-expired".into())), "{a:?}");
-    assert!(a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())), "a live holder is never freed by the reaper: {a:?}");
-    assert_eq!(f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/a:2:build"]);
+    assert!(
+        a.contains(&(
+            "o/a:1:build".into(),
+            "removed".into(),
+            "lease-expired".into()
+        )),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:2:build".into(), "kept".into(), "active".into())),
+        "a live holder is never freed by the reaper: {a:?}"
+    );
+    assert_eq!(
+        f.state("deploy")
+            .holders
+            .iter()
+            .map(|h| h.holder_id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["o/a:2:build"]
+    );
 }
 
 #[test]
@@ -269,7 +435,10 @@ fn a_recorded_job_id_is_judged_by_the_job_not_the_run() {
     let mut f = Fake::new();
     f.lock(
         "deploy",
-        vec![holder("o/a:1:build:1", 1, run("o/a", 1, 1, Some(11)), T + 10 * MIN), holder("o/a:1:build:2", 2, run("o/a", 1, 1, Some(12)), T + 10 * MIN)],
+        vec![
+            holder("o/a:1:build:1", 1, run("o/a", 1, 1, Some(11)), T + 10 * MIN),
+            holder("o/a:1:build:2", 2, run("o/a", 1, 1, Some(12)), T + 10 * MIN),
+        ],
         vec![],
     );
     f.runs.insert((1, 1), Answer::Status("in_progress"));
@@ -278,51 +447,118 @@ fn a_recorded_job_id_is_judged_by_the_job_not_the_run() {
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(f.questions, vec!["job 11", "job 12"]);
     let a = actions(&o);
-    assert!(a.contains(&("o/a:1:build:1".into(), "removed".into(), "job-completed".into())), "{a:?}");
-    assert_eq!(f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/a:1:build:2"]);
+    assert!(
+        a.contains(&(
+            "o/a:1:build:1".into(),
+            "removed".into(),
+            "job-completed".into()
+        )),
+        "{a:?}"
+    );
+    assert_eq!(
+        f.state("deploy")
+            .holders
+            .iter()
+            .map(|h| h.holder_id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["o/a:1:build:2"]
+    );
 }
 
 #[test]
 fn a_conflict_plans_again_with_the_answers_already_gathered() {
     let mut f = Fake::new();
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![queued("o/b:7:ship", run("o/b", 7, 1, None))]);
+    f.lock(
+        "deploy",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![queued("o/b:7:ship", run("o/b", 7, 1, None))],
+    );
     f.runs.insert((1, 1), Answer::Status("completed"));
     f.runs.insert((7, 1), Answer::Status("queued"));
     // Another job enqueues just before the reaper's write: 409, read again, write again.
-    f.interfere = Some(Box::new(|s: &mut LockState| s.queue.push(queued("o/c:8:x", run("o/c", 8, 1, None)))));
+    f.interfere = Some(Box::new(|s: &mut LockState| {
+        s.queue.push(queued("o/c:8:x", run("o/c", 8, 1, None)))
+    }));
     f.runs.insert((8, 1), Answer::Status("queued"));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Reaped);
     assert_eq!(o.stats.conflicts, 1);
-    assert_eq!(f.questions, vec!["o/a run 1/1", "o/b run 7/1", "o/c run 8/1"], "nothing asked twice");
+    assert_eq!(
+        f.questions,
+        vec!["o/a run 1/1", "o/b run 7/1", "o/c run 8/1"],
+        "nothing asked twice"
+    );
     let st = f.state("deploy");
-    assert_eq!(st.holders.iter().map(|h| h.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/b:7:ship"]);
-    assert_eq!(st.queue.iter().map(|q| q.holder_id.as_str()).collect::<Vec<_>>(), vec!["o/c:8:x"]);
+    assert_eq!(
+        st.holders
+            .iter()
+            .map(|h| h.holder_id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["o/b:7:ship"]
+    );
+    assert_eq!(
+        st.queue
+            .iter()
+            .map(|q| q.holder_id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["o/c:8:x"]
+    );
 }
 
 #[test]
 fn the_scan_deadline_writes_what_was_proven_and_fails_visibly() {
     let mut f = Fake::new();
-    let holders = (1..=5).map(|i| holder(&format!("o/a:{i}:build"), i, run("o/a", i, 1, None), T + 60 * MIN)).collect();
+    let holders = (1..=5)
+        .map(|i| {
+            holder(
+                &format!("o/a:{i}:build"),
+                i,
+                run("o/a", i, 1, None),
+                T + 60 * MIN,
+            )
+        })
+        .collect();
     f.lock("deploy", holders, vec![]);
     for i in 1..=5 {
         f.runs.insert((i, 1), Answer::Status("completed"));
     }
     // Each answer takes 12 s; the scan deadline is 60 s: two reads, then three questions fit.
-    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "60")], 12_000);
+    let o = f.reap(
+        &[("lock", "deploy"), ("scan-deadline-seconds", "60")],
+        12_000,
+    );
     assert_eq!(o.result, ResultWord::Failed);
     assert_eq!(o.error.as_ref().unwrap().code, "scan-deadline");
     assert_eq!(f.questions.len(), 3);
-    let left: Vec<&str> = f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect();
-    assert_eq!(left, vec!["o/a:4:build", "o/a:5:build"], "only what was proven was removed");
+    let left: Vec<&str> = f
+        .state("deploy")
+        .holders
+        .iter()
+        .map(|h| h.holder_id.as_str())
+        .collect();
+    assert_eq!(
+        left,
+        vec!["o/a:4:build", "o/a:5:build"],
+        "only what was proven was removed"
+    );
     let a = actions(&o);
-    assert!(a.contains(&("o/a:4:build".into(), "kept".into(), "unchecked".into())), "{a:?}");
+    assert!(
+        a.contains(&("o/a:4:build".into(), "kept".into(), "unchecked".into())),
+        "{a:?}"
+    );
 }
 
 #[test]
 fn checkpoints_every_ten_changes() {
     let mut f = Fake::new();
-    let queue = (1..=12).map(|i| queued(&format!("o/a:{i}:build"), run("o/a", i, 1, None))).collect();
+    let queue = (1..=12)
+        .map(|i| queued(&format!("o/a:{i}:build"), run("o/a", i, 1, None)))
+        .collect();
     f.lock("deploy", vec![], queue);
     for i in 1..=12 {
         f.runs.insert((i, 1), Answer::Status("completed"));
@@ -341,14 +577,28 @@ fn a_proven_live_holder_is_renewed_when_the_policy_says_so_never_past_its_ceilin
     let mut near_ceiling = holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 5 * MIN);
     near_ceiling.ceiling_at = T + 8 * MIN;
     near_ceiling.run.job_id = Some(2);
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, Some(1)), T + 5 * MIN), near_ceiling], vec![]);
+    f.lock(
+        "deploy",
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, Some(1)), T + 5 * MIN),
+            near_ceiling,
+        ],
+        vec![],
+    );
     f.jobs.insert(1, (1, Answer::Status("in_progress")));
     f.jobs.insert(2, (2, Answer::Status("in_progress")));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Reaped);
     let st = f.state("deploy");
-    assert!(st.holders[0].expires_at >= T + 15 * MIN, "renewed by a full lease");
-    assert_eq!(st.holders[1].expires_at, T + 8 * MIN, "never past the ceiling");
+    assert!(
+        st.holders[0].expires_at >= T + 15 * MIN,
+        "renewed by a full lease"
+    );
+    assert_eq!(
+        st.holders[1].expires_at,
+        T + 8 * MIN,
+        "never past the ceiling"
+    );
     // Not due: nothing written.
     let writes = f.writes;
     f.reap(&[("lock", "deploy")], 100);
@@ -358,8 +608,26 @@ fn a_proven_live_holder_is_renewed_when_the_policy_says_so_never_past_its_ceilin
 #[test]
 fn several_locks_share_their_answers() {
     let mut f = Fake::new();
-    f.lock("a", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
-    f.lock("b", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 10 * MIN)], vec![]);
+    f.lock(
+        "a",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
+    f.lock(
+        "b",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
     f.runs.insert((1, 1), Answer::Status("completed"));
     let o = f.reap(&[("lock", "a\nb")], 100);
     assert_eq!(o.result, ResultWord::Reaped);
@@ -371,58 +639,158 @@ fn several_locks_share_their_answers() {
 
 #[test]
 fn bad_reap_inputs_name_the_input() {
-    let entropy = Entropy { seed: 5, nonce: "0000000000000000".into() };
-    let raw = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let entropy = Entropy {
+        seed: 5,
+        nonce: "0000000000000000".into(),
+    };
+    let raw = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
     for (pairs, input) in [
         (vec![("GITHUB_REPOSITORY", "o/r")], "lock"),
         (vec![("lock", ", ,"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
-        (vec![("lock", "a b/c"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
-        (vec![("lock", "a"), ("GITHUB_REPOSITORY", "o/r"), ("scan-deadline-seconds", "5")], "scan-deadline-seconds"),
+        (
+            vec![("lock", "a b/c"), ("GITHUB_REPOSITORY", "o/r")],
+            "lock",
+        ),
+        (
+            vec![
+                ("lock", "a"),
+                ("GITHUB_REPOSITORY", "o/r"),
+                ("scan-deadline-seconds", "5"),
+            ],
+            "scan-deadline-seconds",
+        ),
     ] {
-        let err = Operation::new(OperationKind::Reap, &raw(&pairs), &entropy).err().expect("refused");
+        let err = Operation::new(OperationKind::Reap, &raw(&pairs), &entropy)
+            .err()
+            .expect("refused");
         assert!(err.to_string().contains(input), "{err}");
     }
 }
 
 #[test]
 fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
-    let job = |id: u64, name: &str, status: &str, runner: &str| JobSummary { id, name: name.into(), status: status.into(), conclusion: None, runner_name: Some(runner.into()) };
+    let job = |id: u64, name: &str, status: &str, runner: &str| JobSummary {
+        id,
+        name: name.into(),
+        status: status.into(),
+        conclusion: None,
+        runner_name: Some(runner.into()),
+    };
     let cases: Vec<(Vec<JobSummary>, Option<u64>)> = vec![
-        (vec![job(1, "deploy", "in_progress", "r1"), job(2, "test", "in_progress", "r2")], Some(1)),
-        (vec![job(3, "deploy (linux, 3)", "in_progress", "r1"), job(4, "deploy (mac, 3)", "in_progress", "r2")], Some(3)),
+        (
+            vec![
+                job(1, "deploy", "in_progress", "r1"),
+                job(2, "test", "in_progress", "r2"),
+            ],
+            Some(1),
+        ),
+        (
+            vec![
+                job(3, "deploy (linux, 3)", "in_progress", "r1"),
+                job(4, "deploy (mac, 3)", "in_progress", "r2"),
+            ],
+            Some(3),
+        ),
         (vec![job(5, "deploy", "completed", "r1")], None),
         (vec![job(6, "Deploy to prod", "in_progress", "r1")], None),
-        (vec![job(7, "deploy", "in_progress", "r1"), job(8, "deploy", "in_progress", "r1")], None),
+        (
+            vec![
+                job(7, "deploy", "in_progress", "r1"),
+                job(8, "deploy", "in_progress", "r1"),
+            ],
+            None,
+        ),
         (vec![job(9, "deployer", "in_progress", "r1")], None),
     ];
     for (jobs, expected) in cases {
-        let raw = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "77"), ("GITHUB_RUN_ATTEMPT", "1"), ("GITHUB_JOB", "deploy"), ("RUNNER_NAME", "r1"), ("record-job-id", "true")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let entropy = Entropy { seed: 1, nonce: "00000000000000aa".into() };
+        let raw = [
+            ("lock", "deploy"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "deploy"),
+            ("RUNNER_NAME", "r1"),
+            ("record-job-id", "true"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let entropy = Entropy {
+            seed: 1,
+            nonce: "00000000000000aa".into(),
+        };
         let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
         let step = op.step(Event::Start { now: T }).unwrap();
-        assert!(matches!(&step.command, Command::ListJobs { repository, run_id: 77, attempt: 1, .. } if repository == "octo/app"), "{:?}", step.command);
-        let reply = Reply::Jobs { total_count: jobs.len() as u64, jobs: jobs.clone(), date: None };
+        assert!(
+            matches!(&step.command, Command::ListJobs { repository, run_id: 77, attempt: 1, .. } if repository == "octo/app"),
+            "{:?}",
+            step.command
+        );
+        let reply = Reply::Jobs {
+            total_count: jobs.len() as u64,
+            jobs: jobs.clone(),
+            date: None,
+        };
         let step = op.step(Event::Reply { now: T + 10, reply }).unwrap();
         assert!(matches!(&step.command, Command::ReadFile { .. }));
         // Absent state, absent config: the write carries the run identity with the job id.
-        op.step(Event::Reply { now: T + 20, reply: http(404) }).unwrap();
-        let step = op.step(Event::Reply { now: T + 30, reply: http(404) }).unwrap();
-        let Command::WriteFile { content, .. } = &step.command else { panic!("{:?}", step.command) };
+        op.step(Event::Reply {
+            now: T + 20,
+            reply: http(404),
+        })
+        .unwrap();
+        let step = op
+            .step(Event::Reply {
+                now: T + 30,
+                reply: http(404),
+            })
+            .unwrap();
+        let Command::WriteFile { content, .. } = &step.command else {
+            panic!("{:?}", step.command)
+        };
         let doc = LockState::parse(content, "deploy").unwrap();
         assert_eq!(doc.holders[0].run.job_id, expected, "{jobs:?}");
     }
     // A refused lookup records nothing and the acquire goes on.
-    let raw = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "77"), ("GITHUB_JOB", "deploy"), ("RUNNER_NAME", "r1"), ("record-job-id", "true")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &Entropy { seed: 1, nonce: "00000000000000aa".into() }).unwrap();
+    let raw = [
+        ("lock", "deploy"),
+        ("GITHUB_REPOSITORY", "octo/app"),
+        ("GITHUB_RUN_ID", "77"),
+        ("GITHUB_JOB", "deploy"),
+        ("RUNNER_NAME", "r1"),
+        ("record-job-id", "true"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let (mut op, _) = Operation::new(
+        OperationKind::Acquire,
+        &raw,
+        &Entropy {
+            seed: 1,
+            nonce: "00000000000000aa".into(),
+        },
+    )
+    .unwrap();
     op.step(Event::Start { now: T }).unwrap();
-    let step = op.step(Event::Reply { now: T + 10, reply: http(403) }).unwrap();
-    assert!(step.log.iter().any(|l| l.text.contains("no job id recorded")), "{:?}", step.log);
+    let step = op
+        .step(Event::Reply {
+            now: T + 10,
+            reply: http(403),
+        })
+        .unwrap();
+    assert!(
+        step.log
+            .iter()
+            .any(|l| l.text.contains("no job id recorded")),
+        "{:?}",
+        step.log
+    );
     assert!(matches!(&step.command, Command::ReadFile { .. }));
 }
 
@@ -444,25 +812,57 @@ fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Failed);
     assert_eq!(o.error.as_ref().unwrap().code, "rate-limited");
-    assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"], "no question after the rate limit, and none repeated");
-    let left: Vec<&str> = f.state("deploy").holders.iter().map(|h| h.holder_id.as_str()).collect();
-    assert_eq!(left, vec!["o/a:2:build", "o/a:3:build"], "what was proven is written; the rest is left as it is");
+    assert_eq!(
+        f.questions,
+        vec!["o/a run 1/1", "o/a run 2/1"],
+        "no question after the rate limit, and none repeated"
+    );
+    let left: Vec<&str> = f
+        .state("deploy")
+        .holders
+        .iter()
+        .map(|h| h.holder_id.as_str())
+        .collect();
+    assert_eq!(
+        left,
+        vec!["o/a:2:build", "o/a:3:build"],
+        "what was proven is written; the rest is left as it is"
+    );
 }
 
 #[test]
 fn no_question_is_asked_or_repeated_after_the_scan_deadline() {
     let mut f = Fake::new();
-    let holders = (1..=3).map(|i| holder(&format!("o/a:{i}:build"), i, run("o/a", i, 1, None), T + 60 * MIN)).collect();
+    let holders = (1..=3)
+        .map(|i| {
+            holder(
+                &format!("o/a:{i}:build"),
+                i,
+                run("o/a", i, 1, None),
+                T + 60 * MIN,
+            )
+        })
+        .collect();
     f.lock("deploy", holders, vec![]);
     f.runs.insert((1, 1), Answer::Status("completed"));
     f.runs.insert((2, 1), Answer::Http(502));
     f.runs.insert((3, 1), Answer::Status("completed"));
     // Each request takes 10 s; the scan deadline is 40 s: two reads, run 1 (20 s), run 2 (30 s);
     // its retry would come after the deadline.
-    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "40")], 10_000);
-    assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("scan-deadline"));
+    let o = f.reap(
+        &[("lock", "deploy"), ("scan-deadline-seconds", "40")],
+        10_000,
+    );
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code.as_str()),
+        Some("scan-deadline")
+    );
     assert_eq!(f.questions, vec!["o/a run 1/1", "o/a run 2/1"]);
-    assert_eq!(f.state("deploy").holders.len(), 2, "run 1's holding was removed all the same");
+    assert_eq!(
+        f.state("deploy").holders.len(),
+        2,
+        "run 1's holding was removed all the same"
+    );
 }
 
 #[test]
@@ -472,7 +872,11 @@ fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
     later.claimed_at = Some(T + MIN);
     f.lock(
         "deploy",
-        vec![holder("o/a:1:build:a", 1, run("o/a", 1, 1, Some(20)), T + 10 * MIN), later, holder("o/a:1:build:c", 3, run("o/a", 1, 1, Some(22)), T + 10 * MIN)],
+        vec![
+            holder("o/a:1:build:a", 1, run("o/a", 1, 1, Some(20)), T + 10 * MIN),
+            later,
+            holder("o/a:1:build:c", 3, run("o/a", 1, 1, Some(22)), T + 10 * MIN),
+        ],
         vec![],
     );
     // Job 20 ran on another runner than the holding names; job 21 completed before holding b was
@@ -484,15 +888,40 @@ fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
     f.jobs.insert(22, (1, Answer::Status("completed")));
     let o = f.reap(&[("lock", "deploy")], 100);
     let a = actions(&o);
-    assert!(a.contains(&("o/a:1:build:a".into(), "kept".into(), "unverified".into())), "{a:?}");
-    assert!(a.contains(&("o/a:1:build:b".into(), "kept".into(), "unverified".into())), "{a:?}");
-    assert!(a.contains(&("o/a:1:build:c".into(), "removed".into(), "job-completed".into())), "{a:?}");
+    assert!(
+        a.contains(&("o/a:1:build:a".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:1:build:b".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&(
+            "o/a:1:build:c".into(),
+            "removed".into(),
+            "job-completed".into()
+        )),
+        "{a:?}"
+    );
     // An answer about another attempt than the one asked proves nothing either.
     let mut g = Fake::new();
-    g.lock("deploy", vec![holder("o/a:5:build", 1, run("o/a", 5, 2, None), T + 10 * MIN)], vec![]);
+    g.lock(
+        "deploy",
+        vec![holder(
+            "o/a:5:build",
+            1,
+            run("o/a", 5, 2, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
     g.runs.insert((5, 2), Answer::OtherAttempt(1));
     let o = g.reap(&[("lock", "deploy")], 100);
-    assert_eq!(actions(&o), vec![("o/a:5:build".into(), "kept".into(), "unverified".into())]);
+    assert_eq!(
+        actions(&o),
+        vec![("o/a:5:build".into(), "kept".into(), "unverified".into())]
+    );
 }
 
 #[test]
@@ -500,21 +929,47 @@ fn a_damaged_entry_is_unverified_and_never_stops_the_reap() {
     let mut f = Fake::new();
     let mut damaged = holder("octo:1:build", 1, run("octo", 1, 1, None), T + 10 * MIN);
     damaged.run.repository = "octo".into();
-    f.lock("deploy", vec![damaged, holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN)], vec![queued("o/a:3:build", run("o/a", 0, 1, None))]);
+    f.lock(
+        "deploy",
+        vec![
+            damaged,
+            holder("o/a:2:build", 2, run("o/a", 2, 1, None), T + 10 * MIN),
+        ],
+        vec![queued("o/a:3:build", run("o/a", 0, 1, None))],
+    );
     f.runs.insert((2, 1), Answer::Status("completed"));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Reaped, "{o:?}");
-    assert_eq!(f.questions, vec!["o/a run 2/1"], "nothing is asked about what cannot be asked");
+    assert_eq!(
+        f.questions,
+        vec!["o/a run 2/1"],
+        "nothing is asked about what cannot be asked"
+    );
     let a = actions(&o);
-    assert!(a.contains(&("octo:1:build".into(), "kept".into(), "unverified".into())), "{a:?}");
-    assert!(a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())), "{a:?}");
-    assert!(a.contains(&("o/a:2:build".into(), "removed".into(), "run-completed".into())), "{a:?}");
+    assert!(
+        a.contains(&("octo:1:build".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:3:build".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&(
+            "o/a:2:build".into(),
+            "removed".into(),
+            "run-completed".into()
+        )),
+        "{a:?}"
+    );
 }
 
 #[test]
 fn a_checkpoint_holds_at_most_ten_changes_even_of_one_run() {
     let mut f = Fake::new();
-    let queue = (1..=25).map(|i| queued(&format!("o/a:1:build:{i}"), run("o/a", 1, 1, None))).collect();
+    let queue = (1..=25)
+        .map(|i| queued(&format!("o/a:1:build:{i}"), run("o/a", 1, 1, None)))
+        .collect();
     f.lock("deploy", vec![], queue);
     f.runs.insert((1, 1), Answer::Status("completed"));
     let o = f.reap(&[("lock", "deploy")], 100);
@@ -528,9 +983,21 @@ fn a_checkpoint_holds_at_most_ten_changes_even_of_one_run() {
 fn an_invalid_config_changes_nothing() {
     let mut f = Fake::new();
     f.config = Some(r#"{"capacity": 1, "lease": {"ttlSeconds": 5}}"#.into());
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T - 60 * MIN)], vec![]);
+    f.lock(
+        "deploy",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T - 60 * MIN,
+        )],
+        vec![],
+    );
     let o = f.reap(&[("lock", "deploy")], 100);
-    assert_eq!(o.error.as_ref().map(|e| e.code.as_str()), Some("config-invalid"));
+    assert_eq!(
+        o.error.as_ref().map(|e| e.code.as_str()),
+        Some("config-invalid")
+    );
     assert_eq!((f.writes, f.questions.len()), (0, 0));
 }
 
@@ -542,7 +1009,11 @@ fn renewals_need_fresh_evidence_about_the_job_itself_and_never_reach_into_the_pa
     past_ceiling.ceiling_at = T - MIN;
     f.lock(
         "deploy",
-        vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 5 * MIN), holder("o/a:2:build", 2, run("o/a", 2, 1, Some(22)), T + 5 * MIN), past_ceiling],
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 5 * MIN),
+            holder("o/a:2:build", 2, run("o/a", 2, 1, Some(22)), T + 5 * MIN),
+            past_ceiling,
+        ],
         vec![],
     );
     f.runs.insert((1, 1), Answer::Status("in_progress"));
@@ -550,24 +1021,59 @@ fn renewals_need_fresh_evidence_about_the_job_itself_and_never_reach_into_the_pa
     f.jobs.insert(33, (3, Answer::Status("in_progress")));
     let o = f.reap(&[("lock", "deploy")], 100);
     let st = f.state("deploy");
-    assert_eq!(st.holders[0].expires_at, T + 5 * MIN, "a running run attempt does not prove its job runs: not renewed");
-    assert!(st.holders[1].expires_at > T + 14 * MIN, "the job itself is running: renewed");
-    assert_eq!(st.holders[2].expires_at, T - MIN, "past its ceiling: never renewed (into the past)");
+    assert_eq!(
+        st.holders[0].expires_at,
+        T + 5 * MIN,
+        "a running run attempt does not prove its job runs: not renewed"
+    );
+    assert!(
+        st.holders[1].expires_at > T + 14 * MIN,
+        "the job itself is running: renewed"
+    );
+    assert_eq!(
+        st.holders[2].expires_at,
+        T - MIN,
+        "past its ceiling: never renewed (into the past)"
+    );
     let a = actions(&o);
-    assert_eq!(a.iter().filter(|x| x.0 == "o/a:2:build").count(), 1, "reported once: {a:?}");
-    assert!(a.contains(&("o/a:2:build".into(), "renewed".into(), "active".into())), "{a:?}");
+    assert_eq!(
+        a.iter().filter(|x| x.0 == "o/a:2:build").count(),
+        1,
+        "reported once: {a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:2:build".into(), "renewed".into(), "active".into())),
+        "{a:?}"
+    );
 }
 
 #[test]
 fn an_expired_holding_left_unchecked_by_the_scan_is_freed_as_any_acquire_would() {
     let mut f = Fake::new();
-    f.lock("deploy", vec![holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 60 * MIN), holder("o/a:2:build", 2, run("o/a", 2, 1, None), T - 60 * MIN)], vec![]);
+    f.lock(
+        "deploy",
+        vec![
+            holder("o/a:1:build", 1, run("o/a", 1, 1, None), T + 60 * MIN),
+            holder("o/a:2:build", 2, run("o/a", 2, 1, None), T - 60 * MIN),
+        ],
+        vec![],
+    );
     f.runs.insert((1, 1), Answer::Http(502));
     // Each request takes 20 s; scan 50 s: two reads, then the question about run 1 (no time to
     // ask it again after its 502, nor to ask about run 2).
-    let o = f.reap(&[("lock", "deploy"), ("scan-deadline-seconds", "50")], 20_000);
+    let o = f.reap(
+        &[("lock", "deploy"), ("scan-deadline-seconds", "50")],
+        20_000,
+    );
     let a = actions(&o);
-    assert!(a.contains(&("o/a:2:build".into(), "removed".into(), "lease-expired".into())), "{a:?}");
+    assert!(
+        a.contains(&(
+            "o/a:2:build".into(),
+            "removed".into(),
+            "lease-expired".into()
+        )),
+        "{a:?}"
+    );
     assert_eq!(f.questions, vec!["o/a run 1/1"]);
 }
 
@@ -583,5 +1089,12 @@ fn a_holding_admitted_after_its_job_completed_is_freed_by_the_job_s_completion()
     f.jobs.insert(44, (4, Answer::Status("completed")));
     f.job_facts.insert(44, ("r", T - 5 * MIN));
     let o = f.reap(&[("lock", "deploy")], 100);
-    assert_eq!(actions(&o), vec![("o/a:4:build".into(), "removed".into(), "job-completed".into())]);
+    assert_eq!(
+        actions(&o),
+        vec![(
+            "o/a:4:build".into(),
+            "removed".into(),
+            "job-completed".into()
+        )]
+    );
 }

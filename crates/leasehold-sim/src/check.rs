@@ -88,7 +88,13 @@ pub struct Violation {
 
 impl Violation {
     pub fn line(&self) -> String {
-        format!("VIOLATION seed {} invariant {} at {}: {}", self.seed, self.invariant.label(), fmt_t(T0 + self.at), self.message)
+        format!(
+            "VIOLATION seed {} invariant {} at {}: {}",
+            self.seed,
+            self.invariant.label(),
+            fmt_t(T0 + self.at),
+            self.message
+        )
     }
 }
 
@@ -112,7 +118,15 @@ struct CommitEffects {
 
 /// Every claim (holder id, nonce) in a state, holding or waiting.
 fn claims(st: &LockState) -> Vec<(&str, &str)> {
-    st.holders.iter().map(|h| (h.holder_id.as_str(), h.nonce.as_str())).chain(st.queue.iter().map(|q| (q.holder_id.as_str(), q.nonce.as_str()))).collect()
+    st.holders
+        .iter()
+        .map(|h| (h.holder_id.as_str(), h.nonce.as_str()))
+        .chain(
+            st.queue
+                .iter()
+                .map(|q| (q.holder_id.as_str(), q.nonce.as_str())),
+        )
+        .collect()
 }
 
 fn short(holder_id: &str) -> &str {
@@ -120,8 +134,16 @@ fn short(holder_id: &str) -> &str {
 }
 
 fn holders(st: &LockState) -> String {
-    let h: Vec<String> = st.holders.iter().map(|h| format!("{}#{}/f{}", short(&h.holder_id), h.run.run_attempt, h.fence)).collect();
-    let q: Vec<String> = st.queue.iter().map(|q| format!("{}#{}", short(&q.holder_id), q.run.run_attempt)).collect();
+    let h: Vec<String> = st
+        .holders
+        .iter()
+        .map(|h| format!("{}#{}/f{}", short(&h.holder_id), h.run.run_attempt, h.fence))
+        .collect();
+    let q: Vec<String> = st
+        .queue
+        .iter()
+        .map(|q| format!("{}#{}", short(&q.holder_id), q.run.run_attempt))
+        .collect();
     format!("holders [{}] queue [{}]", h.join(" "), q.join(" "))
 }
 
@@ -155,25 +177,47 @@ impl World {
 
         // 0. Structure.
         if state.schema != leasehold_core::state::SCHEMA || state.lock != crate::world::LOCK {
-            problems.push((Invariant::Structure, format!("version {v} has schema {} lock {:?}", state.schema, state.lock)));
+            problems.push((
+                Invariant::Structure,
+                format!(
+                    "version {v} has schema {} lock {:?}",
+                    state.schema, state.lock
+                ),
+            ));
         }
         if state.revision != prev.revision + 1 {
             problems.push((
                 Invariant::Structure,
-                format!("version {v} has revision {} but replaced revision {} (a lost update)", state.revision, prev.revision),
+                format!(
+                    "version {v} has revision {} but replaced revision {} (a lost update)",
+                    state.revision, prev.revision
+                ),
             ));
         }
-        let mut ids: Vec<&str> = state.holders.iter().map(|h| h.holder_id.as_str()).chain(state.queue.iter().map(|q| q.holder_id.as_str())).collect();
+        let mut ids: Vec<&str> = state
+            .holders
+            .iter()
+            .map(|h| h.holder_id.as_str())
+            .chain(state.queue.iter().map(|q| q.holder_id.as_str()))
+            .collect();
         ids.sort_unstable();
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
-            problems.push((Invariant::Structure, format!("version {v}: holder id {} appears twice", short(w[0]))));
+            problems.push((
+                Invariant::Structure,
+                format!("version {v}: holder id {} appears twice", short(w[0])),
+            ));
         }
 
         // 1. Capacity.
         if state.holders.len() > self.params.capacity as usize {
             problems.push((
                 Invariant::Capacity,
-                format!("version {v} has {} holders, capacity {}: {}", state.holders.len(), self.params.capacity, holders(state)),
+                format!(
+                    "version {v} has {} holders, capacity {}: {}",
+                    state.holders.len(),
+                    self.params.capacity,
+                    holders(state)
+                ),
             ));
         }
 
@@ -187,7 +231,15 @@ impl World {
             match prev.holder(&h.holder_id) {
                 Some(p) if p.nonce == h.nonce => {
                     if p.fence != h.fence {
-                        problems.push((Invariant::Fences, format!("version {v}: {} held fence {} and now {}", short(&h.holder_id), p.fence, h.fence)));
+                        problems.push((
+                            Invariant::Fences,
+                            format!(
+                                "version {v}: {} held fence {} and now {}",
+                                short(&h.holder_id),
+                                p.fence,
+                                h.fence
+                            ),
+                        ));
                     }
                 }
                 Some(_) => granted.push((h, "taken over")),
@@ -208,7 +260,13 @@ impl World {
             max = max.max(h.fence);
         }
         if state.fence < max || state.fence < prev.fence {
-            problems.push((Invariant::Fences, format!("version {v}: fence counter {} below {} (or below the previous {})", state.fence, max, prev.fence)));
+            problems.push((
+                Invariant::Fences,
+                format!(
+                    "version {v}: fence counter {} below {} (or below the previous {})",
+                    state.fence, max, prev.fence
+                ),
+            ));
         }
 
         // 7. FIFO: rank every entry by its place in the previous queue (new entries after all of
@@ -225,8 +283,15 @@ impl World {
             prev.queue.len() + fresh.len() - 1
         };
         let mut fresh = Vec::new();
-        let admitted_ranks: Vec<(usize, &str)> = admitted.iter().map(|h| (rank(&h.holder_id, &mut fresh), h.holder_id.as_str())).collect();
-        let waiting_ranks: Vec<(usize, &str)> = state.queue.iter().map(|q| (rank(&q.holder_id, &mut fresh), q.holder_id.as_str())).collect();
+        let admitted_ranks: Vec<(usize, &str)> = admitted
+            .iter()
+            .map(|h| (rank(&h.holder_id, &mut fresh), h.holder_id.as_str()))
+            .collect();
+        let waiting_ranks: Vec<(usize, &str)> = state
+            .queue
+            .iter()
+            .map(|q| (rank(&q.holder_id, &mut fresh), q.holder_id.as_str()))
+            .collect();
         if let Some((ra, a)) = admitted_ranks.iter().max() {
             if let Some((rw, w)) = waiting_ranks.iter().find(|(rw, _)| rw < ra) {
                 problems.push((
@@ -236,22 +301,46 @@ impl World {
             }
         }
         if waiting_ranks.windows(2).any(|p| p[0].0 > p[1].0) {
-            problems.push((Invariant::Fifo, format!("version {v}: the queue was reordered: {}", holders(state))));
+            problems.push((
+                Invariant::Fifo,
+                format!("version {v}: the queue was reordered: {}", holders(state)),
+            ));
         }
 
         // 5. Everyone who believes it holds (and is not a zombie) is still a holder.
         for (c, cl) in self.clients.iter().enumerate() {
-            let (Some(fence), None, Stage::Hold) = (cl.holding, cl.zombie_since, cl.stage) else { continue };
+            let (Some(fence), None, Stage::Hold) = (cl.holding, cl.zombie_since, cl.stage) else {
+                continue;
+            };
             if cl.belief_until.is_some_and(|until| self.now >= until) {
                 continue;
             }
-            let held = state.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce && h.fence == fence);
+            let held = state
+                .holders
+                .iter()
+                .any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce && h.fence == fence);
             if !held {
-                let late = cl.acquired_late.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
-                let left = cl.belief_until.map(|u| format!(" ({} ms before the local deadline of its lease from {})", u - self.now, cl.belief_from)).unwrap_or_default();
+                let late = cl
+                    .acquired_late
+                    .map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier"))
+                    .unwrap_or_default();
+                let left = cl
+                    .belief_until
+                    .map(|u| {
+                        format!(
+                            " ({} ms before the local deadline of its lease from {})",
+                            u - self.now,
+                            cl.belief_from
+                        )
+                    })
+                    .unwrap_or_default();
                 problems.push((
                     Invariant::Belief,
-                    format!("{} believes it holds fence {fence}{left}, but version {v} has {}{late}", self.who(c), holders(state)),
+                    format!(
+                        "{} believes it holds fence {fence}{left}, but version {v} has {}{late}",
+                        self.who(c),
+                        holders(state)
+                    ),
                 ));
             }
         }
@@ -296,7 +385,9 @@ impl World {
     fn drift_slack(&self, w: usize) -> Millis {
         let rec = &self.writes[w];
         let drift = self.clients[rec.client].clock.drift_ppm.max(0) as u64;
-        rec.dated_at.map_or(0, |dated| (rec.sent_at.saturating_sub(dated) * drift).div_ceil(1_000_000))
+        rec.dated_at.map_or(0, |dated| {
+            (rec.sent_at.saturating_sub(dated) * drift).div_ceil(1_000_000)
+        })
     }
 
     /// How far past the reaper's bound client `c`'s entry is, reapable `from`, its attempt
@@ -320,12 +411,21 @@ impl World {
         let r = self.params.reaper.as_ref()?;
         let faults_stop = T0 + self.params.profile.until;
         for (id, nonce) in claims(st) {
-            let Some(c) = self.owner(id, nonce).filter(|c| !fresh.contains(c)) else { continue };
+            let Some(c) = self.owner(id, nonce).filter(|c| !fresh.contains(c)) else {
+                continue;
+            };
             let cl = &self.clients[c];
-            let Some(done) = cl.gh_completed_at else { continue };
+            let Some(done) = cl.gh_completed_at else {
+                continue;
+            };
             let from = done.max(faults_stop).max(cl.entry_since);
             if self.now > from + r.removal_bound_ms() {
-                return Some(format!("{}'s entry is still in the lock at {}, {}", self.who(c), fmt_t(self.now), self.overdue_by(c, from, done)));
+                return Some(format!(
+                    "{}'s entry is still in the lock at {}, {}",
+                    self.who(c),
+                    fmt_t(self.now),
+                    self.overdue_by(c, from, done)
+                ));
             }
         }
         None
@@ -334,7 +434,13 @@ impl World {
     /// The checks on what version `v` removed from `prev` (and what it renewed), for invariants
     /// 6 (an entry whose attempt GitHub completed is gone within the reaper's bound), 10 and 11;
     /// returns what the caller records (entries that appeared, counts).
-    fn removal_checks(&self, v: usize, prev: &LockState, state: &LockState, problems: &mut Vec<(Invariant, String)>) -> CommitEffects {
+    fn removal_checks(
+        &self,
+        v: usize,
+        prev: &LockState,
+        state: &LockState,
+        problems: &mut Vec<(Invariant, String)>,
+    ) -> CommitEffects {
         let mut fx = CommitEffects::default();
         let (before, after) = (claims(prev), claims(state));
         for claim in after.iter().filter(|x| !before.contains(x)) {
@@ -344,33 +450,59 @@ impl World {
         if let Some(r) = &self.params.reaper {
             let faults_stop = T0 + self.params.profile.until;
             for claim in before.iter().filter(|x| !after.contains(x)) {
-                let Some(c) = self.owner(claim.0, claim.1) else { continue };
+                let Some(c) = self.owner(claim.0, claim.1) else {
+                    continue;
+                };
                 let cl = &self.clients[c];
-                let Some(done) = cl.gh_completed_at else { continue };
+                let Some(done) = cl.gh_completed_at else {
+                    continue;
+                };
                 let from = done.max(faults_stop).max(cl.entry_since);
                 let limit = from + r.removal_bound_ms();
                 if self.now >= from {
-                    fx.reapable.push((self.now - from) * 1_000 / r.removal_bound_ms());
+                    fx.reapable
+                        .push((self.now - from) * 1_000 / r.removal_bound_ms());
                 }
                 if self.now > limit {
-                    problems.push((Invariant::Liveness, format!("{}'s entry left the lock in version {v}, {}", self.who(c), self.overdue_by(c, from, done))));
+                    problems.push((
+                        Invariant::Liveness,
+                        format!(
+                            "{}'s entry left the lock in version {v}, {}",
+                            self.who(c),
+                            self.overdue_by(c, from, done)
+                        ),
+                    ));
                 }
             }
         }
         if let Some(message) = self.overdue_claim(state, &fx.appeared) {
             problems.push((Invariant::Liveness, message));
         }
-        let Some(w) = self.store.versions[v].write else { return fx };
+        let Some(w) = self.store.versions[v].write else {
+            return fx;
+        };
         let wc = self.writes[w].client;
         let sent = self.writes[w].sent_at;
-        let policy = self.params.lease.clone().unwrap_or_else(LeasePolicy::unconfigured);
-        let removals = state.last_change.as_ref().map(|ch| ch.removed.as_slice()).unwrap_or_default();
+        let policy = self
+            .params
+            .lease
+            .clone()
+            .unwrap_or_else(LeasePolicy::unconfigured);
+        let removals = state
+            .last_change
+            .as_ref()
+            .map(|ch| ch.removed.as_slice())
+            .unwrap_or_default();
         // 10: an expiry (by a reaper or an acquire) is past expiresAt + grace + skew by GitHub's
         // true clock when it commits, allowing only for the writer's clock drift since its
         // last answer with a date.
         let slack = self.drift_slack(w);
         for r in removals.iter().filter(|r| r.reason == "lease-expired") {
-            let expires = prev.holders.iter().find(|h| h.holder_id == r.holder_id && h.fence == r.fence).map_or(r.expires_at, |h| h.expires_at);
+            let expires = prev
+                .holders
+                .iter()
+                .find(|h| h.holder_id == r.holder_id && h.fence == r.fence)
+                .map_or(r.expires_at, |h| h.expires_at);
             let takeable = policy.takeable_after(expires);
             fx.expiries.push((self.now.saturating_sub(takeable), slack));
             if self.now + slack <= takeable {
@@ -397,7 +529,8 @@ impl World {
             return fx;
         }
         let who = self.who(wc);
-        let view = |c: Option<usize>, t: Millis| c.map_or("unknown to GitHub", |c| self.gh_status(c, t));
+        let view =
+            |c: Option<usize>, t: Millis| c.map_or("unknown to GitHub", |c| self.gh_status(c, t));
         for h in &prev.holders {
             let owner = self.owner(&h.holder_id, &h.nonce);
             if let Some(n) = state.holders.iter().find(|n| n.holder_id == h.holder_id) {
@@ -439,17 +572,24 @@ impl World {
                 continue;
             }
             // Removed by this reap write: on what proof?
-            let reason = removals.iter().find(|r| r.holder_id == h.holder_id && r.fence == h.fence).map(|r| r.reason.as_str());
-            fx.removed_holdings.push(reason.unwrap_or("(none)").to_string());
+            let reason = removals
+                .iter()
+                .find(|r| r.holder_id == h.holder_id && r.fence == h.fence)
+                .map(|r| r.reason.as_str());
+            fx.removed_holdings
+                .push(reason.unwrap_or("(none)").to_string());
             let what = format!("{} (fence {})", short(&h.holder_id), h.fence);
             match reason {
                 Some(reason @ ("run-completed" | "job-completed")) => {
                     if (reason == "job-completed") != h.run.job_id.is_some() {
                         problems.push((Invariant::ReaperProof, format!("{who} removed {what} as {reason} in version {v}, though its entry {} a job id", if h.run.job_id.is_some() { "has" } else { "has no" })));
                     }
-                    let completed = owner.and_then(|c| self.clients[c].gh_completed_at).is_some_and(|t| t <= sent);
+                    let completed = owner
+                        .and_then(|c| self.clients[c].gh_completed_at)
+                        .is_some_and(|t| t <= sent);
                     if !completed {
-                        let live = owner.is_some_and(|c| self.clients[c].zombie_since.is_none_or(|z| z > sent));
+                        let live = owner
+                            .is_some_and(|c| self.clients[c].zombie_since.is_none_or(|z| z > sent));
                         problems.push((
                             Invariant::ReaperProof,
                             format!(
@@ -471,17 +611,28 @@ impl World {
                         ));
                     }
                 }
-                other => problems.push((Invariant::ReaperProof, format!("{who} removed {what} in version {v} with reason {other:?}"))),
+                other => problems.push((
+                    Invariant::ReaperProof,
+                    format!("{who} removed {what} in version {v} with reason {other:?}"),
+                )),
             }
         }
         for q in &prev.queue {
-            if state.queue.iter().any(|x| x.holder_id == q.holder_id) || state.holders.iter().any(|x| x.holder_id == q.holder_id) {
+            if state.queue.iter().any(|x| x.holder_id == q.holder_id)
+                || state.holders.iter().any(|x| x.holder_id == q.holder_id)
+            {
                 continue;
             }
-            let reason = if q.run.job_id.is_some() { "job-completed" } else { "run-completed" };
+            let reason = if q.run.job_id.is_some() {
+                "job-completed"
+            } else {
+                "run-completed"
+            };
             fx.removed_queue.push(reason.to_string());
             let owner = self.owner(&q.holder_id, &q.nonce);
-            let completed = owner.and_then(|c| self.clients[c].gh_completed_at).is_some_and(|t| t <= sent);
+            let completed = owner
+                .and_then(|c| self.clients[c].gh_completed_at)
+                .is_some_and(|t| t <= sent);
             if !completed {
                 problems.push((
                     Invariant::ReaperProof,
@@ -503,13 +654,17 @@ impl World {
         if cl.zombie_since.is_some() {
             return;
         }
-        let ok = self
-            .committed()
-            .is_some_and(|st| st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == nonce && h.fence == fence))
-            && nonce == cl.nonce;
+        let ok = self.committed().is_some_and(|st| {
+            st.holders
+                .iter()
+                .any(|h| h.holder_id == cl.holder_id && h.nonce == nonce && h.fence == fence)
+        }) && nonce == cl.nonce;
         if !ok {
             let now = self.committed().map(holders).unwrap_or_default();
-            let late = cl.stale_answer_ms.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+            let late = cl
+                .stale_answer_ms
+                .map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier"))
+                .unwrap_or_default();
             let message = format!("{} finished acquired with fence {fence}, which the committed state does not hold: {now}{late}", self.who(c));
             self.violate(Invariant::ActsOnHistory, message);
         }
@@ -529,12 +684,18 @@ impl World {
         let ok = outcome.nonce.as_deref() == Some(cl.nonce.as_str())
             && self.committed().is_some_and(|st| {
                 st.holders.iter().any(|h| {
-                    h.holder_id == cl.holder_id && h.nonce == cl.nonce && Some(h.fence) == outcome.fence && h.expires_at >= lease.expires_at
+                    h.holder_id == cl.holder_id
+                        && h.nonce == cl.nonce
+                        && Some(h.fence) == outcome.fence
+                        && h.expires_at >= lease.expires_at
                 })
             });
         if !ok {
             let now = self.committed().map(holders).unwrap_or_default();
-            let late = cl.stale_answer_ms.map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier")).unwrap_or_default();
+            let late = cl
+                .stale_answer_ms
+                .map(|ms| format!("; it acted on an answer GitHub sent {ms} ms earlier"))
+                .unwrap_or_default();
             let message = format!(
                 "{} finished renew renewed (fence {:?}, expiresAt {}), which the committed state does not hold: {now}{late}",
                 self.who(c),
@@ -548,9 +709,16 @@ impl World {
     /// 4d: a renewal that finished `lost` proved it: the committed state does not hold the claim.
     pub(crate) fn check_lost(&mut self, c: usize) {
         let cl = &self.clients[c];
-        if self.committed().is_some_and(|st| st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)) {
+        if self.committed().is_some_and(|st| {
+            st.holders
+                .iter()
+                .any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)
+        }) {
             let now = self.committed().map(holders).unwrap_or_default();
-            let message = format!("{} finished renew lost, but its claim is committed: {now}", self.who(c));
+            let message = format!(
+                "{} finished renew lost, but its claim is committed: {now}",
+                self.who(c)
+            );
             self.violate(Invariant::ActsOnHistory, message);
         }
     }
@@ -570,10 +738,21 @@ impl World {
         if self.now <= until {
             return;
         }
-        let paused: Millis = cl.pauses.iter().map(|&(from, to)| to.min(self.now).saturating_sub(from.max(until))).sum();
+        let paused: Millis = cl
+            .pauses
+            .iter()
+            .map(|&(from, to)| to.min(self.now).saturating_sub(from.max(until)))
+            .sum();
         let active = self.now - until - paused;
-        let paused_at_deadline = cl.pauses.iter().any(|&(from, to)| from <= until && until < to);
-        let allowed = if paused_at_deadline { self.runs[cl.run].settings.kill_grace_ms } else { 0 };
+        let paused_at_deadline = cl
+            .pauses
+            .iter()
+            .any(|&(from, to)| from <= until && until < to);
+        let allowed = if paused_at_deadline {
+            self.runs[cl.run].settings.kill_grace_ms
+        } else {
+            0
+        };
         if active <= allowed {
             return;
         }
@@ -593,13 +772,26 @@ impl World {
     pub(crate) fn check_released(&mut self, c: usize, result: ResultWord) {
         let cl = &self.clients[c];
         let left = self.committed().is_some_and(|st| {
-            st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)
-                || st.queue.iter().any(|q| q.holder_id == cl.holder_id && q.nonce == cl.nonce)
+            st.holders
+                .iter()
+                .any(|h| h.holder_id == cl.holder_id && h.nonce == cl.nonce)
+                || st
+                    .queue
+                    .iter()
+                    .any(|q| q.holder_id == cl.holder_id && q.nonce == cl.nonce)
         });
         if left {
             let now = self.committed().map(holders).unwrap_or_default();
-            let hint = if cl.read_predecessor { "; it read a version in which an earlier attempt held this holder id" } else { "" };
-            let message = format!("{} finished release {} but its claim is still committed: {now}{hint}", self.who(c), result.as_str());
+            let hint = if cl.read_predecessor {
+                "; it read a version in which an earlier attempt held this holder id"
+            } else {
+                ""
+            };
+            let message = format!(
+                "{} finished release {} but its claim is still committed: {now}{hint}",
+                self.who(c),
+                result.as_str()
+            );
             self.violate(Invariant::ActsOnHistory, message);
         }
     }
@@ -638,12 +830,16 @@ impl World {
     /// 9, as each state write is sent: it is planned on a version no older than the newest one
     /// this operation has been shown (a create, on no version at all, only before any).
     pub(crate) fn check_write_base(&mut self, c: usize, sha: Option<&str>) {
-        let Some(seen) = self.clients[c].seen_version else { return };
+        let Some(seen) = self.clients[c].seen_version else {
+            return;
+        };
         let base = sha.and_then(|s| self.store.versions.iter().rposition(|v| v.sha == s));
         if base.is_some_and(|b| b >= seen) {
             return;
         }
-        let on = base.map(|b| format!("version {b}")).unwrap_or_else(|| "an absent file".into());
+        let on = base
+            .map(|b| format!("version {b}"))
+            .unwrap_or_else(|| "an absent file".into());
         let message = format!("{} planned a write on {on} after it had been shown version {seen}: it acted on a stale read", self.who(c));
         self.violate(Invariant::MonotonicView, message);
     }
@@ -655,11 +851,18 @@ impl World {
         let problem = match &rec.fed {
             Some(Fed::Success(sha)) => {
                 let ok = rec.applied.len() == 1 && self.store.versions[rec.applied[0]].sha == *sha;
-                (!ok).then(|| format!("told written (sha {}) but the history has {} versions from this write", &sha[..8], rec.applied.len()))
+                (!ok).then(|| {
+                    format!(
+                        "told written (sha {}) but the history has {} versions from this write",
+                        &sha[..8],
+                        rec.applied.len()
+                    )
+                })
             }
-            Some(Fed::Definite(why)) if !rec.applied.is_empty() => {
-                Some(format!("told {why} (not applied) but the write is version {} of the history", rec.applied[0]))
-            }
+            Some(Fed::Definite(why)) if !rec.applied.is_empty() => Some(format!(
+                "told {why} (not applied) but the write is version {} of the history",
+                rec.applied[0]
+            )),
             _ => None,
         };
         if let Some(p) = problem {
@@ -673,7 +876,11 @@ impl World {
         for w in 0..self.writes.len() {
             let rec = &self.writes[w];
             if rec.applied.len() > 1 {
-                let message = format!("{}: one write committed {} versions", self.who(rec.client), rec.applied.len());
+                let message = format!(
+                    "{}: one write committed {} versions",
+                    self.who(rec.client),
+                    rec.applied.len()
+                );
                 return self.violate(Invariant::WriteViews, message);
             }
             self.check_write_view(w);
@@ -682,18 +889,29 @@ impl World {
             }
         }
         if let Some(at) = unsettled {
-            let running: Vec<String> = (0..self.clients.len()).filter(|&c| self.clients[c].live()).map(|c| format!("{} {:?}", self.who(c), self.clients[c].stage)).collect();
+            let running: Vec<String> = (0..self.clients.len())
+                .filter(|&c| self.clients[c].live())
+                .map(|c| format!("{} {:?}", self.who(c), self.clients[c].stage))
+                .collect();
             let message = format!(
                 "not settled by the bound +{} ms (next event at {}): running {}; {}",
                 self.params.bound_ms,
                 fmt_t(at),
-                if running.is_empty() { "nobody".into() } else { running.join(", ") },
+                if running.is_empty() {
+                    "nobody".into()
+                } else {
+                    running.join(", ")
+                },
                 self.committed().map(holders).unwrap_or_default()
             );
             return self.violate(Invariant::Liveness, message);
         }
         if let Some(c) = (0..self.clients.len()).find(|&c| self.clients[c].live()) {
-            let message = format!("{} never finished ({:?})", self.who(c), self.clients[c].stage);
+            let message = format!(
+                "{} never finished ({:?})",
+                self.who(c),
+                self.clients[c].stage
+            );
             return self.violate(Invariant::Liveness, message);
         }
         if let Some(r) = self.runs.iter().find(|r| r.needs_rerun || r.rerun_pending) {
@@ -702,7 +920,10 @@ impl World {
         }
         if let Some(st) = self.committed() {
             if !st.holders.is_empty() || !st.queue.is_empty() {
-                let message = format!("every job ended but the lock is not empty (a leaked slot): {}", holders(st));
+                let message = format!(
+                    "every job ended but the lock is not empty (a leaked slot): {}",
+                    holders(st)
+                );
                 self.violate(Invariant::Liveness, message);
             }
         }
@@ -714,8 +935,8 @@ mod tests {
     //! The checker itself, on hand-made histories: every invariant that no planted bug reaches
     //! is seen failing here (a check that was never seen failing proves nothing).
     use super::*;
-    use crate::store::{blob_sha, Version};
     use crate::guard::{Guard, GuardMode};
+    use crate::store::{blob_sha, Version};
     use crate::world::{SimConfig, World};
     use leasehold_core::ids::RunIdentity;
     use leasehold_core::lease::LeasePolicy;
@@ -723,8 +944,23 @@ mod tests {
     use leasehold_core::state::QueueEntry;
 
     fn entry(id: &str) -> QueueEntry {
-        let run = RunIdentity { repository: "octo/app".into(), run_id: 1, run_attempt: 1, job: "build".into(), runner_name: String::new(), url: String::new(), job_id: None };
-        QueueEntry { holder_id: format!("octo/app:{id}:build"), nonce: format!("{:0>16}", id), run, lease_ms: 60_000, enqueued_at: 0, last_seen_at: 0 }
+        let run = RunIdentity {
+            repository: "octo/app".into(),
+            run_id: 1,
+            run_attempt: 1,
+            job: "build".into(),
+            runner_name: String::new(),
+            url: String::new(),
+            job_id: None,
+        };
+        QueueEntry {
+            holder_id: format!("octo/app:{id}:build"),
+            nonce: format!("{:0>16}", id),
+            run,
+            lease_ms: 60_000,
+            enqueued_at: 0,
+            last_seen_at: 0,
+        }
     }
 
     /// A world whose history is replaced by `states`, checked version by version.
@@ -736,7 +972,13 @@ mod tests {
         w.max_fence = 0;
         for st in states {
             let text = st.to_document();
-            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+            w.store.versions.push(Version {
+                sha: blob_sha(&text),
+                text,
+                state: Ok(st.clone()),
+                at: T0,
+                write: None,
+            });
             w.on_commit(w.store.versions.len() - 1);
             if w.violation.is_some() {
                 break;
@@ -771,7 +1013,10 @@ mod tests {
             s.queue = vec![entry("1"), entry("2"), entry("3")];
             s.admit(3, 0, 3_600_000);
         });
-        assert_eq!(check(2, &[s1]).map(|v| v.invariant), Some(Invariant::Capacity));
+        assert_eq!(
+            check(2, &[s1]).map(|v| v.invariant),
+            Some(Invariant::Capacity)
+        );
     }
 
     #[test]
@@ -779,7 +1024,10 @@ mod tests {
         let s1 = next(&LockState::empty("sim"), |s| s.queue = vec![entry("1")]);
         // Planned on the empty state again (revision 1), though version 1 replaced it.
         let s2 = next(&LockState::empty("sim"), |s| s.queue = vec![entry("2")]);
-        assert_eq!(check(1, &[s1, s2]).map(|v| v.invariant), Some(Invariant::Structure));
+        assert_eq!(
+            check(1, &[s1, s2]).map(|v| v.invariant),
+            Some(Invariant::Structure)
+        );
     }
 
     #[test]
@@ -794,14 +1042,20 @@ mod tests {
             s.queue = vec![entry("2")];
             s.admit(1, 0, 3_600_000);
         });
-        assert_eq!(check(1, &[s1.clone(), s2]).map(|v| v.invariant), Some(Invariant::Fences));
+        assert_eq!(
+            check(1, &[s1.clone(), s2]).map(|v| v.invariant),
+            Some(Invariant::Fences)
+        );
         let s2 = next(&s1, |s| s.queue = vec![entry("2"), entry("3")]);
         let s3 = next(&s2, |s| {
             s.holders.clear();
             s.queue.swap(0, 1);
             s.admit(1, 0, 3_600_000);
         });
-        assert_eq!(check(1, &[s1, s2, s3]).map(|v| v.invariant), Some(Invariant::Fifo));
+        assert_eq!(
+            check(1, &[s1, s2, s3]).map(|v| v.invariant),
+            Some(Invariant::Fifo)
+        );
     }
 
     #[test]
@@ -818,12 +1072,19 @@ mod tests {
             h.fence = fence;
         };
         let kept = next(&s1, |s| takeover(s, s1.fence));
-        assert_eq!(check(1, &[s1.clone(), kept]).map(|v| v.invariant), Some(Invariant::Fences), "the attempts share a fence");
+        assert_eq!(
+            check(1, &[s1.clone(), kept]).map(|v| v.invariant),
+            Some(Invariant::Fences),
+            "the attempts share a fence"
+        );
         let fresh = next(&s1, |s| takeover(s, s1.fence + 1));
         assert_eq!(check(1, &[s1.clone(), fresh]), None);
         // The same claim keeps its fence.
         let moved = next(&s1, |s| s.holders[0].fence += 1);
-        assert_eq!(check(1, &[s1, moved]).map(|v| v.invariant), Some(Invariant::Fences));
+        assert_eq!(
+            check(1, &[s1, moved]).map(|v| v.invariant),
+            Some(Invariant::Fences)
+        );
     }
 
     /// A world whose client 0 holds under a guard, its work running, believing until `until`
@@ -842,8 +1103,21 @@ mod tests {
         });
         st.holders[0].expires_at = T0 + 600_000;
         let text = st.to_document();
-        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
-        let lease = LeaseView { expires_at: T0 + 600_000, ceiling_at: T0 + 900_000, local_deadline: until, renew_at: until, renew_ms: 60_000, ttl_ms: 600_000 };
+        w.store.versions.push(Version {
+            sha: blob_sha(&text),
+            text,
+            state: Ok(st.clone()),
+            at: T0,
+            write: None,
+        });
+        let lease = LeaseView {
+            expires_at: T0 + 600_000,
+            ceiling_at: T0 + 900_000,
+            local_deadline: until,
+            renew_at: until,
+            renew_ms: 60_000,
+            ttl_ms: 600_000,
+        };
         let cl = &mut w.clients[0];
         cl.stage = Stage::Hold;
         cl.holding = Some(st.holders[0].fence);
@@ -862,9 +1136,19 @@ mod tests {
             w.now = at;
             let gone = next(&st, |s| s.holders.clear());
             let text = gone.to_document();
-            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at, write: None });
+            w.store.versions.push(Version {
+                sha: blob_sha(&text),
+                text,
+                state: Ok(gone),
+                at,
+                write: None,
+            });
             w.on_commit(1);
-            assert_eq!(w.violation.map(|v| v.invariant), caught.then_some(Invariant::Belief), "removed at {at}");
+            assert_eq!(
+                w.violation.map(|v| v.invariant),
+                caught.then_some(Invariant::Belief),
+                "removed at {at}"
+            );
         }
     }
 
@@ -877,14 +1161,20 @@ mod tests {
         assert_eq!(w.violation, None, "stopped by the deadline");
         w.now = until + 1;
         w.check_work_stop(0);
-        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::Belief), "one ms late");
+        assert_eq!(
+            w.violation.take().map(|v| v.invariant),
+            Some(Invariant::Belief),
+            "one ms late"
+        );
         // Paused across the deadline: the kill grace after resuming, not counting paused time.
         let grace = w.runs[0].settings.kill_grace_ms;
         w.clients[0].pauses = vec![(until - 5_000, until + 400_000)];
         w.now = until + 400_000 + grace;
         w.check_work_stop(0);
         assert_eq!(w.violation, None);
-        w.clients[0].pauses.push((until + 400_000 + 10, until + 900_000));
+        w.clients[0]
+            .pauses
+            .push((until + 400_000 + 10, until + 900_000));
         w.now = until + 900_000 + grace - 10;
         w.check_work_stop(0);
         assert_eq!(w.violation, None, "a second pause does not count either");
@@ -902,23 +1192,48 @@ mod tests {
             let mut o = Outcome::new(ResultWord::Renewed, true, "sim", &cl.holder_id);
             o.nonce = Some(cl.nonce.clone());
             o.fence = Some(st.holders[0].fence);
-            o.lease = Some(LeaseView { expires_at, ceiling_at: T0 + 900_000, local_deadline: ahead, renew_at: ahead, renew_ms: 60_000, ttl_ms: 600_000 });
+            o.lease = Some(LeaseView {
+                expires_at,
+                ceiling_at: T0 + 900_000,
+                local_deadline: ahead,
+                renew_at: ahead,
+                renew_ms: 60_000,
+                ttl_ms: 600_000,
+            });
             o
         };
         let (held, longer) = (outcome(T0 + 600_000), outcome(T0 + 600_001));
         w.check_renewed(0, &held);
         assert_eq!(w.violation, None);
         w.check_renewed(0, &longer);
-        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "an expiry the state does not have");
+        assert_eq!(
+            w.violation.take().map(|v| v.invariant),
+            Some(Invariant::ActsOnHistory),
+            "an expiry the state does not have"
+        );
         w.check_lost(0);
-        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::ActsOnHistory), "lost, though committed");
+        assert_eq!(
+            w.violation.take().map(|v| v.invariant),
+            Some(Invariant::ActsOnHistory),
+            "lost, though committed"
+        );
         let gone = next(&st, |s| s.holders.clear());
         let text = gone.to_document();
-        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(gone), at: T0, write: None });
+        w.store.versions.push(Version {
+            sha: blob_sha(&text),
+            text,
+            state: Ok(gone),
+            at: T0,
+            write: None,
+        });
         w.check_lost(0);
         assert_eq!(w.violation, None);
         w.check_renewed(0, &held);
-        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::ActsOnHistory), "renewed, though gone");
+        assert_eq!(
+            w.violation.map(|v| v.invariant),
+            Some(Invariant::ActsOnHistory),
+            "renewed, though gone"
+        );
     }
 
     #[test]
@@ -929,7 +1244,13 @@ mod tests {
         for _ in 0..3 {
             st.revision += 1;
             let text = st.to_document();
-            w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+            w.store.versions.push(Version {
+                sha: blob_sha(&text),
+                text,
+                state: Ok(st.clone()),
+                at: T0,
+                write: None,
+            });
         }
         let sha = |w: &World, i: usize| w.store.versions[i].sha.clone();
         // Nothing shown yet: any base will do, a create included.
@@ -939,21 +1260,43 @@ mod tests {
         for ok in [1, 2] {
             let s = sha(&w, ok);
             w.check_write_base(0, Some(&s));
-            assert_eq!(w.violation, None, "a write on version {ok} after version 1 was shown");
+            assert_eq!(
+                w.violation, None,
+                "a write on version {ok} after version 1 was shown"
+            );
         }
         let s = sha(&w, 0);
         w.check_write_base(0, Some(&s));
-        assert_eq!(w.violation.take().map(|v| v.invariant), Some(Invariant::MonotonicView));
+        assert_eq!(
+            w.violation.take().map(|v| v.invariant),
+            Some(Invariant::MonotonicView)
+        );
         w.check_write_base(0, None);
-        assert_eq!(w.violation.map(|v| v.invariant), Some(Invariant::MonotonicView), "a create after a version was shown");
+        assert_eq!(
+            w.violation.map(|v| v.invariant),
+            Some(Invariant::MonotonicView),
+            "a create after a version was shown"
+        );
     }
 
     /// A world with a reaper (client `r`), a lease policy, and job client 0 holding in
     /// version 0 (its attempt running in GitHub's view): (world, r, that state).
     fn reaped_world() -> (World, usize, LockState) {
         let mut w = World::new(1, &SimConfig::default());
-        w.params.reaper = Some(crate::reaper::ReaperParams { interval_ms: 300_000, scan_s: 60, first_ms: 0 });
-        w.params.lease = Some(LeasePolicy { ttl_ms: 120_000, renew_ms: 40_000, grace_ms: 10_000, max_ttl_ms: 480_000, skew_ms: 5_000, min_remaining_ms: 0, reaper_renews: true });
+        w.params.reaper = Some(crate::reaper::ReaperParams {
+            interval_ms: 300_000,
+            scan_s: 60,
+            first_ms: 0,
+        });
+        w.params.lease = Some(LeasePolicy {
+            ttl_ms: 120_000,
+            renew_ms: 40_000,
+            grace_ms: 10_000,
+            max_ttl_ms: 480_000,
+            skew_ms: 5_000,
+            min_remaining_ms: 0,
+            reaper_renews: true,
+        });
         w.params.profile.until = 0;
         w.store.versions.clear();
         w.initial = LockState::empty(crate::world::LOCK);
@@ -969,7 +1312,13 @@ mod tests {
         });
         st.holders[0].expires_at = T0 + 120_000;
         let text = st.to_document();
-        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st.clone()), at: T0, write: None });
+        w.store.versions.push(Version {
+            sha: blob_sha(&text),
+            text,
+            state: Ok(st.clone()),
+            at: T0,
+            write: None,
+        });
         w.clients[0].entry_since = T0;
         w.clients[0].gh_started_at = Some(T0);
         (w, r, st)
@@ -978,9 +1327,22 @@ mod tests {
     /// Commits `st` as written by `writer` (sent `sent_ago` ms before now) and checks it.
     fn commit(w: &mut World, writer: usize, sent_ago: Millis, st: LockState) -> Option<Invariant> {
         let wr = w.writes.len();
-        w.writes.push(crate::world::WriteRec { client: writer, sends: 1, applied: Vec::new(), fed: None, sent_at: w.now - sent_ago, dated_at: Some(w.now - sent_ago) });
+        w.writes.push(crate::world::WriteRec {
+            client: writer,
+            sends: 1,
+            applied: Vec::new(),
+            fed: None,
+            sent_at: w.now - sent_ago,
+            dated_at: Some(w.now - sent_ago),
+        });
         let text = st.to_document();
-        w.store.versions.push(Version { sha: blob_sha(&text), text, state: Ok(st), at: w.now, write: Some(wr) });
+        w.store.versions.push(Version {
+            sha: blob_sha(&text),
+            text,
+            state: Ok(st),
+            at: w.now,
+            write: Some(wr),
+        });
         w.on_commit(w.store.versions.len() - 1);
         w.violation.take().map(|v| v.invariant)
     }
@@ -993,7 +1355,12 @@ mod tests {
                 at: 0,
                 by: by.into(),
                 action: "reap".into(),
-                removed: vec![leasehold_core::state::Removal { holder_id: h.holder_id, fence: h.fence, expires_at: h.expires_at, reason: reason.into() }],
+                removed: vec![leasehold_core::state::Removal {
+                    holder_id: h.holder_id,
+                    fence: h.fence,
+                    expires_at: h.expires_at,
+                    reason: reason.into(),
+                }],
             });
         })
     }
@@ -1002,21 +1369,35 @@ mod tests {
     fn a_reaper_that_removes_a_running_attempt_is_caught() {
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), Some(Invariant::ReaperProof), "running when the write was sent");
+        assert_eq!(
+            commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")),
+            Some(Invariant::ReaperProof),
+            "running when the write was sent"
+        );
         // Completed after the write was sent: still no proof when it was sent.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
         w.clients[0].gh_completed_at = Some(T0 + 59_995);
-        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), Some(Invariant::ReaperProof));
+        assert_eq!(
+            commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")),
+            Some(Invariant::ReaperProof)
+        );
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
         w.clients[0].gh_completed_at = Some(T0 + 59_990);
-        assert_eq!(commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")), None, "completed before it was sent");
+        assert_eq!(
+            commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")),
+            None,
+            "completed before it was sent"
+        );
         // The reason must say what the question was about: this entry has no job id.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
         w.clients[0].gh_completed_at = Some(T0);
-        assert_eq!(commit(&mut w, r, 10, removed(&st, "job-completed", "reaper")), Some(Invariant::ReaperProof));
+        assert_eq!(
+            commit(&mut w, r, 10, removed(&st, "job-completed", "reaper")),
+            Some(Invariant::ReaperProof)
+        );
         // A queue entry likewise.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
@@ -1028,24 +1409,45 @@ mod tests {
         queued.revision += 1;
         assert_eq!(commit(&mut w, 0, 10, queued.clone()), None);
         w.clients[1].gh_started_at = Some(T0);
-        assert_eq!(commit(&mut w, r, 10, next(&queued, |s| s.queue.clear())), Some(Invariant::ReaperProof));
+        assert_eq!(
+            commit(&mut w, r, 10, next(&queued, |s| s.queue.clear())),
+            Some(Invariant::ReaperProof)
+        );
     }
 
     #[test]
     fn an_expiry_before_its_time_is_caught_for_reapers_and_acquires() {
         // Takeable after expiresAt + grace + skew = T0 + 135 s.
-        for (at, writer_is_reaper, caught) in [(T0 + 135_000, true, true), (T0 + 135_001, true, false), (T0 + 135_000, false, true), (T0 + 135_001, false, false)] {
+        for (at, writer_is_reaper, caught) in [
+            (T0 + 135_000, true, true),
+            (T0 + 135_001, true, false),
+            (T0 + 135_000, false, true),
+            (T0 + 135_001, false, false),
+        ] {
             let (mut w, r, st) = reaped_world();
             w.now = at;
             let writer = if writer_is_reaper { r } else { 1 };
-            assert_eq!(commit(&mut w, writer, 0, removed(&st, "lease-expired", "x")), caught.then_some(Invariant::ReaperProof), "at {at}, reaper {writer_is_reaper}");
+            assert_eq!(
+                commit(&mut w, writer, 0, removed(&st, "lease-expired", "x")),
+                caught.then_some(Invariant::ReaperProof),
+                "at {at}, reaper {writer_is_reaper}"
+            );
         }
         // Past its expiry, but GitHub told the reaper the attempt runs: kept, whatever the lease.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 200_000;
         let run_id = w.runs[0].run_id;
-        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 190_000 });
-        assert_eq!(commit(&mut w, r, 0, removed(&st, "lease-expired", "reaper")), Some(Invariant::ReaperProof));
+        w.clients[r].told.push(crate::world::Told {
+            run_id,
+            attempt: 1,
+            job_id: None,
+            status: "in_progress".into(),
+            at: T0 + 190_000,
+        });
+        assert_eq!(
+            commit(&mut w, r, 0, removed(&st, "lease-expired", "reaper")),
+            Some(Invariant::ReaperProof)
+        );
     }
 
     #[test]
@@ -1054,34 +1456,64 @@ mod tests {
         // No answer that the attempt runs.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), Some(Invariant::ReaperRenewal));
+        assert_eq!(
+            commit(&mut w, r, 10, renewed(&st, T0 + 180_000)),
+            Some(Invariant::ReaperRenewal)
+        );
         // An answer saying it runs, given while GitHub's view had it running: fine; past the
         // ceiling (T0 + 480 s): not.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
         let run_id = w.runs[0].run_id;
-        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 50_000 });
+        w.clients[r].told.push(crate::world::Told {
+            run_id,
+            attempt: 1,
+            job_id: None,
+            status: "in_progress".into(),
+            at: T0 + 50_000,
+        });
         assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), None);
         w.now += 1_000;
         let st2 = w.committed().cloned().expect("a state");
-        assert_eq!(commit(&mut w, r, 10, renewed(&st2, T0 + 480_001)), Some(Invariant::ReaperRenewal));
+        assert_eq!(
+            commit(&mut w, r, 10, renewed(&st2, T0 + 480_001)),
+            Some(Invariant::ReaperRenewal)
+        );
         // The answer said running while GitHub's view had it completed (a lying API).
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
         w.clients[0].gh_completed_at = Some(T0 + 40_000);
-        w.clients[r].told.push(crate::world::Told { run_id, attempt: 1, job_id: None, status: "in_progress".into(), at: T0 + 50_000 });
-        assert_eq!(commit(&mut w, r, 10, renewed(&st, T0 + 180_000)), Some(Invariant::ReaperRenewal));
+        w.clients[r].told.push(crate::world::Told {
+            run_id,
+            attempt: 1,
+            job_id: None,
+            status: "in_progress".into(),
+            at: T0 + 50_000,
+        });
+        assert_eq!(
+            commit(&mut w, r, 10, renewed(&st, T0 + 180_000)),
+            Some(Invariant::ReaperRenewal)
+        );
     }
 
     #[test]
     fn a_completed_attempt_left_past_the_reapers_bound_is_caught() {
-        let bound = crate::reaper::ReaperParams { interval_ms: 300_000, scan_s: 60, first_ms: 0 }.removal_bound_ms();
+        let bound = crate::reaper::ReaperParams {
+            interval_ms: 300_000,
+            scan_s: 60,
+            first_ms: 0,
+        }
+        .removal_bound_ms();
         for (after, caught) in [(bound, false), (bound + 1, true)] {
             let (mut w, _, st) = reaped_world();
             w.clients[0].gh_completed_at = Some(T0 + 1_000);
             w.now = T0 + 1_000 + after;
             // Removed by anybody (here an acquire's expiry, which is due): too late is too late.
-            assert_eq!(commit(&mut w, 1, 0, removed(&st, "lease-expired", "x")), caught.then_some(Invariant::Liveness), "{after} ms after");
+            assert_eq!(
+                commit(&mut w, 1, 0, removed(&st, "lease-expired", "x")),
+                caught.then_some(Invariant::Liveness),
+                "{after} ms after"
+            );
         }
     }
 
@@ -1094,7 +1526,11 @@ mod tests {
         }
         let v = w.violation.expect("151 requests in 15 s");
         assert_eq!(v.invariant, Invariant::RequestRate);
-        assert!(v.message.contains("mostly GET state (151 of them)"), "{}", v.message);
+        assert!(
+            v.message.contains("mostly GET state (151 of them)"),
+            "{}",
+            v.message
+        );
         let mut w = World::new(1, &SimConfig::default());
         for i in 0..1_000u64 {
             w.now = T0 + i * 500;

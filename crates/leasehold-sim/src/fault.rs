@@ -235,12 +235,28 @@ impl Profile {
         if rng.below(8) == 0 {
             return p;
         }
-        p.until = rng.between(10_000, if long { LONG_FAULTS_UNTIL_MS } else { FAULTS_UNTIL_MS });
-        let on = |rng: &mut SimRng, lo: u64, hi: u64| if rng.below(2) == 0 { rng.between(lo, hi) as u32 } else { 0 };
+        p.until = rng.between(
+            10_000,
+            if long {
+                LONG_FAULTS_UNTIL_MS
+            } else {
+                FAULTS_UNTIL_MS
+            },
+        );
+        let on = |rng: &mut SimRng, lo: u64, hi: u64| {
+            if rng.below(2) == 0 {
+                rng.between(lo, hi) as u32
+            } else {
+                0
+            }
+        };
         for (i, fault) in REQUEST_FAULTS.iter().enumerate() {
             p.request_ppm[i] = match fault {
                 Fault::StaleRead => on(rng, 50_000, 300_000),
-                Fault::LostAck502 | Fault::LostAckReset | Fault::ServerError | Fault::Unrelated409 => on(rng, 5_000, 80_000),
+                Fault::LostAck502
+                | Fault::LostAckReset
+                | Fault::ServerError
+                | Fault::Unrelated409 => on(rng, 5_000, 80_000),
                 _ => on(rng, 2_000, 30_000),
             };
         }

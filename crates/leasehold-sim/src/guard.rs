@@ -83,7 +83,10 @@ impl Guard {
 
 impl World {
     fn guard(&mut self, c: usize) -> &mut Guard {
-        self.clients[c].guard.as_mut().expect("a work step has a guard")
+        self.clients[c]
+            .guard
+            .as_mut()
+            .expect("a work step has a guard")
     }
 
     fn local_now(&self, c: usize) -> Millis {
@@ -110,7 +113,12 @@ impl World {
                 let g = self.guard(c);
                 g.verifying = true;
                 g.renewal_live = live;
-                self.log(|w| format!("{} guard starts: verifying the holding with a renewal", w.who(c)));
+                self.log(|w| {
+                    format!(
+                        "{} guard starts: verifying the holding with a renewal",
+                        w.who(c)
+                    )
+                });
                 self.start_op(c, OperationKind::Renew);
             }
             GuardMode::FromAcquire => {
@@ -136,7 +144,10 @@ impl World {
     fn spawn_work(&mut self, c: usize) {
         if let GuardDecision::Kill { .. } = decide(&self.guard_input(c)) {
             self.counters.guard.no_work += 1;
-            return self.end_work_step(c, "the proven lease's deadline has passed: the guard never starts the work");
+            return self.end_work_step(
+                c,
+                "the proven lease's deadline has passed: the guard never starts the work",
+            );
         }
         self.guard(c).work = Work::Running;
         let gen = self.clients[c].hold_gen;
@@ -148,7 +159,10 @@ impl World {
         }
         self.push(self.now + hold, Ev::WorkEnd(c, gen));
         let run = self.clients[c].run;
-        if self.faulty() && self.rng.ppm(self.params.profile.lost_runner_ppm) && !self.runs[run].rerun_pending {
+        if self.faulty()
+            && self.rng.ppm(self.params.profile.lost_runner_ppm)
+            && !self.runs[run].rerun_pending
+        {
             // GitHub loses contact with the runner, declares it lost (the attempt is completed
             // in its view) while the job works on, and the job is rerun.
             self.count(Fault::LostRunner);
@@ -177,7 +191,13 @@ impl World {
                 g.timer += 1;
                 let timer = g.timer;
                 self.push(at, Ev::GuardWake(c, timer));
-                self.log(|w| format!("{} guard renews (until {} ms from now)", w.who(c), at - w.now));
+                self.log(|w| {
+                    format!(
+                        "{} guard renews (until {} ms from now)",
+                        w.who(c),
+                        at - w.now
+                    )
+                });
                 self.start_op(c, OperationKind::Renew);
             }
             GuardDecision::Wait { until } => {
@@ -199,7 +219,12 @@ impl World {
         if g.renewing.take().is_some() {
             g.last_attempt_at = Some(local);
             self.counters.guard.ignored += 1;
-            self.log(|w| format!("{} guard: the renewal is not proven by the deadline; it is ignored", w.who(c)));
+            self.log(|w| {
+                format!(
+                    "{} guard: the renewal is not proven by the deadline; it is ignored",
+                    w.who(c)
+                )
+            });
         }
         self.guard_step(c);
     }
@@ -230,7 +255,17 @@ impl World {
         let at = self.now + self.rng.below(latest - self.now + 1);
         let gen = self.clients[c].hold_gen;
         self.push(at, Ev::ChildGone(c, gen));
-        self.log(|w| format!("{} guard kills the work ({reason:?}{})", w.who(c), if late { ", late: resumed from a pause" } else { "" }));
+        self.log(|w| {
+            format!(
+                "{} guard kills the work ({reason:?}{})",
+                w.who(c),
+                if late {
+                    ", late: resumed from a pause"
+                } else {
+                    ""
+                }
+            )
+        });
     }
 
     /// A guard that was stopped (a pause) re-checks its deadline before acting on anything, as a
@@ -241,8 +276,13 @@ impl World {
         }
         let grace = self.kill_grace(c);
         let local = self.local_now(c);
-        let Some(g) = self.clients[c].guard.as_ref() else { return };
-        if g.work == Work::Running && g.killed.is_none() && local >= g.lease.local_deadline.saturating_sub(grace) {
+        let Some(g) = self.clients[c].guard.as_ref() else {
+            return;
+        };
+        if g.work == Work::Running
+            && g.killed.is_none()
+            && local >= g.lease.local_deadline.saturating_sub(grace)
+        {
             self.guard_kill(c, KillReason::Deadline);
         }
     }
@@ -289,7 +329,10 @@ impl World {
             if result == ResultWord::Lost {
                 self.clients[c].holding = None;
             }
-            return self.end_work_step(c, "the guard could not verify the holding (not-held): the work never runs");
+            return self.end_work_step(
+                c,
+                "the guard could not verify the holding (not-held): the work never runs",
+            );
         }
         let Some(until) = g.renewing.take() else {
             // Given up on already (the deadline came first, or the work was stopped).
@@ -337,7 +380,11 @@ impl World {
 
     /// The work ended on its own.
     pub(crate) fn work_ended(&mut self, c: usize) {
-        if self.clients[c].guard.as_ref().is_some_and(|g| g.work == Work::Running) {
+        if self.clients[c]
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.work == Work::Running)
+        {
             self.counters.guard.work_done += 1;
         }
         self.end_work_step(c, "the work ends");
@@ -347,7 +394,11 @@ impl World {
     /// step (`if: always()`) runs. A renewal still running is abandoned with the step.
     pub(crate) fn end_work_step(&mut self, c: usize, why: &str) {
         self.check_work_stop(c);
-        if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying || g.renewing.is_some()) {
+        if self.clients[c]
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.verifying || g.renewing.is_some())
+        {
             self.counters.guard.ignored += 1;
         }
         self.log(|w| format!("{} {why}", w.who(c)));
@@ -360,7 +411,9 @@ impl World {
     /// is admitted like any other (nobody can tell it is dead) and expires in turn: another
     /// sweep comes for it, at most one per run.
     pub(crate) fn maybe_sweep(&mut self) {
-        let Some(policy) = self.params.lease.clone() else { return };
+        let Some(policy) = self.params.lease.clone() else {
+            return;
+        };
         if self.sweep_pending
             || self.violation.is_some()
             || self.clients.iter().any(|cl| cl.live() && !cl.is_reaper())
@@ -369,33 +422,64 @@ impl World {
         {
             return;
         }
-        let Some(st) = self.committed().cloned() else { return };
+        let Some(st) = self.committed().cloned() else {
+            return;
+        };
         if st.holders.is_empty() && st.queue.is_empty() {
             return;
         }
-        let entries = st.holders.iter().map(|h| (&h.holder_id, &h.nonce)).chain(st.queue.iter().map(|q| (&q.holder_id, &q.nonce)));
+        let entries = st
+            .holders
+            .iter()
+            .map(|h| (&h.holder_id, &h.nonce))
+            .chain(st.queue.iter().map(|q| (&q.holder_id, &q.nonce)));
         for (id, nonce) in entries {
-            let abandoned = self.clients.iter().any(|cl| &cl.holder_id == id && &cl.nonce == nonce && cl.crashed && self.runs[cl.run].abandoned);
+            let abandoned = self.clients.iter().any(|cl| {
+                &cl.holder_id == id
+                    && &cl.nonce == nonce
+                    && cl.crashed
+                    && self.runs[cl.run].abandoned
+            });
             if !abandoned {
                 let message = format!("every job ended, and {id} (nonce {nonce}) is left in the lock though its job was not abandoned");
                 return self.violate(Invariant::Liveness, message);
             }
         }
-        let takeable = st.holders.iter().map(|h| policy.takeable_after(h.expires_at) + 1).max().unwrap_or(0);
+        let takeable = st
+            .holders
+            .iter()
+            .map(|h| policy.takeable_after(h.expires_at) + 1)
+            .max()
+            .unwrap_or(0);
         if self.counters.guard.sweeps > self.params.runs as u64 {
-            let message = format!("every job ended, and {} sweeps left abandoned entries in the lock: {st:?}", self.counters.guard.sweeps);
+            let message = format!(
+                "every job ended, and {} sweeps left abandoned entries in the lock: {st:?}",
+                self.counters.guard.sweeps
+            );
             return self.violate(Invariant::Liveness, message);
         }
-        let at = self.now.max(T0 + self.params.profile.until).max(takeable) + self.rng.below(SWEEP_SPREAD_MS + 1);
+        let at = self.now.max(T0 + self.params.profile.until).max(takeable)
+            + self.rng.below(SWEEP_SPREAD_MS + 1);
         self.sweep_pending = true;
         self.push(at, Ev::SweepStart);
     }
 
     pub(crate) fn start_sweep(&mut self) {
         self.sweep_pending = false;
-        let policy = self.params.lease.clone().expect("sweeps only on leased locks");
+        let policy = self
+            .params
+            .lease
+            .clone()
+            .expect("sweeps only on leased locks");
         let (queued, takeable) = match self.committed() {
-            Some(st) => (!st.queue.is_empty(), st.holders.iter().map(|h| policy.takeable_after(h.expires_at) + 1).max().unwrap_or(0)),
+            Some(st) => (
+                !st.queue.is_empty(),
+                st.holders
+                    .iter()
+                    .map(|h| policy.takeable_after(h.expires_at) + 1)
+                    .max()
+                    .unwrap_or(0),
+            ),
             None => (false, 0),
         };
         let r = &mut self.rng;
@@ -407,14 +491,21 @@ impl World {
             hold_ms: r.below(10_001),
             deadline_s: None,
             release_on_exit: true,
-            guard_mode: if r.below(2) == 0 { GuardMode::Verify } else { GuardMode::FromAcquire },
+            guard_mode: if r.below(2) == 0 {
+                GuardMode::Verify
+            } else {
+                GuardMode::FromAcquire
+            },
             kill_grace_ms: r.pick(&KILL_GRACE_MS),
             renew_names_holder: r.below(2) == 0,
             renew_if_due: false,
             record_job_id: r.below(2) == 0,
         };
         let mode = settings.guard_mode;
-        let settings = JobSettings { renew_if_due: mode == GuardMode::FromAcquire, ..settings };
+        let settings = JobSettings {
+            renew_if_due: mode == GuardMode::FromAcquire,
+            ..settings
+        };
         // Only holdings left: removed within a poll of when they can all be taken (a write that
         // landed after its job crashed may have moved an expiry since the sweep was planned).
         // Abandoned queue entries are admitted first and must expire in turn.
@@ -440,7 +531,9 @@ impl World {
     /// 6(c): the sweep's acquire took the lock, within a poll when only takeable holdings were
     /// left.
     pub(crate) fn check_sweep_acquire(&mut self, c: usize, result: ResultWord) {
-        let Some(limit) = self.runs[self.clients[c].run].sweep else { return };
+        let Some(limit) = self.runs[self.clients[c].run].sweep else {
+            return;
+        };
         let took = self.now - self.clients[c].op_started;
         if result != ResultWord::Acquired {
             let message = format!("{} (the expiry sweep) ended its acquire {}: the abandoned holdings were not removed", self.who(c), result.as_str());

@@ -530,9 +530,18 @@ pub fn run_seed(seed: u64, cfg: &SimConfig) -> SeedOutcome {
     planted::activate(cfg.planted);
     let world = world::World::new(seed, cfg);
     let params = world.params.describe();
-    let world::Finished { counters, violation, trace } = world.run();
+    let world::Finished {
+        counters,
+        violation,
+        trace,
+    } = world.run();
     planted::activate(None);
-    SeedOutcome { counters, violation, params, trace }
+    SeedOutcome {
+        counters,
+        violation,
+        params,
+        trace,
+    }
 }
 
 /// The outcome of a batch of seeds.
@@ -548,7 +557,10 @@ pub struct Batch {
 pub fn run_seeds(first: u64, count: u64, cfg: &SimConfig, threads: usize) -> Batch {
     let next = AtomicU64::new(0);
     let out = Mutex::new(Batch::default());
-    let cfg = SimConfig { trace: false, ..cfg.clone() };
+    let cfg = SimConfig {
+        trace: false,
+        ..cfg.clone()
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
@@ -577,8 +589,17 @@ pub fn run_seeds(first: u64, count: u64, cfg: &SimConfig, threads: usize) -> Bat
 
 /// The first seed in `1..=max_seeds` under which `bug` is caught, and its violation.
 /// Deterministic whatever `threads` is: seeds run in rounds and the smallest failing seed wins.
-pub fn first_catch(bug: PlantedBug, max_seeds: u64, cfg: &SimConfig, threads: usize) -> Option<Violation> {
-    let cfg = SimConfig { planted: Some(bug), trace: false, ..cfg.clone() };
+pub fn first_catch(
+    bug: PlantedBug,
+    max_seeds: u64,
+    cfg: &SimConfig,
+    threads: usize,
+) -> Option<Violation> {
+    let cfg = SimConfig {
+        planted: Some(bug),
+        trace: false,
+        ..cfg.clone()
+    };
     let round = 16 * threads.max(1) as u64;
     let mut first = 1;
     while first <= max_seeds {

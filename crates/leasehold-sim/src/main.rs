@@ -36,7 +36,9 @@ fn parse() -> Result<Args, String> {
         seeds: None,
         seed: None,
         clients: None,
-        threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        threads: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         planted: None,
         trace: false,
         recall: false,
@@ -45,7 +47,10 @@ fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
-        let num = |name: &str, v: String| v.parse::<u64>().map_err(|_| format!("{name}: not a whole number: {v:?}"));
+        let num = |name: &str, v: String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("{name}: not a whole number: {v:?}"))
+        };
         match flag.as_str() {
             "--seeds" => a.seeds = Some(num("--seeds", value("--seeds")?)?),
             "--seed" => a.seed = Some(num("--seed", value("--seed")?)?),
@@ -56,11 +61,16 @@ fn parse() -> Result<Args, String> {
                 }
                 a.clients = Some(k as usize);
             }
-            "--threads" => a.threads = num("--threads", value("--threads")?)?.clamp(1, 256) as usize,
+            "--threads" => {
+                a.threads = num("--threads", value("--threads")?)?.clamp(1, 256) as usize
+            }
             "--planted" => {
                 let name = value("--planted")?;
                 let bug = PlantedBug::parse(&name).ok_or_else(|| {
-                    format!("--planted: unknown bug {name:?}; one of {}", PlantedBug::ALL.map(|b| b.name()).join(", "))
+                    format!(
+                        "--planted: unknown bug {name:?}; one of {}",
+                        PlantedBug::ALL.map(|b| b.name()).join(", ")
+                    )
                 })?;
                 if !bug.available() {
                     return Err(format!("--planted {name} is planted in the core: build with --features planted-bugs"));
@@ -84,9 +94,19 @@ fn parse() -> Result<Args, String> {
 }
 
 fn replay_command(seed: u64, a: &Args) -> String {
-    let features = if a.planted.is_some_and(PlantedBug::in_core) { " --features planted-bugs" } else { "" };
-    let clients = a.clients.map(|k| format!(" --clients {k}")).unwrap_or_default();
-    let planted = a.planted.map(|b| format!(" --planted {}", b.name())).unwrap_or_default();
+    let features = if a.planted.is_some_and(PlantedBug::in_core) {
+        " --features planted-bugs"
+    } else {
+        ""
+    };
+    let clients = a
+        .clients
+        .map(|k| format!(" --clients {k}"))
+        .unwrap_or_default();
+    let planted = a
+        .planted
+        .map(|b| format!(" --planted {}", b.name()))
+        .unwrap_or_default();
     let long = if a.long_faults { " --long-faults" } else { "" };
     format!("cargo run --release -p leasehold-sim{features} -- --seed {seed}{clients}{planted}{long} --trace")
 }
@@ -102,32 +122,77 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cfg = SimConfig { clients: a.clients, planted: a.planted, trace: a.trace, long_faults: a.long_faults };
-    let clients = a.clients.map(|k| k.to_string()).unwrap_or_else(|| "2 to 6, drawn per seed".into());
-    let long = if a.long_faults { format!("; long faults (stop within {} s)", leasehold_sim::fault::LONG_FAULTS_UNTIL_MS / 1_000) } else { String::new() };
+    let cfg = SimConfig {
+        clients: a.clients,
+        planted: a.planted,
+        trace: a.trace,
+        long_faults: a.long_faults,
+    };
+    let clients = a
+        .clients
+        .map(|k| k.to_string())
+        .unwrap_or_else(|| "2 to 6, drawn per seed".into());
+    let long = if a.long_faults {
+        format!(
+            "; long faults (stop within {} s)",
+            leasehold_sim::fault::LONG_FAULTS_UNTIL_MS / 1_000
+        )
+    } else {
+        String::new()
+    };
     let wall = Instant::now();
 
     if a.recall {
         let max = a.seeds.unwrap_or(20_000);
-        println!("leasehold-sim recall: each planted bug, seeds 1..={max}, clients {clients}{long}");
-        println!("{:<26} {:<40} {:>16}  first violation", "bug", "planted in", "seeds to catch");
+        println!(
+            "leasehold-sim recall: each planted bug, seeds 1..={max}, clients {clients}{long}"
+        );
+        println!(
+            "{:<26} {:<40} {:>16}  first violation",
+            "bug", "planted in", "seeds to catch"
+        );
         let mut missed = 0;
         for bug in PlantedBug::ALL {
             if !bug.available() {
-                println!("{:<26} {:<40} {:>16}  (build with --features planted-bugs)", bug.name(), bug.site(), "not built");
+                println!(
+                    "{:<26} {:<40} {:>16}  (build with --features planted-bugs)",
+                    bug.name(),
+                    bug.site(),
+                    "not built"
+                );
                 missed += 1;
                 continue;
             }
             match first_catch(bug, max, &cfg, a.threads) {
-                Some(v) => println!("{:<26} {:<40} {:>16}  invariant {}: {}", bug.name(), bug.site(), v.seed, v.invariant.label(), v.message),
+                Some(v) => println!(
+                    "{:<26} {:<40} {:>16}  invariant {}: {}",
+                    bug.name(),
+                    bug.site(),
+                    v.seed,
+                    v.invariant.label(),
+                    v.message
+                ),
                 None => {
-                    println!("{:<26} {:<40} {:>16}", bug.name(), bug.site(), format!("not in {max}"));
+                    println!(
+                        "{:<26} {:<40} {:>16}",
+                        bug.name(),
+                        bug.site(),
+                        format!("not in {max}")
+                    );
                     missed += 1;
                 }
             }
         }
-        eprintln!("wall time {:.1} s on {} threads", wall.elapsed().as_secs_f64(), a.threads);
-        return if missed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        eprintln!(
+            "wall time {:.1} s on {} threads",
+            wall.elapsed().as_secs_f64(),
+            a.threads
+        );
+        return if missed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
 
     let planted = a.planted.map(|b| b.name()).unwrap_or("none");
@@ -149,7 +214,10 @@ fn main() -> ExitCode {
         }
         (None, None) => unreachable!("checked in parse"),
     };
-    print!("{}", report::render(&counters, &violations, &|seed| replay_command(seed, &a)));
+    print!(
+        "{}",
+        report::render(&counters, &violations, &|seed| replay_command(seed, &a))
+    );
     let secs = wall.elapsed().as_secs_f64().max(1e-9);
     eprintln!(
         "throughput: {} seeds in {:.2} s wall on {} threads: {:.0} seeds/s, {:.0} client operations/s, {:.0} requests/s, {:.0}x simulated time",

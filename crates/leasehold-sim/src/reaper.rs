@@ -67,7 +67,11 @@ impl ReaperParams {
         let scan_s = rng.between(REAP_SCAN_S.0, REAP_SCAN_S.1);
         // The schedule's phase: its first tick falls in the seed's first minutes.
         let first_ms = rng.below(FIRST_TICK_MS.min(interval_ms));
-        ReaperParams { interval_ms, scan_s, first_ms }
+        ReaperParams {
+            interval_ms,
+            scan_s,
+            first_ms,
+        }
     }
 
     /// The longest an entry whose attempt GitHub completed may stay, from the instant it could
@@ -111,7 +115,9 @@ impl World {
     /// The job client of run `run_id`, attempt `attempt`.
     pub(crate) fn attempt_client(&self, run_id: u64, attempt: u32) -> Option<usize> {
         let run = self.runs.iter().find(|r| r.run_id == run_id && !r.reaper)?;
-        run.attempts.get((attempt as usize).checked_sub(1)?).copied()
+        run.attempts
+            .get((attempt as usize).checked_sub(1)?)
+            .copied()
     }
 
     /// The job client with this job id.
@@ -122,41 +128,89 @@ impl World {
 
     /// The client that made the claim (holder id, nonce), if a simulated one did.
     pub(crate) fn owner(&self, holder_id: &str, nonce: &str) -> Option<usize> {
-        self.clients.iter().position(|cl| cl.nonce == nonce && cl.holder_id == holder_id)
+        self.clients
+            .iter()
+            .position(|cl| cl.nonce == nonce && cl.holder_id == holder_id)
     }
 
     /// The Actions API's answer, from GitHub's view now.
     pub(crate) fn actions_answer(&mut self, command: &Command) -> Reply {
         let date = Some(http_date(self.now));
         let (c, repository) = match command {
-            Command::GetRunAttempt { repository, run_id, attempt, .. } | Command::ListJobs { repository, run_id, attempt, .. } => {
-                (self.attempt_client(*run_id, *attempt), repository)
+            Command::GetRunAttempt {
+                repository,
+                run_id,
+                attempt,
+                ..
             }
-            Command::GetJob { repository, job_id, .. } => (self.job_client(*job_id), repository),
+            | Command::ListJobs {
+                repository,
+                run_id,
+                attempt,
+                ..
+            } => (self.attempt_client(*run_id, *attempt), repository),
+            Command::GetJob {
+                repository, job_id, ..
+            } => (self.job_client(*job_id), repository),
             _ => unreachable!("not an Actions API request"),
         };
         let Some(c) = c.filter(|_| repository == REPOSITORY) else {
-            *self.counters.reaper.actions_answers.entry("404 unknown".into()).or_default() += 1;
+            *self
+                .counters
+                .reaper
+                .actions_answers
+                .entry("404 unknown".into())
+                .or_default() += 1;
             return http(404, "Not Found");
         };
         let status = self.gh_status(c, self.now);
-        *self.counters.reaper.actions_answers.entry(status.into()).or_default() += 1;
+        *self
+            .counters
+            .reaper
+            .actions_answers
+            .entry(status.into())
+            .or_default() += 1;
         let cl = &self.clients[c];
         let conclusion = (status == "completed").then(|| cl.conclusion.to_string());
         let run_id = self.runs[cl.run].run_id;
         let runner_name = (status != "queued").then(|| cl.runner.clone());
         let (attempt, job_id) = (cl.attempt, cl.job_id);
         match command {
-            Command::GetRunAttempt { .. } => Reply::Run { run_id, run_attempt: attempt, status: status.into(), conclusion, date },
+            Command::GetRunAttempt { .. } => Reply::Run {
+                run_id,
+                run_attempt: attempt,
+                status: status.into(),
+                conclusion,
+                date,
+            },
             Command::GetJob { .. } => {
                 // GitHub's description does not promise `run_attempt` on a job: sometimes absent.
                 let run_attempt = (self.rng.below(4) != 0).then_some(attempt);
-                let completed_at = cl.gh_completed_at.filter(|_| status == "completed").map(leasehold_core::time::format_rfc3339);
-                Reply::Job { id: job_id, run_id, run_attempt, name: "build".into(), status: status.into(), conclusion, runner_name, completed_at, date }
+                let completed_at = cl
+                    .gh_completed_at
+                    .filter(|_| status == "completed")
+                    .map(leasehold_core::time::format_rfc3339);
+                Reply::Job {
+                    id: job_id,
+                    run_id,
+                    run_attempt,
+                    name: "build".into(),
+                    status: status.into(),
+                    conclusion,
+                    runner_name,
+                    completed_at,
+                    date,
+                }
             }
             _ => Reply::Jobs {
                 total_count: 1,
-                jobs: vec![JobSummary { id: job_id, name: "build".into(), status: status.into(), conclusion, runner_name }],
+                jobs: vec![JobSummary {
+                    id: job_id,
+                    name: "build".into(),
+                    status: status.into(),
+                    conclusion,
+                    runner_name,
+                }],
                 date,
             },
         }
@@ -165,10 +219,37 @@ impl World {
     /// Remembers an Actions API answer fed to a reaper's core.
     pub(crate) fn record_told(&mut self, c: usize, reply: &Reply, at: Millis) {
         let told = match reply {
-            Reply::Run { run_id, run_attempt, status, .. } => Told { run_id: *run_id, attempt: *run_attempt, job_id: None, status: status.clone(), at },
-            Reply::Job { id, run_id, run_attempt, status, .. } => {
-                let attempt = self.job_client(*id).map(|j| self.clients[j].attempt).or(*run_attempt).unwrap_or(0);
-                Told { run_id: *run_id, attempt, job_id: Some(*id), status: status.clone(), at }
+            Reply::Run {
+                run_id,
+                run_attempt,
+                status,
+                ..
+            } => Told {
+                run_id: *run_id,
+                attempt: *run_attempt,
+                job_id: None,
+                status: status.clone(),
+                at,
+            },
+            Reply::Job {
+                id,
+                run_id,
+                run_attempt,
+                status,
+                ..
+            } => {
+                let attempt = self
+                    .job_client(*id)
+                    .map(|j| self.clients[j].attempt)
+                    .or(*run_attempt)
+                    .unwrap_or(0);
+                Told {
+                    run_id: *run_id,
+                    attempt,
+                    job_id: Some(*id),
+                    status: status.clone(),
+                    at,
+                }
             }
             _ => return,
         };
@@ -177,7 +258,11 @@ impl World {
 
     /// The last answer reaper `rc` was fed about this entry's attempt (or job).
     pub(crate) fn told(&self, rc: usize, run: &RunIdentity) -> Option<&Told> {
-        self.clients[rc].told.iter().rev().find(|t| told_about(t, run))
+        self.clients[rc]
+            .told
+            .iter()
+            .rev()
+            .find(|t| told_about(t, run))
     }
 
     /// Whether anything is left for a reaper to do, or may yet be: a job runs or will run, a
@@ -187,19 +272,27 @@ impl World {
             || self.runs.iter().any(|r| r.needs_rerun || r.rerun_pending)
             || self.sweep_pending
             || self.jobs_in_flight > 0
-            || self.committed().is_none_or(|st| !st.holders.is_empty() || !st.queue.is_empty())
+            || self
+                .committed()
+                .is_none_or(|st| !st.holders.is_empty() || !st.queue.is_empty())
     }
 
     /// The schedule fires: a reap run starts (unless nothing is left to do: the schedule stops),
     /// and the next tick is set, late by a jitter.
     pub(crate) fn reap_tick(&mut self, k: u64) {
-        let Some(r) = self.params.reaper.clone() else { return };
+        let Some(r) = self.params.reaper.clone() else {
+            return;
+        };
         let nominal = T0 + r.first_ms + k * r.interval_ms;
         if self.now > nominal + 60_000 {
             self.counters.reaper.late_ticks += 1;
         }
         // 6: no claim of a completed attempt is left past the reaper's bound.
-        if let Some(message) = self.committed().cloned().and_then(|st| self.overdue_claim(&st, &[])) {
+        if let Some(message) = self
+            .committed()
+            .cloned()
+            .and_then(|st| self.overdue_claim(&st, &[]))
+        {
             return self.violate(crate::check::Invariant::Liveness, message);
         }
         if !self.reaper_needed() {
@@ -241,11 +334,16 @@ impl World {
             renew_if_due: false,
             record_job_id: false,
         };
-        self.runs.push(Run::new(REAPER_RUN_BASE + k, settings, true));
+        self.runs
+            .push(Run::new(REAPER_RUN_BASE + k, settings, true));
         let c = self.new_attempt(run);
         let by = format!("reaper {REPOSITORY}:{}:reap", REAPER_RUN_BASE + k);
         self.clients[c].holder_id = by;
-        if self.clients.iter().any(|cl| cl.is_reaper() && cl.live() && cl.stage != crate::world::Stage::NotStarted) {
+        if self
+            .clients
+            .iter()
+            .any(|cl| cl.is_reaper() && cl.live() && cl.stage != crate::world::Stage::NotStarted)
+        {
             self.counters.reaper.overlapping += 1;
         }
         c

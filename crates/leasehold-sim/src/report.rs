@@ -232,7 +232,10 @@ fn list(m: &BTreeMap<String, u64>) -> String {
     if m.is_empty() {
         return "none".into();
     }
-    m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")
+    m.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn secs(ms: u64) -> String {
@@ -255,7 +258,11 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         c.cleanups
     );
     let _ = writeln!(s, "results: {}", results.join(", "));
-    let _ = writeln!(s, "acquired with the lease's local deadline already past: {}", c.acquired_past_deadline);
+    let _ = writeln!(
+        s,
+        "acquired with the lease's local deadline already past: {}",
+        c.acquired_past_deadline
+    );
     let g = &c.guard;
     let _ = writeln!(
         s,
@@ -275,7 +282,11 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         "  work: ended on its own {}, killed at the local deadline {} (of which late, on resuming from a pause, {}), killed on lost {}, never started (not held {}, deadline already past {})",
         g.work_done, g.kills_deadline, g.kills_after_pause, g.kills_lost, g.not_held, g.no_work
     );
-    let _ = writeln!(s, "  holdings removed by expiry: {}; expiry sweeps (a later job after abandoned holdings) {}", g.expired, g.sweeps);
+    let _ = writeln!(
+        s,
+        "  holdings removed by expiry: {}; expiry sweeps (a later job after abandoned holdings) {}",
+        g.expired, g.sweeps
+    );
     let r = &c.reaper;
     let reaped = c.results.get("reap reaped").copied().unwrap_or(0);
     let failed = c.results.get("reap failed").copied().unwrap_or(0);
@@ -318,7 +329,11 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         r.max_reap_wait_permille / 10,
         r.max_reap_wait_permille % 10
     );
-    let kinds: Vec<String> = ACTIONS_KINDS.iter().zip(r.actions_requests).map(|(k, n)| format!("{k} {n}")).collect();
+    let kinds: Vec<String> = ACTIONS_KINDS
+        .iter()
+        .zip(r.actions_requests)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
     let _ = writeln!(
         s,
         "  Actions API requests {} ({}); answered by GitHub's view: {}",
@@ -337,13 +352,28 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     for f in Fault::ALL {
         let _ = writeln!(s, "  {:<44} {}", f.name(), c.faults[f.index()]);
     }
-    let _ = writeln!(s, "simulated time: {} in all, longest seed {}; events {}", secs(c.sim_ms), secs(c.max_sim_ms), c.events);
+    let _ = writeln!(
+        s,
+        "simulated time: {} in all, longest seed {}; events {}",
+        secs(c.sim_ms),
+        secs(c.max_sim_ms),
+        c.events
+    );
     let mut by: BTreeMap<&str, u64> = BTreeMap::new();
     for v in violations {
         *by.entry(v.invariant.label()).or_default() += 1;
     }
     let by: Vec<String> = by.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-    let _ = writeln!(s, "violations: {}{}", violations.len(), if by.is_empty() { String::new() } else { format!(" ({})", by.join(", ")) });
+    let _ = writeln!(
+        s,
+        "violations: {}{}",
+        violations.len(),
+        if by.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", by.join(", "))
+        }
+    );
     for v in violations.iter().take(20) {
         let _ = writeln!(s, "  {}", v.line());
         let _ = writeln!(s, "    replay: {}", replay(v.seed));

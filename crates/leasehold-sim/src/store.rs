@@ -41,13 +41,22 @@ pub fn blob_sha(text: &str) -> String {
     let mut b: u64 = 0x8422_2325_cbf2_9ce4;
     for &byte in text.as_bytes() {
         a = (a ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        b = (b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        b = (b ^ u64::from(byte))
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(5);
     }
     format!("{a:016x}{b:016x}{:08x}", (a ^ b) as u32)
 }
 
 pub fn http(status: u16, message: &str) -> Reply {
-    Reply::Http { status, message: message.into(), retry_after: None, ratelimit_remaining: None, ratelimit_reset: None, date: None }
+    Reply::Http {
+        status,
+        message: message.into(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
+        date: None,
+    }
 }
 
 pub struct Store {
@@ -89,7 +98,14 @@ impl Store {
     /// `GET contents/{path}?ref=`. `stale`: the window and the generator when a stale read was
     /// drawn. Also says whether it served something older than the current version, and which
     /// version of the state it served (if any).
-    pub fn read(&self, path: &str, git_ref: Option<&str>, if_none_match: Option<&str>, now: Millis, stale: Option<(Millis, &mut SimRng)>) -> (Reply, bool, Option<usize>) {
+    pub fn read(
+        &self,
+        path: &str,
+        git_ref: Option<&str>,
+        if_none_match: Option<&str>,
+        now: Millis,
+        stale: Option<(Millis, &mut SimRng)>,
+    ) -> (Reply, bool, Option<usize>) {
         let on_default = git_ref.is_none();
         if path == self.config_path && on_default {
             return match &self.config {
@@ -101,7 +117,11 @@ impl Store {
             return (http(404, "Not Found"), false, None);
         }
         if !self.branch_exists {
-            return (http(404, &format!("No commit found for the ref {}", self.branch)), false, None);
+            return (
+                http(404, &format!("No commit found for the ref {}", self.branch)),
+                false,
+                None,
+            );
         }
         let mut served = self.versions.len();
         if let Some((window, rng)) = stale {
@@ -117,13 +137,30 @@ impl Store {
         }
         let older = served < self.versions.len();
         match served.checked_sub(1) {
-            Some(i) => (file_reply(&self.versions[i].text, &self.versions[i].sha, if_none_match, now), older, Some(i)),
+            Some(i) => (
+                file_reply(
+                    &self.versions[i].text,
+                    &self.versions[i].sha,
+                    if_none_match,
+                    now,
+                ),
+                older,
+                Some(i),
+            ),
             None => (http(404, "Not Found"), older, None),
         }
     }
 
     /// `PUT contents/{path}` on `branch`. Returns the answer and whether a version was committed.
-    pub fn write(&mut self, path: &str, branch: &str, content: &str, sha: Option<&str>, now: Millis, write: usize) -> (Reply, bool) {
+    pub fn write(
+        &mut self,
+        path: &str,
+        branch: &str,
+        content: &str,
+        sha: Option<&str>,
+        now: Millis,
+        write: usize,
+    ) -> (Reply, bool) {
         if branch != self.branch || !self.branch_exists {
             return (http(404, &format!("Branch {branch} not found")), false);
         }
@@ -131,7 +168,12 @@ impl Store {
             return (http(422, "path not expected by the simulation"), false);
         }
         match (self.current(), sha) {
-            (Some(_), None) => return (http(422, "Invalid request.\n\n\"sha\" wasn't supplied."), false),
+            (Some(_), None) => {
+                return (
+                    http(422, "Invalid request.\n\n\"sha\" wasn't supplied."),
+                    false,
+                )
+            }
             (Some(cur), Some(s)) if cur.sha != s => {
                 return (http(409, &format!("{path} does not match {s}")), false);
             }
@@ -140,9 +182,21 @@ impl Store {
         }
         let new_sha = blob_sha(content);
         let state = serde_json::from_str::<LockState>(content).map_err(|e| e.to_string());
-        self.versions.push(Version { text: content.to_string(), sha: new_sha.clone(), state, at: now, write: Some(write) });
+        self.versions.push(Version {
+            text: content.to_string(),
+            sha: new_sha.clone(),
+            state,
+            at: now,
+            write: Some(write),
+        });
         self.branch_commits += 1;
-        (Reply::Written { sha: new_sha, date: Some(http_date(now)) }, true)
+        (
+            Reply::Written {
+                sha: new_sha,
+                date: Some(http_date(now)),
+            },
+            true,
+        )
     }
 
     /// An unrelated commit to another file on the state branch (the cause of a spurious 409).
@@ -185,7 +239,9 @@ impl Store {
         }
         self.branch_exists = true;
         self.branch_commits = 1;
-        Reply::Created { sha: sha.to_string() }
+        Reply::Created {
+            sha: sha.to_string(),
+        }
     }
 }
 
@@ -195,13 +251,20 @@ fn file_reply(text: &str, sha: &str, if_none_match: Option<&str>, now: Millis) -
     if if_none_match == Some(etag.as_str()) {
         return Reply::NotModified;
     }
-    Reply::File { sha: sha.to_string(), content: text.to_string(), etag: Some(etag), date: Some(http_date(now)) }
+    Reply::File {
+        sha: sha.to_string(),
+        content: text.to_string(),
+        etag: Some(etag),
+        date: Some(http_date(now)),
+    }
 }
 
 /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) for `date` and `retry-after` headers.
 pub fn http_date(ms: Millis) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let secs = ms / 1000;
     let days = secs / 86_400;
     let rem = secs % 86_400;
@@ -234,8 +297,19 @@ mod tests {
 
     #[test]
     fn http_dates_round_trip_through_the_core() {
-        for ms in [0, 784_111_777_000, 951_782_400_000, 1_800_000_000_000, 4_102_444_799_000] {
-            assert_eq!(parse_http_date(&http_date(ms)), Some(ms), "{}", http_date(ms));
+        for ms in [
+            0,
+            784_111_777_000,
+            951_782_400_000,
+            1_800_000_000_000,
+            4_102_444_799_000,
+        ] {
+            assert_eq!(
+                parse_http_date(&http_date(ms)),
+                Some(ms),
+                "{}",
+                http_date(ms)
+            );
         }
         assert_eq!(http_date(784_111_777_000), "Sun, 06 Nov 1994 08:49:37 GMT");
     }
@@ -243,14 +317,23 @@ mod tests {
     #[test]
     fn contents_put_is_a_compare_and_swap() {
         let mut s = Store::new("x", "state", None);
-        assert!(matches!(s.write(&s.state_path.clone(), "state", "a", None, 1, 0).0, Reply::Http { status: 404, .. }));
+        assert!(matches!(
+            s.write(&s.state_path.clone(), "state", "a", None, 1, 0).0,
+            Reply::Http { status: 404, .. }
+        ));
         s.branch_exists = true;
         let path = s.state_path.clone();
         // A missing file is created whatever the sha.
         let (r, applied) = s.write(&path, "state", "v1", Some("whatever"), 1, 0);
         assert!(applied && matches!(r, Reply::Written { .. }));
-        assert!(matches!(s.write(&path, "state", "v2", None, 2, 1).0, Reply::Http { status: 422, .. }));
-        assert!(matches!(s.write(&path, "state", "v2", Some("stale"), 2, 1).0, Reply::Http { status: 409, .. }));
+        assert!(matches!(
+            s.write(&path, "state", "v2", None, 2, 1).0,
+            Reply::Http { status: 422, .. }
+        ));
+        assert!(matches!(
+            s.write(&path, "state", "v2", Some("stale"), 2, 1).0,
+            Reply::Http { status: 409, .. }
+        ));
         let sha = s.current().unwrap().sha.clone();
         assert!(s.write(&path, "state", "v2", Some(&sha), 3, 1).1);
         assert_eq!(s.versions.len(), 2);
@@ -274,6 +357,9 @@ mod tests {
             }
         }
         // v1 was replaced at 60 s (inside the window), v0 at 50 s (outside it).
-        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec!["v1".to_string(), "v2".to_string()]);
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            vec!["v1".to_string(), "v2".to_string()]
+        );
     }
 }

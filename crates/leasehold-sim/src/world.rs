@@ -18,7 +18,9 @@ use leasehold_core::lease::LeasePolicy;
 use leasehold_core::protocol::{Outcome, SleepReason};
 use leasehold_core::reap;
 use leasehold_core::time::Millis;
-use leasehold_core::{Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord};
+use leasehold_core::{
+    Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+};
 
 use crate::check::{Invariant, Violation};
 use crate::fault::{Fault, Profile, REQUEST_FAULTS};
@@ -90,7 +92,10 @@ pub enum Start {
     NoBranch,
     EmptyBranch,
     /// A state file from earlier use: no holders, no queue, counters already advanced.
-    Existing { revision: u64, fence: u64 },
+    Existing {
+        revision: u64,
+        fence: u64,
+    },
 }
 
 /// Everything about a seed's world that is fixed before it runs.
@@ -131,31 +136,61 @@ impl Params {
     fn draw(rng: &mut SimRng, cfg: &SimConfig) -> Self {
         let leased = rng.below(2) == 0;
         let config_file = leased || rng.below(4) != 0;
-        let capacity = if config_file { rng.between(1, 3) as u32 } else { 1 };
+        let capacity = if config_file {
+            rng.between(1, 3) as u32
+        } else {
+            1
+        };
         let lease = leased.then(|| draw_policy(rng, capacity));
         let runs = cfg.clients.unwrap_or_else(|| rng.between(2, 6) as usize);
         let start = match rng.below(10) {
             0..=2 => Start::NoBranch,
             3..=4 => Start::EmptyBranch,
-            _ => Start::Existing { revision: rng.between(1, 500), fence: rng.between(0, 200) },
+            _ => Start::Existing {
+                revision: rng.between(1, 500),
+                fence: rng.between(0, 200),
+            },
         };
-        let start_spread_ms = if rng.below(4) == 0 { rng.between(0, 1_000) } else { rng.between(0, 60_000) };
-        let hold_max_ms = if lease.is_some() { rng.pick(&LEASED_HOLD_MAX_MS) } else { rng.pick(&HOLD_MAX_MS) };
+        let start_spread_ms = if rng.below(4) == 0 {
+            rng.between(0, 1_000)
+        } else {
+            rng.between(0, 60_000)
+        };
+        let hold_max_ms = if lease.is_some() {
+            rng.pick(&LEASED_HOLD_MAX_MS)
+        } else {
+            rng.pick(&HOLD_MAX_MS)
+        };
         let profile = Profile::draw(rng, cfg.long_faults);
-        let (poll_min_s, poll_max_s) = if hold_max_ms > HOLD_MAX_MS[HOLD_MAX_MS.len() - 1] { LONG_WORK_POLL_SECONDS } else { (1, MAX_POLL_SECONDS) };
+        let (poll_min_s, poll_max_s) = if hold_max_ms > HOLD_MAX_MS[HOLD_MAX_MS.len() - 1] {
+            LONG_WORK_POLL_SECONDS
+        } else {
+            (1, MAX_POLL_SECONDS)
+        };
         let poll_ms = poll_max_s * 1_000;
         let grace_max = KILL_GRACE_MS[KILL_GRACE_MS.len() - 1];
         // A holding left behind is freed by a rerun (within 60 s of its crash) or, with a lease
         // policy and nobody rerunning the job, by expiry: past its lease (at most the longest a
         // job asks for, within the ceiling) plus grace and skew, within a poll of the next
         // waiter (who wakes when the holding can be taken).
-        let expiry_ms = lease.as_ref().map_or(0, |p| Self::longest_lease(p) + p.grace_ms + p.skew_ms + poll_ms * 5 / 4 + 10_000);
-        let per_job = hold_max_ms + grace_max + 3 * poll_ms + RERUN_DELAY_MS.1.max(expiry_ms) + 30_000;
+        let expiry_ms = lease.as_ref().map_or(0, |p| {
+            Self::longest_lease(p) + p.grace_ms + p.skew_ms + poll_ms * 5 / 4 + 10_000
+        });
+        let per_job =
+            hold_max_ms + grace_max + 3 * poll_ms + RERUN_DELAY_MS.1.max(expiry_ms) + 30_000;
         // The expiry sweeps: abandoned waiters' entries are admitted and expire in turn, one
         // round (a sweep job: a wait of up to 30 s, an acquire, a work of up to 10 s, a release)
         // per abandoned run at most, and one for the holdings.
-        let sweep_ms = if lease.is_some() { (runs as u64 + 1) * (expiry_ms + SWEEP_SPREAD_MS + 10_000 + grace_max + 60_000) } else { 0 };
-        let mut bound_ms = profile.until.max(start_spread_ms) + MAX_PAUSE_MS + 180_000 + 2 * runs as u64 * per_job + sweep_ms;
+        let sweep_ms = if lease.is_some() {
+            (runs as u64 + 1) * (expiry_ms + SWEEP_SPREAD_MS + 10_000 + grace_max + 60_000)
+        } else {
+            0
+        };
+        let mut bound_ms = profile.until.max(start_spread_ms)
+            + MAX_PAUSE_MS
+            + 180_000
+            + 2 * runs as u64 * per_job
+            + sweep_ms;
         // Drawn after everything above, so that a seed's other draws keep their order.
         let reaper = (rng.below(2) == 0).then(|| ReaperParams::draw(rng));
         let mut lease = lease;
@@ -174,7 +209,21 @@ impl Params {
             // after everything settled, ends within a reap of its tick.
             bound_ms += LOST_RUNNER_NOTICE_MS.1 + 2 * r.removal_bound_ms();
         }
-        Params { capacity, config_file, lease, runs, start, start_spread_ms, hold_max_ms, poll_min_s, poll_max_s, profile, reaper, record_job_id, bound_ms }
+        Params {
+            capacity,
+            config_file,
+            lease,
+            runs,
+            start,
+            start_spread_ms,
+            hold_max_ms,
+            poll_min_s,
+            poll_max_s,
+            profile,
+            reaper,
+            record_job_id,
+            bound_ms,
+        }
     }
 
     /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
@@ -190,7 +239,11 @@ impl Params {
         }
         Some(match &self.lease {
             None => format!("{{\"capacity\": {}}}\n", self.capacity),
-            Some(p) => format!("{{\"capacity\": {}, \"lease\": {}}}\n", self.capacity, lease_block(p)),
+            Some(p) => format!(
+                "{{\"capacity\": {}, \"lease\": {}}}\n",
+                self.capacity,
+                lease_block(p)
+            ),
         })
     }
 
@@ -208,7 +261,10 @@ impl Params {
             (None, false) => "no config file".into(),
         };
         let reaper = match &self.reaper {
-            Some(r) => format!("reaper every {} ms (scan deadline {} s)", r.interval_ms, r.scan_s),
+            Some(r) => format!(
+                "reaper every {} ms (scan deadline {} s)",
+                r.interval_ms, r.scan_s
+            ),
             None => "no reaper".into(),
         };
         format!(
@@ -255,7 +311,10 @@ impl Params {
 pub fn draw_policy(rng: &mut SimRng, capacity: u32) -> LeasePolicy {
     loop {
         let policy = draw_policy_once(rng);
-        let text = format!("{{\"capacity\": {capacity}, \"lease\": {}}}", lease_block(&policy));
+        let text = format!(
+            "{{\"capacity\": {capacity}, \"lease\": {}}}",
+            lease_block(&policy)
+        );
         if let Ok(config) = leasehold_core::config::parse_config("locks/sim.config.json", &text) {
             if config.lease.as_ref() == Some(&policy) {
                 return policy;
@@ -309,14 +368,17 @@ pub struct Clock {
 impl Clock {
     pub fn local(&self, t: Millis) -> Millis {
         let elapsed = i128::from(t - T0);
-        (i128::from(t) + i128::from(self.offset_ms) + elapsed * i128::from(self.drift_ppm) / 1_000_000) as Millis
+        (i128::from(t)
+            + i128::from(self.offset_ms)
+            + elapsed * i128::from(self.drift_ppm) / 1_000_000) as Millis
     }
 
     /// The first real time (from the seed's start on) at which this clock reads `target` or
     /// later, even in the past (the clock is monotonic).
     pub fn real_of(&self, target: Millis) -> Millis {
         let need = i128::from(target) - i128::from(T0) - i128::from(self.offset_ms);
-        let mut t = (i128::from(T0) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm))).max(i128::from(T0)) as Millis;
+        let mut t = (i128::from(T0) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm)))
+            .max(i128::from(T0)) as Millis;
         while self.local(t) < target {
             t += 1;
         }
@@ -333,7 +395,8 @@ impl Clock {
             return now;
         }
         let need = i128::from(target - here);
-        let mut t = (i128::from(now) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm))) as Millis;
+        let mut t = (i128::from(now) + need * 1_000_000 / (1_000_000 + i128::from(self.drift_ppm)))
+            as Millis;
         t = t.max(now);
         while self.local(t) < target {
             t += 1;
@@ -516,7 +579,16 @@ pub struct Run {
 impl Run {
     /// A run that has not started an attempt yet.
     pub fn new(run_id: u64, settings: JobSettings, reaper: bool) -> Self {
-        Run { run_id, settings, attempts: Vec::new(), needs_rerun: false, rerun_pending: false, abandoned: false, sweep: None, reaper }
+        Run {
+            run_id,
+            settings,
+            attempts: Vec::new(),
+            needs_rerun: false,
+            rerun_pending: false,
+            abandoned: false,
+            sweep: None,
+            reaper,
+        }
     }
 }
 
@@ -697,14 +769,27 @@ impl World {
             let hold_max = world.params.hold_max_ms;
             let (poll_min, poll_max) = (world.params.poll_min_s, world.params.poll_max_s);
             let r = &mut world.rng;
-            let lease_min = (!leased || r.below(4) == 0).then(|| r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES));
-            let guard_mode = if r.below(2) == 0 { GuardMode::Verify } else { GuardMode::FromAcquire };
+            let lease_min = (!leased || r.below(4) == 0)
+                .then(|| r.between(MIN_LEASE_MINUTES, MAX_LEASE_MINUTES));
+            let guard_mode = if r.below(2) == 0 {
+                GuardMode::Verify
+            } else {
+                GuardMode::FromAcquire
+            };
             let settings = JobSettings {
                 poll_s: r.between(poll_min, poll_max),
-                timeout_min: if r.below(20) == 0 { 0 } else { r.between(1, 10) },
+                timeout_min: if r.below(20) == 0 {
+                    0
+                } else {
+                    r.between(1, 10)
+                },
                 lease_min,
                 hold_ms: r.below(hold_max + 1),
-                deadline_s: if r.below(3) == 0 { Some(r.between(30, 300)) } else { None },
+                deadline_s: if r.below(3) == 0 {
+                    Some(r.between(30, 300))
+                } else {
+                    None
+                },
                 release_on_exit: r.below(10) != 0,
                 guard_mode,
                 kill_grace_ms: r.pick(&KILL_GRACE_MS),
@@ -717,7 +802,10 @@ impl World {
                 RecordJobId::All => true,
                 RecordJobId::Some => r.below(2) == 0,
             };
-            let settings = JobSettings { record_job_id: record, ..settings };
+            let settings = JobSettings {
+                record_job_id: record,
+                ..settings
+            };
             let start_at = T0 + r.below(world.params.start_spread_ms + 1);
             world.runs.push(Run::new(4_000 + i as u64, settings, false));
             let c = world.new_attempt(i);
@@ -729,7 +817,8 @@ impl World {
         world.counters.seeds = 1;
         world.counters.leased_seeds = u64::from(world.params.lease.is_some());
         world.counters.reaper.seeds = u64::from(world.params.reaper.is_some());
-        world.counters.reaper.renews_seeds = u64::from(world.params.lease.as_ref().is_some_and(|p| p.reaper_renews));
+        world.counters.reaper.renews_seeds =
+            u64::from(world.params.lease.as_ref().is_some_and(|p| p.reaper_renews));
         world.counters.runs = world.params.runs as u64;
         world
     }
@@ -769,12 +858,20 @@ impl World {
         if let (Some(v), Some(t)) = (&self.violation, self.trace.as_mut()) {
             let _ = writeln!(t, "{}", v.line());
         }
-        Finished { counters: self.counters, violation: self.violation, trace: self.trace }
+        Finished {
+            counters: self.counters,
+            violation: self.violation,
+            trace: self.trace,
+        }
     }
 
     pub(crate) fn push(&mut self, at: Millis, ev: Ev) {
         self.seq += 1;
-        self.queue.push(Reverse(Queued { at, seq: self.seq, ev }));
+        self.queue.push(Reverse(Queued {
+            at,
+            seq: self.seq,
+            ev,
+        }));
     }
 
     pub fn faulty(&self) -> bool {
@@ -802,12 +899,21 @@ impl World {
 
     pub fn who(&self, c: usize) -> String {
         let cl = &self.clients[c];
-        let zombie = if cl.zombie_since.is_some() { " zombie" } else { "" };
+        let zombie = if cl.zombie_since.is_some() {
+            " zombie"
+        } else {
+            ""
+        };
         format!("c{c}({}#{}{zombie})", self.runs[cl.run].run_id, cl.attempt)
     }
 
     pub fn violate(&mut self, invariant: Invariant, message: String) {
-        let v = Violation { seed: self.seed, invariant, at: self.now - T0, message };
+        let v = Violation {
+            seed: self.seed,
+            invariant,
+            at: self.now - T0,
+            message,
+        };
         if self.violation.is_none() {
             self.violation = Some(v);
         }
@@ -825,10 +931,14 @@ impl World {
                 drift_ppm: self.rng.between(0, 2 * max_drift) as i64 - max_drift as i64,
             }
         } else {
-            Clock { offset_ms: 0, drift_ppm: 0 }
+            Clock {
+                offset_ms: 0,
+                drift_ppm: 0,
+            }
         };
         let nonce = format!("{:016x}", self.rng.next_u64());
-        let holder_id = leasehold_core::ids::holder_id(REPOSITORY, self.runs[run].run_id, "build", "");
+        let holder_id =
+            leasehold_core::ids::holder_id(REPOSITORY, self.runs[run].run_id, "build", "");
         self.clients.push(Client {
             run,
             attempt,
@@ -862,7 +972,11 @@ impl World {
             acquire_result: None,
             acquire_revision: None,
             release_result: None,
-            role: if self.runs[run].reaper { Role::Reaper } else { Role::Job },
+            role: if self.runs[run].reaper {
+                Role::Reaper
+            } else {
+                Role::Job
+            },
             job_id: JOB_ID_BASE + c as u64,
             gh_started_at: None,
             gh_completed_at: None,
@@ -891,7 +1005,14 @@ impl World {
         put("GITHUB_REPOSITORY", REPOSITORY.into());
         put("GITHUB_RUN_ID", run.run_id.to_string());
         put("GITHUB_RUN_ATTEMPT", cl.attempt.to_string());
-        put("GITHUB_JOB", if cl.is_reaper() { "reap".into() } else { "build".into() });
+        put(
+            "GITHUB_JOB",
+            if cl.is_reaper() {
+                "reap".into()
+            } else {
+                "build".into()
+            },
+        );
         put("RUNNER_NAME", cl.runner.clone());
         match kind {
             OperationKind::Acquire => {
@@ -932,7 +1053,11 @@ impl World {
                 }
             }
             OperationKind::Reap => {
-                let scan_s = self.params.reaper.as_ref().map_or(reap::DEFAULT_SCAN_SECONDS, |r| r.scan_s);
+                let scan_s = self
+                    .params
+                    .reaper
+                    .as_ref()
+                    .map_or(reap::DEFAULT_SCAN_SECONDS, |r| r.scan_s);
                 put("scan-deadline-seconds", scan_s.to_string());
             }
             // Nobody runs status.
@@ -951,13 +1076,21 @@ impl World {
                 self.clients[c].gh_started_at = Some(self.now);
                 self.log(|w| {
                     let k = &w.clients[c].clock;
-                    format!("{} job starts (attempt {}; clock offset {} ms, drift {} ppm)", w.who(c), w.clients[c].attempt, k.offset_ms, k.drift_ppm)
+                    format!(
+                        "{} job starts (attempt {}; clock offset {} ms, drift {} ppm)",
+                        w.who(c),
+                        w.clients[c].attempt,
+                        k.offset_ms,
+                        k.drift_ppm
+                    )
                 });
                 if self.clients[c].is_reaper() {
                     return self.start_op(c, OperationKind::Reap);
                 }
                 let at = self.now + self.rng.between(0, 120_000);
-                if at < T0 + self.params.profile.until && self.rng.ppm(self.params.profile.cancel_ppm) {
+                if at < T0 + self.params.profile.until
+                    && self.rng.ppm(self.params.profile.cancel_ppm)
+                {
                     self.push(at, Ev::Cancel(c));
                 }
                 self.start_op(c, OperationKind::Acquire);
@@ -970,7 +1103,10 @@ impl World {
                 }
                 self.guard_recheck(c);
                 self.requests[req].answered = true;
-                let reply = self.requests[req].reply.take().expect("a processed request has a reply");
+                let reply = self.requests[req]
+                    .reply
+                    .take()
+                    .expect("a processed request has a reply");
                 self.deliver(c, req, reply);
             }
             Ev::Timeout(req) => {
@@ -980,11 +1116,17 @@ impl World {
                 }
                 self.guard_recheck(c);
                 self.requests[req].answered = true;
-                let reply = Reply::Transport { sent: true, message: "request timed out and was aborted".into() };
+                let reply = Reply::Transport {
+                    sent: true,
+                    message: "request timed out and was aborted".into(),
+                };
                 self.deliver(c, req, reply);
             }
             Ev::Timer(c, epoch) => {
-                if self.clients[c].epoch != epoch || !self.clients[c].live() || self.held_by_pause(c, ev) {
+                if self.clients[c].epoch != epoch
+                    || !self.clients[c].live()
+                    || self.held_by_pause(c, ev)
+                {
                     return;
                 }
                 self.guard_recheck(c);
@@ -993,21 +1135,31 @@ impl World {
                 self.feed(c, Event::Timer { now });
             }
             Ev::GuardWake(c, timer) => {
-                let current = self.clients[c].stage == Stage::Hold && self.clients[c].guard.as_ref().is_some_and(|g| g.timer == timer);
+                let current = self.clients[c].stage == Stage::Hold
+                    && self.clients[c]
+                        .guard
+                        .as_ref()
+                        .is_some_and(|g| g.timer == timer);
                 if !current || self.held_by_pause(c, ev) {
                     return;
                 }
                 self.guard_wake(c);
             }
             Ev::WorkEnd(c, gen) => {
-                if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+                if self.clients[c].hold_gen != gen
+                    || self.clients[c].stage != Stage::Hold
+                    || self.held_by_pause(c, ev)
+                {
                     return;
                 }
                 self.guard_recheck(c);
                 self.work_ended(c);
             }
             Ev::ChildGone(c, gen) => {
-                if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold || self.held_by_pause(c, ev) {
+                if self.clients[c].hold_gen != gen
+                    || self.clients[c].stage != Stage::Hold
+                    || self.held_by_pause(c, ev)
+                {
                     return;
                 }
                 self.end_work_step(c, "the work stopped after the guard's signal");
@@ -1054,7 +1206,9 @@ impl World {
                         self.count(Fault::Cancel);
                         self.clients[c].cancelled = true;
                         let gen = self.clients[c].op_gen;
-                        self.log(|w| format!("{} run cancelled: SIGINT to the acquire step", w.who(c)));
+                        self.log(|w| {
+                            format!("{} run cancelled: SIGINT to the acquire step", w.who(c))
+                        });
                         self.push(self.now + 10_000, Ev::KillStep(c, gen));
                         // Sleeping: the driver stops waiting and tells the core at once.
                         if self.clients[c].sleeping {
@@ -1078,8 +1232,17 @@ impl World {
                     return;
                 }
                 // A paused process is killed all the same.
-                self.log(|w| format!("{} acquire step killed 10 s after the cancel signal", w.who(c)));
-                *self.counters.results.entry("acquire killed".into()).or_default() += 1;
+                self.log(|w| {
+                    format!(
+                        "{} acquire step killed 10 s after the cancel signal",
+                        w.who(c)
+                    )
+                });
+                *self
+                    .counters
+                    .results
+                    .entry("acquire killed".into())
+                    .or_default() += 1;
                 self.clients[c].paused_until = 0;
                 self.start_op(c, OperationKind::Release);
             }
@@ -1104,8 +1267,15 @@ impl World {
     /// The lease a holding of this run gets: `lease-minutes`, within the ceiling, or the lock
     /// policy's ttl.
     pub fn lease_ms(&self, run: usize) -> Millis {
-        let policy = self.params.lease.clone().unwrap_or_else(LeasePolicy::unconfigured);
-        self.runs[run].settings.lease_min.map_or(policy.ttl_ms, |m| (m * 60_000).min(policy.max_ttl_ms))
+        let policy = self
+            .params
+            .lease
+            .clone()
+            .unwrap_or_else(LeasePolicy::unconfigured);
+        self.runs[run]
+            .settings
+            .lease_min
+            .map_or(policy.ttl_ms, |m| (m * 60_000).min(policy.max_ttl_ms))
     }
 
     /// Defers `ev` while the client's process is paused; may start a pause (a fault).
@@ -1118,15 +1288,29 @@ impl World {
         if self.faulty() && self.rng.ppm(self.params.profile.pause_ppm) {
             // Longer than the job's lease, and at least 6 minutes (so past the faults); a
             // reaper holds no lease: 6 to 12 minutes.
-            let lease = if self.clients[c].is_reaper() { MIN_PAUSE_MS } else { self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS) };
+            let lease = if self.clients[c].is_reaper() {
+                MIN_PAUSE_MS
+            } else {
+                self.lease_ms(self.clients[c].run).max(MIN_PAUSE_MS)
+            };
             let pause = lease + self.rng.between(1_000, lease);
             let until = self.now + pause;
             self.clients[c].pauses.push((self.now, until));
             self.clients[c].paused_until = until;
             self.count(Fault::Pause);
-            self.log(|w| format!("{} process paused for {} ms (lease {} ms)", w.who(c), pause, lease));
+            self.log(|w| {
+                format!(
+                    "{} process paused for {} ms (lease {} ms)",
+                    w.who(c),
+                    pause,
+                    lease
+                )
+            });
             let run = self.clients[c].run;
-            if !self.runs[run].reaper && self.rng.ppm(self.params.profile.zombie_ppm) && !self.runs[run].rerun_pending {
+            if !self.runs[run].reaper
+                && self.rng.ppm(self.params.profile.zombie_ppm)
+                && !self.runs[run].rerun_pending
+            {
                 self.runs[run].rerun_pending = true;
                 // GitHub notices the lost runner at any time in the pause, or late in it; it
                 // completes the attempt then, and the run is rerun shortly after.
@@ -1149,8 +1333,12 @@ impl World {
             OperationKind::Acquire => self.clients[c].nonce.clone(),
             _ => format!("{:016x}", self.rng.next_u64()),
         };
-        let entropy = Entropy { seed: self.rng.next_u64(), nonce };
-        let (op, _plan) = Operation::new(kind, &inputs, &entropy).expect("the simulation's inputs are valid");
+        let entropy = Entropy {
+            seed: self.rng.next_u64(),
+            nonce,
+        };
+        let (op, _plan) =
+            Operation::new(kind, &inputs, &entropy).expect("the simulation's inputs are valid");
         let cl = &mut self.clients[c];
         cl.op = Some(op);
         cl.op_started = self.now;
@@ -1202,10 +1390,17 @@ impl World {
 
     fn feed(&mut self, c: usize, event: Event) {
         self.counters.client_ops += 1;
-        let result = self.clients[c].op.as_mut().expect("a running operation").step(event);
+        let result = self.clients[c]
+            .op
+            .as_mut()
+            .expect("a running operation")
+            .step(event);
         match result {
             Err(e) => {
-                self.violate(Invariant::Protocol, format!("{}: the core refused an event: {e}", self.who(c)));
+                self.violate(
+                    Invariant::Protocol,
+                    format!("{}: the core refused an event: {e}", self.who(c)),
+                );
             }
             Ok(step) => {
                 if self.trace.is_some() {
@@ -1253,11 +1448,15 @@ impl World {
                 self.counters.writes += 1;
                 *timeout_ms
             }
-            Command::CreateTree { timeout_ms, .. } | Command::CreateCommit { timeout_ms, .. } | Command::CreateBranch { timeout_ms, .. } => {
+            Command::CreateTree { timeout_ms, .. }
+            | Command::CreateCommit { timeout_ms, .. }
+            | Command::CreateBranch { timeout_ms, .. } => {
                 self.counters.creates += 1;
                 *timeout_ms
             }
-            Command::GetRunAttempt { timeout_ms, .. } | Command::GetJob { timeout_ms, .. } | Command::ListJobs { timeout_ms, .. } => {
+            Command::GetRunAttempt { timeout_ms, .. }
+            | Command::GetJob { timeout_ms, .. }
+            | Command::ListJobs { timeout_ms, .. } => {
                 self.counters.reaper.actions_requests[crate::reaper::actions_index(&command)] += 1;
                 *timeout_ms
             }
@@ -1278,7 +1477,14 @@ impl World {
                     _ => cl.last_dated_at,
                 };
                 cl.last_write = Some((content.clone(), dated_at));
-                self.writes.push(WriteRec { client: c, sends: 1, applied: Vec::new(), fed: None, sent_at: self.now, dated_at });
+                self.writes.push(WriteRec {
+                    client: c,
+                    sends: 1,
+                    applied: Vec::new(),
+                    fed: None,
+                    sent_at: self.now,
+                    dated_at,
+                });
                 Some(self.writes.len() - 1)
             }
             _ => None,
@@ -1289,7 +1495,9 @@ impl World {
             Command::ReadFile { path, .. } if path.ends_with(".config.json") => "GET config",
             Command::ReadFile { .. } => "GET state",
             Command::WriteFile { .. } => "PUT state",
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => "GET actions",
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+                "GET actions"
+            }
             _ => "POST git",
         };
         self.check_rate(c, what);
@@ -1300,13 +1508,25 @@ impl World {
             }
         }
         let op_gen = self.clients[c].op_gen;
-        self.requests.push(Request { client: c, op_gen, command, write, reply: None, answered_at: self.now, answered: false, served: None });
+        self.requests.push(Request {
+            client: c,
+            op_gen,
+            command,
+            write,
+            reply: None,
+            answered_at: self.now,
+            answered: false,
+            served: None,
+        });
         let p = &self.params.profile;
         let (not_sent, late, crash) = (p.not_sent_ppm, p.late_arrival_ppm, p.crash_in_flight_ppm);
         let faulty = self.faulty();
         if faulty && self.rng.ppm(not_sent) {
             self.count(Fault::NotSent);
-            self.requests[req].reply = Some(Reply::Transport { sent: false, message: "ECONNREFUSED".into() });
+            self.requests[req].reply = Some(Reply::Transport {
+                sent: false,
+                message: "ECONNREFUSED".into(),
+            });
             let at = self.now + self.rng.between(1, 100);
             self.push(at, Ev::Respond(req));
             return;
@@ -1345,17 +1565,39 @@ impl World {
         if !self.clients[c].is_reaper() {
             self.jobs_in_flight -= 1;
         }
-        let mut fault = if self.faulty() { self.draw_request_fault() } else { None };
+        let mut fault = if self.faulty() {
+            self.draw_request_fault()
+        } else {
+            None
+        };
         // A token's first seconds answer 401, a fault like the others: not once faults stopped.
-        if fault.is_none() && self.faulty() && self.now < self.clients[c].token_ready_at && self.rng.ppm(700_000) {
+        if fault.is_none()
+            && self.faulty()
+            && self.now < self.clients[c].token_ready_at
+            && self.rng.ppm(700_000)
+        {
             fault = Some(Fault::Unauthorized);
         }
         // The Actions API's own refusals: a token without `actions: read`, a run it cannot see.
-        let actions = matches!(self.requests[req].command, Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. });
-        if actions && fault.is_none() && self.faulty() && self.rng.ppm(self.params.profile.actions_refusal_ppm) {
-            fault = Some(if self.rng.below(2) == 0 { Fault::ActionsForbidden } else { Fault::ActionsNotFound });
+        let actions = matches!(
+            self.requests[req].command,
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. }
+        );
+        if actions
+            && fault.is_none()
+            && self.faulty()
+            && self.rng.ppm(self.params.profile.actions_refusal_ppm)
+        {
+            fault = Some(if self.rng.below(2) == 0 {
+                Fault::ActionsForbidden
+            } else {
+                Fault::ActionsNotFound
+            });
         }
-        let placeholder = Command::Sleep { until_ms: 0, reason: SleepReason::Poll };
+        let placeholder = Command::Sleep {
+            until_ms: 0,
+            reason: SleepReason::Poll,
+        };
         let command = std::mem::replace(&mut self.requests[req].command, placeholder);
         let write = self.requests[req].write;
         let counted = self.counters.faults;
@@ -1364,7 +1606,10 @@ impl World {
         // stale read drawn for a write, or a 409 for a read, changes nothing.
         let shown = fault.filter(|_| self.counters.faults != counted);
         // GitHub puts its `date` header on every HTTP answer, errors included.
-        if let Reply::Http { date: date @ None, .. } = &mut reply {
+        if let Reply::Http {
+            date: date @ None, ..
+        } = &mut reply
+        {
             *date = Some(http_date(self.now));
         }
         self.requests[req].served = served;
@@ -1387,11 +1632,29 @@ impl World {
                 )
             });
             self.on_commit(v);
-            let expired = self.store.versions[v].state.as_ref().ok().and_then(|st| st.last_change.as_ref()).map_or(0, |ch| ch.removed.len());
+            let expired = self.store.versions[v]
+                .state
+                .as_ref()
+                .ok()
+                .and_then(|st| st.last_change.as_ref())
+                .map_or(0, |ch| ch.removed.len());
             self.counters.guard.expired += expired as u64;
         }
-        let down = if fault == Some(Fault::SlowAnswer) { timeout + self.rng.between(1, 5_000) } else { self.rng.between(5, 250) };
-        self.log(|w| format!("server answers {} with {}{}", w.who(c), describe_reply(&reply), shown.map(|f| format!(" [fault: {}]", f.name())).unwrap_or_default()));
+        let down = if fault == Some(Fault::SlowAnswer) {
+            timeout + self.rng.between(1, 5_000)
+        } else {
+            self.rng.between(5, 250)
+        };
+        self.log(|w| {
+            format!(
+                "server answers {} with {}{}",
+                w.who(c),
+                describe_reply(&reply),
+                shown
+                    .map(|f| format!(" [fault: {}]", f.name()))
+                    .unwrap_or_default()
+            )
+        });
         self.requests[req].reply = Some(reply);
         self.requests[req].answered_at = self.now;
         self.push(self.now + down, Ev::Respond(req));
@@ -1399,17 +1662,40 @@ impl World {
 
     /// GitHub processing one request, with the drawn fault. Returns the answer and the version
     /// it committed, if any.
-    fn process(&mut self, command: &Command, fault: Option<Fault>, write: Option<usize>) -> (Reply, Option<usize>, Option<usize>) {
+    fn process(
+        &mut self,
+        command: &Command,
+        fault: Option<Fault>,
+        write: Option<usize>,
+    ) -> (Reply, Option<usize>, Option<usize>) {
         if let Some(reply) = self.refusal(fault) {
             return (reply, None, None);
         }
         let mut served = None;
         let (reply, applied) = match command {
-            Command::ReadFile { path, git_ref, if_none_match, .. } => {
-                let stale = (fault == Some(Fault::StaleRead)).then_some(self.params.profile.stale_window_ms);
+            Command::ReadFile {
+                path,
+                git_ref,
+                if_none_match,
+                ..
+            } => {
+                let stale = (fault == Some(Fault::StaleRead))
+                    .then_some(self.params.profile.stale_window_ms);
                 let (reply, older, version) = match stale {
-                    Some(window) => self.store.read(path, git_ref.as_deref(), if_none_match.as_deref(), self.now, Some((window, &mut self.rng))),
-                    None => self.store.read(path, git_ref.as_deref(), if_none_match.as_deref(), self.now, None),
+                    Some(window) => self.store.read(
+                        path,
+                        git_ref.as_deref(),
+                        if_none_match.as_deref(),
+                        self.now,
+                        Some((window, &mut self.rng)),
+                    ),
+                    None => self.store.read(
+                        path,
+                        git_ref.as_deref(),
+                        if_none_match.as_deref(),
+                        self.now,
+                        None,
+                    ),
                 };
                 if older {
                     self.count(Fault::StaleRead);
@@ -1420,38 +1706,71 @@ impl World {
                 }
                 (reply, None)
             }
-            Command::WriteFile { path, branch, content, sha, .. } => {
+            Command::WriteFile {
+                path,
+                branch,
+                content,
+                sha,
+                ..
+            } => {
                 if fault == Some(Fault::Unrelated409) && self.store.branch_exists {
                     self.count(Fault::Unrelated409);
                     self.store.unrelated_commit();
                     let head = self.store.branch_commits;
-                    return (http(409, &format!("refs/heads/{branch} is at c{head:039} but expected c{:039}", head - 1)), None, None);
+                    return (
+                        http(
+                            409,
+                            &format!(
+                                "refs/heads/{branch} is at c{head:039} but expected c{:039}",
+                                head - 1
+                            ),
+                        ),
+                        None,
+                        None,
+                    );
                 }
                 let w = write.expect("a write has a record");
-                let (reply, applied) = self.store.write(path, branch, content, sha.as_deref(), self.now, w);
-                if matches!(reply, Reply::Http { status: 409 | 422, .. }) {
+                let (reply, applied) =
+                    self.store
+                        .write(path, branch, content, sha.as_deref(), self.now, w);
+                if matches!(
+                    reply,
+                    Reply::Http {
+                        status: 409 | 422,
+                        ..
+                    }
+                ) {
                     self.counters.conflicts += 1;
                 }
                 (reply, applied.then(|| self.store.versions.len() - 1))
             }
             Command::CreateTree { files, .. } => {
-                let files: Vec<(String, String)> = files.iter().map(|f| (f.path.clone(), f.content.clone())).collect();
+                let files: Vec<(String, String)> = files
+                    .iter()
+                    .map(|f| (f.path.clone(), f.content.clone()))
+                    .collect();
                 (self.store.create_tree(&files), None)
             }
-            Command::CreateCommit { message, tree, .. } => (self.store.create_commit(tree, message), None),
-            Command::CreateBranch { branch, sha, .. } => (self.store.create_branch(branch, sha), None),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => match fault {
-                // Never stale: a completed attempt stays completed, in every answer after.
-                Some(Fault::ActionsForbidden) => {
-                    self.count(Fault::ActionsForbidden);
-                    (http(403, "Resource not accessible by integration"), None)
+            Command::CreateCommit { message, tree, .. } => {
+                (self.store.create_commit(tree, message), None)
+            }
+            Command::CreateBranch { branch, sha, .. } => {
+                (self.store.create_branch(branch, sha), None)
+            }
+            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+                match fault {
+                    // Never stale: a completed attempt stays completed, in every answer after.
+                    Some(Fault::ActionsForbidden) => {
+                        self.count(Fault::ActionsForbidden);
+                        (http(403, "Resource not accessible by integration"), None)
+                    }
+                    Some(Fault::ActionsNotFound) => {
+                        self.count(Fault::ActionsNotFound);
+                        (http(404, "Not Found"), None)
+                    }
+                    _ => (self.actions_answer(command), None),
                 }
-                Some(Fault::ActionsNotFound) => {
-                    self.count(Fault::ActionsNotFound);
-                    (http(404, "Not Found"), None)
-                }
-                _ => (self.actions_answer(command), None),
-            },
+            }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let reply = match fault {
@@ -1461,7 +1780,10 @@ impl World {
             }
             Some(Fault::LostAckReset) => {
                 self.count(Fault::LostAckReset);
-                Reply::Transport { sent: true, message: "ECONNRESET".into() }
+                Reply::Transport {
+                    sent: true,
+                    message: "ECONNRESET".into(),
+                }
             }
             Some(Fault::SlowAnswer) => {
                 self.count(Fault::SlowAnswer);
@@ -1476,7 +1798,10 @@ impl World {
     fn refusal(&mut self, fault: Option<Fault>) -> Option<Reply> {
         let fault = fault?;
         let date = Some(http_date(self.now));
-        let limited = |status: u16, message: &str, retry_after: Option<String>, date: Option<String>| Reply::Http {
+        let limited = |status: u16,
+                       message: &str,
+                       retry_after: Option<String>,
+                       date: Option<String>| Reply::Http {
             status,
             message: message.into(),
             retry_after,
@@ -1492,11 +1817,26 @@ impl World {
             Fault::Unauthorized => http(401, "Bad credentials"),
             Fault::RateLimit403RetryAfter | Fault::RateLimit429RetryAfter => {
                 let secs = self.rng.between(0, 60);
-                let retry_after = if self.rng.below(2) == 0 { secs.to_string() } else { http_date(self.now + secs * 1_000) };
-                let status = if fault == Fault::RateLimit403RetryAfter { 403 } else { 429 };
-                limited(status, "You have exceeded a secondary rate limit.", Some(retry_after), date)
+                let retry_after = if self.rng.below(2) == 0 {
+                    secs.to_string()
+                } else {
+                    http_date(self.now + secs * 1_000)
+                };
+                let status = if fault == Fault::RateLimit403RetryAfter {
+                    403
+                } else {
+                    429
+                };
+                limited(
+                    status,
+                    "You have exceeded a secondary rate limit.",
+                    Some(retry_after),
+                    date,
+                )
             }
-            Fault::RateLimit403NoRetryAfter => limited(403, "You have exceeded a secondary rate limit.", None, date),
+            Fault::RateLimit403NoRetryAfter => {
+                limited(403, "You have exceeded a secondary rate limit.", None, date)
+            }
             Fault::RateLimit429NoRetryAfter => limited(429, "Too Many Requests", None, date),
             Fault::RateLimitPrimary => Reply::Http {
                 status: 403,
@@ -1515,26 +1855,45 @@ impl World {
     /// An answer (or the client's own timeout) reaches the driver.
     fn deliver(&mut self, c: usize, req: usize, reply: Reply) {
         if let Some(w) = self.requests[req].write {
-            if self.cfg.planted == Some(PlantedBug::ResendUnknownWrite) && fed_class(&reply) == Fed::Unknown && self.writes[w].sends < 3 {
+            if self.cfg.planted == Some(PlantedBug::ResendUnknownWrite)
+                && fed_class(&reply) == Fed::Unknown
+                && self.writes[w].sends < 3
+            {
                 // Planted (driver side): a naive HTTP retry of a write whose outcome is unknown,
                 // hiding the first answer from the core.
                 let command = self.requests[req].command.clone();
-                self.log(|w| format!("{} (planted bug) re-sends the write after {}", w.who(c), describe_reply(&reply)));
+                self.log(|w| {
+                    format!(
+                        "{} (planted bug) re-sends the write after {}",
+                        w.who(c),
+                        describe_reply(&reply)
+                    )
+                });
                 self.send(c, command, Some(w));
                 return;
             }
-            if matches!(reply, Reply::Written { .. }) && self.faulty() && self.rng.ppm(self.params.profile.crash_after_write_ppm) {
+            if matches!(reply, Reply::Written { .. })
+                && self.faulty()
+                && self.rng.ppm(self.params.profile.crash_after_write_ppm)
+            {
                 self.crash(c, Fault::CrashAfterWrite);
                 return;
             }
             self.writes[w].fed = Some(fed_class(&reply));
             self.check_write_view(w);
         }
-        if let (Some(v), Stage::Release | Stage::Cleanup, Reply::File { .. }) = (self.requests[req].served, self.clients[c].stage, &reply) {
+        if let (Some(v), Stage::Release | Stage::Cleanup, Reply::File { .. }) =
+            (self.requests[req].served, self.clients[c].stage, &reply)
+        {
             let cl = &self.clients[c];
             let earlier = self.store.versions[v].state.as_ref().is_ok_and(|st| {
-                st.holders.iter().any(|h| h.holder_id == cl.holder_id && h.run.run_attempt < cl.attempt)
-                    || st.queue.iter().any(|q| q.holder_id == cl.holder_id && q.run.run_attempt < cl.attempt)
+                st.holders
+                    .iter()
+                    .any(|h| h.holder_id == cl.holder_id && h.run.run_attempt < cl.attempt)
+                    || st
+                        .queue
+                        .iter()
+                        .any(|q| q.holder_id == cl.holder_id && q.run.run_attempt < cl.attempt)
             });
             if earlier {
                 self.clients[c].read_predecessor = true;
@@ -1542,7 +1901,9 @@ impl World {
         }
         let shown = match &reply {
             Reply::File { .. } | Reply::NotModified => self.requests[req].served,
-            Reply::Written { .. } => self.requests[req].write.and_then(|w| self.writes[w].applied.first().copied()),
+            Reply::Written { .. } => self.requests[req]
+                .write
+                .and_then(|w| self.writes[w].applied.first().copied()),
             _ => None,
         };
         if let Some(v) = shown {
@@ -1550,7 +1911,12 @@ impl World {
             cl.seen_version = Some(cl.seen_version.map_or(v, |s| s.max(v)));
         }
         let dated = match &reply {
-            Reply::File { date, .. } | Reply::Written { date, .. } | Reply::Http { date, .. } | Reply::Run { date, .. } | Reply::Job { date, .. } | Reply::Jobs { date, .. } => date.is_some(),
+            Reply::File { date, .. }
+            | Reply::Written { date, .. }
+            | Reply::Http { date, .. }
+            | Reply::Run { date, .. }
+            | Reply::Job { date, .. }
+            | Reply::Jobs { date, .. } => date.is_some(),
             _ => false,
         };
         if dated {
@@ -1562,7 +1928,9 @@ impl World {
         }
         self.log(|w| format!("{} ← {}", w.who(c), describe_reply(&reply)));
         let age = self.now - self.requests[req].answered_at;
-        self.clients[c].stale_answer_ms = (age > crate::world::LATE_ANSWER_MS && !matches!(reply, Reply::Transport { .. })).then_some(age);
+        self.clients[c].stale_answer_ms = (age > crate::world::LATE_ANSWER_MS
+            && !matches!(reply, Reply::Transport { .. }))
+        .then_some(age);
         let now = self.clients[c].clock.local(self.now);
         self.feed(c, Event::Reply { now, reply });
     }
@@ -1572,13 +1940,19 @@ impl World {
         let stage = self.clients[c].stage;
         let what = match stage {
             Stage::Acquire => "acquire",
-            Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => "guard-verify",
+            Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => {
+                "guard-verify"
+            }
             Stage::Hold => "renew",
             Stage::Release => "release",
             Stage::Reap => "reap",
             _ => "cleanup",
         };
-        *self.counters.results.entry(format!("{what} {}", result.as_str())).or_default() += 1;
+        *self
+            .counters
+            .results
+            .entry(format!("{what} {}", result.as_str()))
+            .or_default() += 1;
         self.clients[c].op = None;
         self.log(|w| {
             format!(
@@ -1586,9 +1960,24 @@ impl World {
                 w.who(c),
                 stage,
                 result.as_str(),
-                outcome.fence.map(|f| format!(" fence {f}")).unwrap_or_default(),
-                outcome.lease.as_ref().map(|l| format!(" (lease: expiresAt {}, local deadline in {} ms)", fmt_t(l.expires_at), l.local_deadline as i64 - w.clients[c].clock.local(w.now) as i64)).unwrap_or_default(),
-                outcome.error.as_ref().map(|e| format!(" ({}: {})", e.code, e.message)).unwrap_or_default()
+                outcome
+                    .fence
+                    .map(|f| format!(" fence {f}"))
+                    .unwrap_or_default(),
+                outcome
+                    .lease
+                    .as_ref()
+                    .map(|l| format!(
+                        " (lease: expiresAt {}, local deadline in {} ms)",
+                        fmt_t(l.expires_at),
+                        l.local_deadline as i64 - w.clients[c].clock.local(w.now) as i64
+                    ))
+                    .unwrap_or_default(),
+                outcome
+                    .error
+                    .as_ref()
+                    .map(|e| format!(" ({}: {})", e.code, e.message))
+                    .unwrap_or_default()
             )
         });
         let quiet = self.clients[c].op_started >= T0 + self.params.profile.until;
@@ -1603,10 +1992,19 @@ impl World {
             _ => false,
         };
         if quiet && self.clients[c].zombie_since.is_none() && !excused && !outcome.success {
-            let error = outcome.error.as_ref().map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_default();
+            let error = outcome
+                .error
+                .as_ref()
+                .map(|e| format!("{}: {}", e.code, e.message))
+                .unwrap_or_default();
             self.violate(
                 Invariant::Liveness,
-                format!("{} {:?} started after faults stopped and ended {} ({error})", self.who(c), stage, result.as_str()),
+                format!(
+                    "{} {:?} started after faults stopped and ended {} ({error})",
+                    self.who(c),
+                    stage,
+                    result.as_str()
+                ),
             );
             return;
         }
@@ -1622,7 +2020,10 @@ impl World {
                     let fence = outcome.fence.unwrap_or(0);
                     let nonce = outcome.nonce.clone().unwrap_or_default();
                     let Some(lease) = outcome.lease.clone() else {
-                        return self.violate(Invariant::Protocol, format!("{} acquired without a lease in its outcome", self.who(c)));
+                        return self.violate(
+                            Invariant::Protocol,
+                            format!("{} acquired without a lease in its outcome", self.who(c)),
+                        );
                     };
                     // The real instant of the deadline, even past (a pause before the answer).
                     let until = self.clients[c].clock.real_of(lease.local_deadline);
@@ -1630,7 +2031,12 @@ impl World {
                         // Acquired, but the deadline has passed (a pause longer than the lease
                         // between the write and its answer): no work under this lease.
                         self.counters.acquired_past_deadline += 1;
-                        self.log(|w| format!("{} acquired with its lease's local deadline already past", w.who(c)));
+                        self.log(|w| {
+                            format!(
+                                "{} acquired with its lease's local deadline already past",
+                                w.who(c)
+                            )
+                        });
                     } else {
                         self.check_acquired(c, fence, &nonce);
                     }
@@ -1646,7 +2052,10 @@ impl World {
             }
             Stage::Release => {
                 self.clients[c].release_result = Some(result);
-                if matches!(result, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop) {
+                if matches!(
+                    result,
+                    ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop
+                ) {
                     self.check_released(c, result);
                 }
                 if self.violation.is_none() {
@@ -1661,7 +2070,12 @@ impl World {
                 if removed {
                     self.check_released(c, result);
                 }
-                let released = self.clients[c].release_result.is_some_and(|r| matches!(r, ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop));
+                let released = self.clients[c].release_result.is_some_and(|r| {
+                    matches!(
+                        r,
+                        ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop
+                    )
+                });
                 self.job_ended(c, released || removed);
             }
             Stage::Hold => self.renewal_finished(c, outcome),
@@ -1704,7 +2118,13 @@ impl World {
         // some minutes later (a zombie's attempt was completed when GitHub declared it lost).
         if self.clients[c].gh_completed_at.is_none() {
             let (at, conclusion) = if self.clients[c].crashed {
-                (self.now + self.rng.between(LOST_RUNNER_NOTICE_MS.0, LOST_RUNNER_NOTICE_MS.1), "failure")
+                (
+                    self.now
+                        + self
+                            .rng
+                            .between(LOST_RUNNER_NOTICE_MS.0, LOST_RUNNER_NOTICE_MS.1),
+                    "failure",
+                )
             } else if self.clients[c].cancelled {
                 (self.now, "cancelled")
             } else {
@@ -1723,7 +2143,12 @@ impl World {
         if abandon {
             self.count(Fault::NoRerun);
             self.runs[run].abandoned = true;
-            self.log(|w| format!("{} nobody reruns this job: what it left is left to expiry or the reaper", w.who(c)));
+            self.log(|w| {
+                format!(
+                    "{} nobody reruns this job: what it left is left to expiry or the reaper",
+                    w.who(c)
+                )
+            });
         } else if !clean || (self.faulty() && self.rng.ppm(self.params.profile.rerun_ok_ppm)) {
             self.runs[run].needs_rerun = true;
         }
@@ -1759,7 +2184,10 @@ impl World {
         }
         // GitHub reruns a run only once it is over: no attempt of it may still be running
         // (a zombie is running, but GitHub believes it is over).
-        if r.attempts.iter().any(|&a| self.clients[a].live() && self.clients[a].zombie_since.is_none()) {
+        if r.attempts
+            .iter()
+            .any(|&a| self.clients[a].live() && self.clients[a].zombie_since.is_none())
+        {
             return;
         }
         self.runs[run].rerun_pending = true;
@@ -1800,23 +2228,47 @@ pub fn fmt_t(t: Millis) -> String {
 
 fn describe(command: &Command) -> String {
     match command {
-        Command::ReadFile { path, if_none_match, .. } => {
-            format!("GET {path}{}", if if_none_match.is_some() { " (if-none-match)" } else { "" })
+        Command::ReadFile {
+            path,
+            if_none_match,
+            ..
+        } => {
+            format!(
+                "GET {path}{}",
+                if if_none_match.is_some() {
+                    " (if-none-match)"
+                } else {
+                    ""
+                }
+            )
         }
-        Command::WriteFile { content, sha, message, .. } => {
-            let revision = serde_json::from_str::<serde_json::Value>(content).ok().and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
+        Command::WriteFile {
+            content,
+            sha,
+            message,
+            ..
+        } => {
+            let revision = serde_json::from_str::<serde_json::Value>(content)
+                .ok()
+                .and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
             format!(
                 "PUT state revision {} {} ({message})",
                 revision.unwrap_or(0),
-                sha.as_deref().map(|s| format!("sha {}", &s[..8])).unwrap_or_else(|| "create".into())
+                sha.as_deref()
+                    .map(|s| format!("sha {}", &s[..8]))
+                    .unwrap_or_else(|| "create".into())
             )
         }
         Command::CreateTree { .. } => "POST git/trees".into(),
         Command::CreateCommit { .. } => "POST git/commits".into(),
         Command::CreateBranch { branch, .. } => format!("POST git/refs {branch}"),
-        Command::GetRunAttempt { run_id, attempt, .. } => format!("GET actions/runs/{run_id}/attempts/{attempt}"),
+        Command::GetRunAttempt {
+            run_id, attempt, ..
+        } => format!("GET actions/runs/{run_id}/attempts/{attempt}"),
         Command::GetJob { job_id, .. } => format!("GET actions/jobs/{job_id}"),
-        Command::ListJobs { run_id, attempt, .. } => format!("GET actions/runs/{run_id}/attempts/{attempt}/jobs"),
+        Command::ListJobs {
+            run_id, attempt, ..
+        } => format!("GET actions/runs/{run_id}/attempts/{attempt}/jobs"),
         Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
     }
 }
@@ -1824,18 +2276,49 @@ fn describe(command: &Command) -> String {
 fn describe_reply(reply: &Reply) -> String {
     match reply {
         Reply::File { sha, content, .. } => {
-            let revision = serde_json::from_str::<serde_json::Value>(content).ok().and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
-            format!("200 sha {} revision {}", &sha[..8], revision.map(|r| r.to_string()).unwrap_or_else(|| "-".into()))
+            let revision = serde_json::from_str::<serde_json::Value>(content)
+                .ok()
+                .and_then(|v| v.get("revision").and_then(|r| r.as_u64()));
+            format!(
+                "200 sha {} revision {}",
+                &sha[..8],
+                revision
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "-".into())
+            )
         }
         Reply::NotModified => "304".into(),
         Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
-        Reply::Http { status, message, retry_after, .. } => {
-            format!("{status} {}{}", message.lines().next().unwrap_or(""), retry_after.as_ref().map(|r| format!(" (retry-after {r})")).unwrap_or_default())
+        Reply::Http {
+            status,
+            message,
+            retry_after,
+            ..
+        } => {
+            format!(
+                "{status} {}{}",
+                message.lines().next().unwrap_or(""),
+                retry_after
+                    .as_ref()
+                    .map(|r| format!(" (retry-after {r})"))
+                    .unwrap_or_default()
+            )
         }
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
-        Reply::Run { status, conclusion, .. } | Reply::Job { status, conclusion, .. } => {
-            format!("200 {status}{}", conclusion.as_ref().map(|c| format!(" ({c})")).unwrap_or_default())
+        Reply::Run {
+            status, conclusion, ..
+        }
+        | Reply::Job {
+            status, conclusion, ..
+        } => {
+            format!(
+                "200 {status}{}",
+                conclusion
+                    .as_ref()
+                    .map(|c| format!(" ({c})"))
+                    .unwrap_or_default()
+            )
         }
         Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
     }
@@ -1852,13 +2335,30 @@ mod tests {
             let p = draw_policy_once(&mut rng);
             assert_eq!(p.validate(), Ok(()), "{p:?}");
             let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&p));
-            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts it");
-            assert_eq!(parsed.lease, Some(p.clone()), "the config file says exactly the drawn policy");
-            let renews = LeasePolicy { reaper_renews: true, ..p.clone() };
+            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text)
+                .expect("the core accepts it");
+            assert_eq!(
+                parsed.lease,
+                Some(p.clone()),
+                "the config file says exactly the drawn policy"
+            );
+            let renews = LeasePolicy {
+                reaper_renews: true,
+                ..p.clone()
+            };
             let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&renews));
-            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text).expect("the core accepts reaperRenews");
-            assert_eq!(parsed.lease, Some(renews), "reaperRenews: true is read back");
-            assert!((120_000..=300_000).contains(&p.ttl_ms) && p.renew_ms * 2 <= p.ttl_ms && p.max_ttl_ms <= 4 * p.ttl_ms);
+            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text)
+                .expect("the core accepts reaperRenews");
+            assert_eq!(
+                parsed.lease,
+                Some(renews),
+                "reaperRenews: true is read back"
+            );
+            assert!(
+                (120_000..=300_000).contains(&p.ttl_ms)
+                    && p.renew_ms * 2 <= p.ttl_ms
+                    && p.max_ttl_ms <= 4 * p.ttl_ms
+            );
             // The skew tolerance covers what is left of the clocks' disagreement after the
             // date-header correction: a second of resolution, a request, 2000 ppm over a lease.
             assert!(p.skew_ms >= 5_000);
@@ -1867,13 +2367,33 @@ mod tests {
 
     #[test]
     fn real_of_inverts_the_clock_even_in_the_past() {
-        for clock in [Clock { offset_ms: -300_000, drift_ppm: 2_000 }, Clock { offset_ms: 300_000, drift_ppm: -2_000 }, Clock { offset_ms: 0, drift_ppm: 0 }] {
+        for clock in [
+            Clock {
+                offset_ms: -300_000,
+                drift_ppm: 2_000,
+            },
+            Clock {
+                offset_ms: 300_000,
+                drift_ppm: -2_000,
+            },
+            Clock {
+                offset_ms: 0,
+                drift_ppm: 0,
+            },
+        ] {
             for t in [T0, T0 + 1, T0 + 123_456, T0 + 3_600_000] {
                 let target = clock.local(t);
                 let r = clock.real_of(target);
-                assert!(clock.local(r) >= target && (r == T0 || clock.local(r - 1) < target), "{clock:?} {t}");
+                assert!(
+                    clock.local(r) >= target && (r == T0 || clock.local(r - 1) < target),
+                    "{clock:?} {t}"
+                );
                 assert_eq!(clock.real_at(target, T0), r);
-                assert_eq!(clock.real_at(target, T0 + 7_200_000), T0 + 7_200_000, "real_at never goes back");
+                assert_eq!(
+                    clock.real_at(target, T0 + 7_200_000),
+                    T0 + 7_200_000,
+                    "real_at never goes back"
+                );
             }
         }
     }

@@ -6,7 +6,10 @@
 use leasehold_sim::{first_catch, run_seed, run_seeds, Invariant, PlantedBug, SimConfig};
 
 fn threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(4)
 }
 
 #[test]
@@ -17,7 +20,11 @@ fn a_budget_of_seeds_has_no_violation() {
     let c = &batch.counters;
     assert!(c.client_ops > 100_000, "{} client operations", c.client_ops);
     // The faults the budget is about actually happened.
-    assert!(c.faults.iter().all(|&n| n > 0), "a fault kind never fired: {:?}", c.faults);
+    assert!(
+        c.faults.iter().all(|&n| n > 0),
+        "a fault kind never fired: {:?}",
+        c.faults
+    );
     assert!(c.conflicts > 0 && c.commits > 0);
     // So did every path of the guard contract: renewals of every result, kills at the deadline
     // (also on resuming from a pause) and on a proven loss, renewals at the ceiling, answers
@@ -51,8 +58,14 @@ fn a_budget_of_seeds_has_no_violation() {
     let paths = [
         ("reaped", n(&c.results, "reap reaped")),
         ("failed", n(&c.results, "reap failed")),
-        ("holding run-completed", n(&r.removed_holdings, "run-completed")),
-        ("holding job-completed", n(&r.removed_holdings, "job-completed")),
+        (
+            "holding run-completed",
+            n(&r.removed_holdings, "run-completed"),
+        ),
+        (
+            "holding job-completed",
+            n(&r.removed_holdings, "job-completed"),
+        ),
         ("queue entry removed", r.removed_queue.values().sum()),
         ("renewed", r.renewed),
         ("kept active", n(&r.kept, "active")),
@@ -72,7 +85,10 @@ fn a_budget_of_seeds_has_no_violation() {
 
 #[test]
 fn many_clients_on_one_lock() {
-    let cfg = SimConfig { clients: Some(16), ..SimConfig::default() };
+    let cfg = SimConfig {
+        clients: Some(16),
+        ..SimConfig::default()
+    };
     let batch = run_seeds(1, 40, &cfg, threads());
     let lines: Vec<String> = batch.violations.iter().map(|v| v.line()).collect();
     assert!(lines.is_empty(), "{}", lines.join("\n"));
@@ -80,7 +96,10 @@ fn many_clients_on_one_lock() {
 
 #[test]
 fn a_seed_replays_exactly() {
-    let cfg = SimConfig { trace: true, ..SimConfig::default() };
+    let cfg = SimConfig {
+        trace: true,
+        ..SimConfig::default()
+    };
     for seed in [7, 1_011] {
         let a = run_seed(seed, &cfg);
         let b = run_seed(seed, &cfg);
@@ -98,7 +117,17 @@ fn a_seed_replays_exactly() {
 #[test]
 fn the_driver_side_planted_bug_is_caught() {
     // Re-sending a write whose outcome is unknown: the core is told 409 for a write that landed.
-    let v = first_catch(PlantedBug::ResendUnknownWrite, 500, &SimConfig::default(), threads()).expect("caught within 500 seeds");
+    let v = first_catch(
+        PlantedBug::ResendUnknownWrite,
+        500,
+        &SimConfig::default(),
+        threads(),
+    )
+    .expect("caught within 500 seeds");
     assert_eq!(v.invariant, Invariant::WriteViews, "{}", v.line());
-    println!("resend-unknown-write caught at seed {}: {}", v.seed, v.line());
+    println!(
+        "resend-unknown-write caught at seed {}: {}",
+        v.seed,
+        v.line()
+    );
 }

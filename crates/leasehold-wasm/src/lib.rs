@@ -15,7 +15,8 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
 
 fn js_error(code: &str, message: &str, fields: &[(&str, &str)]) -> JsValue {
     let err = js_sys::Error::new(message);
-    let set = |k: &str, v: &str| js_sys::Reflect::set(&err, &JsValue::from_str(k), &JsValue::from_str(v));
+    let set =
+        |k: &str, v: &str| js_sys::Reflect::set(&err, &JsValue::from_str(k), &JsValue::from_str(v));
     let _ = set("code", code);
     for (k, v) in fields {
         let _ = set(k, v);
@@ -25,7 +26,11 @@ fn js_error(code: &str, message: &str, fields: &[(&str, &str)]) -> JsValue {
 
 fn core_error(e: &Error) -> JsValue {
     match e {
-        Error::Input(i) => js_error(e.code(), &e.to_string(), &[("input", &i.input), ("rule", &i.rule)]),
+        Error::Input(i) => js_error(
+            e.code(),
+            &e.to_string(),
+            &[("input", &i.input), ("rule", &i.rule)],
+        ),
         Error::Protocol(_) => js_error(e.code(), &e.to_string(), &[]),
     }
 }
@@ -57,15 +62,21 @@ impl Operation {
     /// (`{seed, nonce}`) is for tests that replay a run, otherwise drawn here.
     #[wasm_bindgen(constructor)]
     pub fn new(kind: JsValue, inputs: JsValue, entropy: JsValue) -> Result<Operation, JsValue> {
-        let kind: OperationKind = serde_wasm_bindgen::from_value(kind).map_err(|e| bad_argument("kind", e))?;
-        let inputs: RawInputs = serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
+        let kind: OperationKind =
+            serde_wasm_bindgen::from_value(kind).map_err(|e| bad_argument("kind", e))?;
+        let inputs: RawInputs =
+            serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
         let entropy = if entropy.is_undefined() || entropy.is_null() {
             draw_entropy()?
         } else {
             serde_wasm_bindgen::from_value(entropy).map_err(|e| bad_argument("entropy", e))?
         };
-        let (inner, plan) = CoreOperation::new(kind, &inputs, &entropy).map_err(|e| core_error(&e))?;
-        Ok(Operation { inner, plan: to_js(&plan)? })
+        let (inner, plan) =
+            CoreOperation::new(kind, &inputs, &entropy).map_err(|e| core_error(&e))?;
+        Ok(Operation {
+            inner,
+            plan: to_js(&plan)?,
+        })
     }
 
     /// Where requests go and what the inputs resolved to: `{kind, lock, repository,
@@ -78,7 +89,8 @@ impl Operation {
     /// Feeds one event (`{kind: "start"|"reply"|"timer", now, reply?}`) and returns the next
     /// step: `{command: {kind, ...}, log?: [{level, text}]}`.
     pub fn step(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
-        let event: Event = serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
+        let event: Event =
+            serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
         let step = self.inner.step(event).map_err(|e| core_error(&e))?;
         to_js(&step)
     }
