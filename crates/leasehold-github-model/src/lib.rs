@@ -216,6 +216,11 @@ impl GitHub {
         });
     }
 
+    /// Deletes a branch and its files (`DELETE git/refs/heads/{branch}`).
+    pub fn delete_branch(&mut self, branch: &str) {
+        self.branches.remove(branch);
+    }
+
     pub fn has_branch(&self, branch: &str) -> bool {
         self.branches.contains_key(branch)
     }
@@ -308,17 +313,15 @@ impl GitHub {
                 content,
                 sha,
                 ..
-            } => match self.write(path, branch, content, sha.as_deref(), now) {
-                Ok((reply, index)) => {
-                    committed = Some(Committed {
-                        branch: branch.clone(),
-                        path: path.clone(),
-                        index,
-                    });
-                    reply
-                }
-                Err(reply) => reply,
-            },
+            } => {
+                let (reply, index) = self.write(path, branch, content, sha.as_deref(), now);
+                committed = index.map(|index| Committed {
+                    branch: branch.clone(),
+                    path: path.clone(),
+                    index,
+                });
+                reply
+            }
             Command::CreateTree { files, .. } => {
                 let files: Vec<(String, String)> = files
                     .iter()
@@ -435,8 +438,8 @@ impl GitHub {
         }
     }
 
-    /// `PUT contents/{path}` on `branch`: the answer and the index of the version committed, or
-    /// the refusal.
+    /// `PUT contents/{path}` on `branch`: the answer, and the index of the version committed
+    /// when it was.
     fn write(
         &mut self,
         path: &str,
@@ -444,28 +447,31 @@ impl GitHub {
         content: &str,
         sha: Option<&str>,
         now: Millis,
-    ) -> Result<(Reply, usize), Reply> {
+    ) -> (Reply, Option<usize>) {
         let Some(history) = self.history(branch, path) else {
-            return Err(http(404, &format!("Branch {branch} not found")));
+            return (http(404, &format!("Branch {branch} not found")), None);
         };
         match (history.last(), sha) {
             (Some(_), None) => {
-                return Err(http(422, "Invalid request.\n\n\"sha\" wasn't supplied."));
+                return (
+                    http(422, "Invalid request.\n\n\"sha\" wasn't supplied."),
+                    None,
+                );
             }
             (Some(cur), Some(s)) if cur.sha != s => {
-                return Err(http(409, &format!("{path} does not match {s}")));
+                return (http(409, &format!("{path} does not match {s}")), None);
             }
             // The right sha on an existing file, or a missing file: created whatever the sha.
             _ => {}
         }
         let index = self.commit_file(branch, path, content, now);
-        Ok((
+        (
             Reply::Written {
                 sha: blob_sha(content),
                 date: Some(http_date(now)),
             },
-            index,
-        ))
+            Some(index),
+        )
     }
 
     fn create_tree(&mut self, files: Vec<(String, String)>) -> Reply {
