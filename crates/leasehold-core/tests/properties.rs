@@ -2,14 +2,16 @@
 //! (conflicts, 5xx, writes applied but answered with an error or a reset, stale reads), no
 //! committed state admits more holders than capacity, and no fence is ever handed out twice.
 //!
-//! The store below follows GitHub's contents API: a write carries the sha it was planned on and
-//! is refused with 409 when the file moved; a write without a sha to an existing file is 422.
+//! GitHub is `leasehold-github-model` (the contents API's compare-and-swap: a write carries the
+//! sha it was planned on and is refused with 409 when the file moved; a write without a sha to
+//! an existing file is 422), shared with the simulator; the faults are this test's, on top.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use leasehold_core::{
     Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
 };
+use leasehold_github_model::{file_reply, http, GitHub};
 use proptest::prelude::*;
 
 #[derive(Clone, Copy, Debug)]
@@ -41,137 +43,86 @@ fn fault() -> impl Strategy<Value = Fault> {
     ]
 }
 
-fn sha_of(text: &str) -> String {
-    // FNV-1a: the state's revision makes every version's text unique.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+/// The honest GitHub of `leasehold-github-model`, with this test's faults layered on top.
+struct Store {
+    github: GitHub,
 }
 
-struct Store {
-    versions: Vec<String>,
-    config: Option<String>,
-    branch: bool,
-}
+const BRANCH: &str = "leasehold-state";
+const STATE: &str = "locks/prop.json";
 
 impl Store {
-    fn http(status: u16, message: &str) -> Reply {
-        Reply::Http {
-            status,
-            message: message.into(),
-            retry_after: None,
-            ratelimit_remaining: None,
-            ratelimit_reset: None,
-            date: None,
+    fn new(config: Option<String>) -> Self {
+        let mut github = GitHub::new("main");
+        if let Some(text) = config {
+            github.commit_file("main", "locks/prop.config.json", &text, 0);
         }
+        Store { github }
     }
 
-    fn perform(&mut self, command: &Command, fault: Fault) -> (Reply, Option<String>) {
+    /// Performs `command` at `now` with `fault`: the answer, and the text of the state version
+    /// it committed, if any.
+    fn perform(&mut self, command: &Command, fault: Fault, now: u64) -> (Reply, Option<String>) {
+        let not_sent = || Reply::Transport {
+            sent: false,
+            message: "ECONNREFUSED".into(),
+        };
         match command {
-            Command::ReadFile { path, .. } => {
-                if matches!(fault, Fault::ServerError) {
-                    return (Self::http(502, "Server Error"), None);
-                }
-                if matches!(fault, Fault::NotSent) {
-                    return (
-                        Reply::Transport {
-                            sent: false,
-                            message: "ECONNREFUSED".into(),
-                        },
-                        None,
-                    );
-                }
-                let text = if path.ends_with(".config.json") {
-                    self.config.clone()
-                } else if matches!(fault, Fault::StaleRead) && self.versions.len() >= 2 {
-                    Some(self.versions[self.versions.len() - 2].clone())
-                } else {
-                    self.versions.last().cloned()
-                };
-                match text {
-                    Some(t) => (
-                        Reply::File {
-                            sha: sha_of(&t),
-                            content: t,
-                            etag: None,
-                            date: None,
-                        },
-                        None,
-                    ),
-                    None => (Self::http(404, "Not Found"), None),
-                }
-            }
-            Command::WriteFile { content, sha, .. } => {
+            Command::ReadFile {
+                path,
+                git_ref,
+                if_none_match,
+                ..
+            } => {
                 match fault {
-                    Fault::Conflict => return (Self::http(409, "is at x but expected y"), None),
-                    Fault::ServerError => return (Self::http(502, "Server Error"), None),
-                    Fault::NotSent => {
-                        return (
-                            Reply::Transport {
-                                sent: false,
-                                message: "ECONNREFUSED".into(),
-                            },
-                            None,
-                        )
+                    Fault::ServerError => return (http(502, "Server Error"), None),
+                    Fault::NotSent => return (not_sent(), None),
+                    Fault::StaleRead if !path.ends_with(".config.json") => {
+                        // The version before the current one.
+                        let history = self
+                            .github
+                            .history(git_ref.as_deref().unwrap_or("main"), path)
+                            .unwrap_or_default();
+                        if history.len() >= 2 {
+                            let old = &history[history.len() - 2];
+                            return (file_reply(old, if_none_match.as_deref(), now), None);
+                        }
                     }
                     _ => {}
                 }
-                if !self.branch {
-                    return (Self::http(404, "Branch leasehold-state not found"), None);
-                }
-                let current = self.versions.last().map(|t| sha_of(t));
-                match (&current, sha) {
-                    (Some(_), None) => {
-                        return (
-                            Self::http(422, "Invalid request.\n\n\"sha\" wasn't supplied."),
-                            None,
-                        )
-                    }
-                    (Some(c), Some(s)) if c != s => {
-                        return (Self::http(409, "does not match"), None)
-                    }
+                (self.github.answer(command, now).reply, None)
+            }
+            Command::WriteFile { .. } => {
+                match fault {
+                    Fault::Conflict => return (http(409, "is at x but expected y"), None),
+                    Fault::ServerError => return (http(502, "Server Error"), None),
+                    Fault::NotSent => return (not_sent(), None),
                     _ => {}
                 }
-                self.versions.push(content.clone());
+                let answer = self.github.answer(command, now);
+                let Some(c) = answer.committed else {
+                    return (answer.reply, None);
+                };
+                let text = self.github.history(&c.branch, &c.path).unwrap_or_default()[c.index]
+                    .text
+                    .clone();
+                assert_eq!((c.branch.as_str(), c.path.as_str()), (BRANCH, STATE));
                 let reply = match fault {
-                    Fault::AppliedThen502 => Self::http(502, "Server Error"),
+                    Fault::AppliedThen502 => http(502, "Server Error"),
                     Fault::AppliedThenReset => Reply::Transport {
                         sent: true,
                         message: "ECONNRESET".into(),
                     },
-                    _ => Reply::Written {
-                        sha: sha_of(content),
-                        date: None,
-                    },
+                    _ => answer.reply,
                 };
-                (reply, Some(content.clone()))
-            }
-            Command::CreateTree { .. } => (Reply::Created { sha: "tree".into() }, None),
-            Command::CreateCommit { .. } => (
-                Reply::Created {
-                    sha: "commit".into(),
-                },
-                None,
-            ),
-            Command::CreateBranch { .. } => {
-                if self.branch {
-                    (Self::http(422, "Reference already exists"), None)
-                } else {
-                    self.branch = true;
-                    (
-                        Reply::Created {
-                            sha: "commit".into(),
-                        },
-                        None,
-                    )
-                }
+                (reply, Some(text))
             }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
             Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
                 unreachable!("no acquire here records its job id")
             }
+            // Git data: no faults.
+            other => (self.github.answer(other, now).reply, None),
         }
     }
 }
@@ -223,11 +174,7 @@ fn run(
     schedule: &[(usize, Fault)],
     seed: u64,
 ) -> Result<usize, TestCaseError> {
-    let mut store = Store {
-        versions: Vec::new(),
-        config: Some(format!("{{\"capacity\": {capacity}}}")),
-        branch: false,
-    };
+    let mut store = Store::new(Some(format!("{{\"capacity\": {capacity}}}")));
     let mut now = 1_800_000_000_000u64;
     let mut cs: Vec<Client> = (0..clients)
         .map(|id| {
@@ -262,7 +209,7 @@ fn run(
             }
             Command::Finish { .. } => unreachable!(),
             request => {
-                let (reply, committed) = store.perform(request, fault);
+                let (reply, committed) = store.perform(request, fault, now);
                 if let Some(text) = committed {
                     let st = LockState::parse(&text, "prop").map_err(|e| {
                         TestCaseError::fail(format!("committed an unreadable state: {e}"))

@@ -1,5 +1,6 @@
-//! The reaper against a small fake GitHub: a state file per lock with compare-and-swap, a config
-//! file, and Actions API answers per run attempt and job.
+//! The reaper against GitHub as `leasehold-github-model` has it (shared with the simulator): a
+//! state file per lock with compare-and-swap, a config file, and the Actions view of run
+//! attempts and jobs. This test only adds refusals and a misreporting answer on top.
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use leasehold_core::state::{Holder, QueueEntry};
 use leasehold_core::{
     Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
 };
+use leasehold_github_model::{GitHub, Job, Timing};
 
 const T: u64 = 1_800_000_000_000;
 const MIN: u64 = 60_000;
@@ -25,8 +27,11 @@ enum Answer {
 type Interference = Box<dyn FnMut(&mut LockState)>;
 
 struct Fake {
-    states: BTreeMap<String, (LockState, u64)>,
+    /// The honest GitHub: the lock files and the Actions view (registered from `runs` and `jobs`
+    /// when a reap starts).
+    github: GitHub,
     config: Option<String>,
+    /// What GitHub says of each run attempt: its status, or (a fault of this test) a refusal.
     runs: BTreeMap<(u64, u32), Answer>,
     jobs: BTreeMap<u64, (u64, Answer)>,
     /// What a completed job's answer says of its runner and completion (default: runner "r", at T).
@@ -36,6 +41,14 @@ struct Fake {
     now: u64,
     questions: Vec<String>,
     writes: usize,
+    /// The locks set up.
+    locks: Vec<String>,
+}
+
+const BRANCH: &str = "leasehold-state";
+
+fn state_path(lock: &str) -> String {
+    format!("locks/{lock}.json")
 }
 
 fn http(status: u16) -> Reply {
@@ -88,8 +101,10 @@ fn queued(id: &str, run: RunIdentity) -> QueueEntry {
 
 impl Fake {
     fn new() -> Self {
+        let mut github = GitHub::new("main");
+        github.add_branch(BRANCH);
         Fake {
-            states: BTreeMap::new(),
+            github,
             config: None,
             runs: BTreeMap::new(),
             jobs: BTreeMap::new(),
@@ -98,6 +113,7 @@ impl Fake {
             now: T,
             questions: Vec::new(),
             writes: 0,
+            locks: Vec::new(),
         }
     }
 
@@ -107,116 +123,138 @@ impl Fake {
         s.fence = holders.iter().map(|h| h.fence).max().unwrap_or(0);
         s.holders = holders;
         s.queue = queue;
-        self.states.insert(name.into(), (s, 3));
+        self.locks.push(name.into());
+        self.github
+            .commit_file(BRANCH, &state_path(name), &s.to_document(), self.now);
     }
 
-    fn answer(&self, a: &Answer, run_id: u64, attempt: u32, job: Option<u64>) -> Reply {
-        match (a, job) {
-            (Answer::Http(status), _) => http(*status),
-            (Answer::OtherAttempt(other), _) => Reply::Run {
-                run_id,
-                run_attempt: *other,
-                status: "completed".into(),
-                conclusion: Some("success".into()),
-                date: None,
-            },
-            (Answer::Status(st), None) => Reply::Run {
-                run_id,
-                run_attempt: attempt,
-                status: (*st).into(),
-                conclusion: (*st == "completed").then(|| "cancelled".into()),
-                date: None,
-            },
-            (Answer::Status(st), Some(id)) => {
-                let (runner, completed) = self.job_facts.get(&id).copied().unwrap_or(("r", T));
-                Reply::Job {
-                    id,
-                    run_id,
-                    run_attempt: Some(attempt),
-                    name: "build".into(),
-                    status: (*st).into(),
-                    conclusion: (*st == "completed").then(|| "failure".into()),
-                    runner_name: Some(runner.into()),
-                    completed_at: (*st == "completed")
-                        .then(|| leasehold_core::time::format_rfc3339(completed)),
-                    date: None,
+    /// The repository of the first entry in the locks that `found` picks (runs and jobs are
+    /// registered under it), or `o/a`.
+    fn repository_of(&self, found: impl Fn(&RunIdentity) -> bool) -> String {
+        for lock in &self.locks {
+            let Some(v) = self.github.current(BRANCH, &state_path(lock)) else {
+                continue;
+            };
+            let st: LockState = serde_json::from_str(&v.text).expect("a state");
+            let runs = st
+                .holders
+                .iter()
+                .map(|h| &h.run)
+                .chain(st.queue.iter().map(|q| &q.run));
+            for r in runs {
+                if found(r) {
+                    return r.repository.clone();
                 }
             }
+        }
+        "o/a".into()
+    }
+
+    /// Puts the config file and the Actions view the test set up into the model.
+    fn register(&mut self) {
+        if let Some(text) = &self.config {
+            for lock in &self.locks {
+                let path = format!("locks/{lock}.config.json");
+                if self.github.current("main", &path).map(|v| &v.text) != Some(text) {
+                    self.github.commit_file("main", &path, text, self.now);
+                }
+            }
+        }
+        let timing = |status: &str, at: u64, conclusion: &str| match status {
+            "completed" => Timing::completed(at, conclusion),
+            "queued" => Timing::queued(),
+            _ => Timing::running(T - MIN),
+        };
+        for (&(run_id, attempt), a) in &self.runs {
+            if let Answer::Status(st) = a {
+                let repository =
+                    self.repository_of(|r| r.run_id == run_id && r.run_attempt == attempt);
+                self.github.set_run_attempt(
+                    &repository,
+                    run_id,
+                    attempt,
+                    timing(st, T, "cancelled"),
+                );
+            }
+        }
+        for (&id, (run_id, a)) in &self.jobs {
+            if let Answer::Status(st) = a {
+                let (runner, completed) = self.job_facts.get(&id).copied().unwrap_or(("r", T));
+                let job = Job {
+                    repository: self.repository_of(|r| r.job_id == Some(id)),
+                    run_id: *run_id,
+                    run_attempt: 1,
+                    name: "build".into(),
+                    runner_name: runner.into(),
+                    timing: timing(st, completed, "failure"),
+                };
+                self.github.set_job(id, job);
+            }
+        }
+    }
+
+    /// This test's faults on top of the model: a refusal, or an answer about another attempt.
+    fn refusal(&self, command: &Command) -> Option<Reply> {
+        let answer = match command {
+            Command::GetRunAttempt {
+                run_id, attempt, ..
+            } => self.runs.get(&(*run_id, *attempt)),
+            Command::GetJob { job_id, .. } => self.jobs.get(job_id).map(|(_, a)| a),
+            _ => None,
+        };
+        match (answer?, command) {
+            (Answer::Http(status), _) => Some(http(*status)),
+            (Answer::OtherAttempt(other), Command::GetRunAttempt { run_id, .. }) => {
+                Some(Reply::Run {
+                    run_id: *run_id,
+                    run_attempt: *other,
+                    status: "completed".into(),
+                    conclusion: Some("success".into()),
+                    date: None,
+                })
+            }
+            _ => None,
         }
     }
 
     fn perform(&mut self, command: &Command) -> Reply {
         match command {
-            Command::ReadFile { path, .. } if path.ends_with(".config.json") => {
-                match &self.config {
-                    Some(text) => Reply::File {
-                        sha: "cfg".into(),
-                        content: text.clone(),
-                        etag: None,
-                        date: None,
-                    },
-                    None => http(404),
-                }
-            }
-            Command::ReadFile { path, .. } => {
-                let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
-                match self.states.get(lock) {
-                    Some((s, rev)) => Reply::File {
-                        sha: format!("sha{rev}"),
-                        content: s.to_document(),
-                        etag: None,
-                        date: None,
-                    },
-                    None => http(404),
-                }
-            }
-            Command::WriteFile {
-                path, content, sha, ..
-            } => {
-                let lock = path
-                    .trim_start_matches("locks/")
-                    .trim_end_matches(".json")
-                    .to_string();
-                if let Some(mut f) = self.interfere.take() {
-                    let (s, rev) = self.states.get_mut(&lock).expect("lock");
-                    f(s);
-                    s.revision += 1;
-                    *rev = s.revision;
-                }
-                let (s, rev) = self.states.get_mut(&lock).expect("lock");
-                if sha.as_deref() != Some(&format!("sha{rev}")) {
-                    return http(409);
-                }
-                *s = LockState::parse(content, &lock).expect("a valid state");
-                *rev = s.revision;
-                self.writes += 1;
-                Reply::Written {
-                    sha: format!("sha{rev}"),
-                    date: None,
-                }
-            }
             Command::GetRunAttempt {
                 repository,
                 run_id,
                 attempt,
                 ..
-            } => {
-                self.questions
-                    .push(format!("{repository} run {run_id}/{attempt}"));
-                match self.runs.get(&(*run_id, *attempt)) {
-                    Some(a) => self.answer(a, *run_id, *attempt, None),
-                    None => http(404),
+            } => self
+                .questions
+                .push(format!("{repository} run {run_id}/{attempt}")),
+            Command::GetJob { job_id, .. } => self.questions.push(format!("job {job_id}")),
+            Command::WriteFile { path, .. } => {
+                if let Some(mut f) = self.interfere.take() {
+                    let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
+                    let mut s = self.state(lock);
+                    f(&mut s);
+                    s.revision += 1;
+                    self.github
+                        .commit_file(BRANCH, path, &s.to_document(), self.now);
                 }
             }
-            Command::GetJob { job_id, .. } => {
-                self.questions.push(format!("job {job_id}"));
-                match self.jobs.get(job_id) {
-                    Some((run_id, a)) => self.answer(a, *run_id, 1, Some(*job_id)),
-                    None => http(404),
-                }
-            }
+            Command::ReadFile { .. } => {}
             other => panic!("unexpected command {other:?}"),
         }
+        if let Some(reply) = self.refusal(command) {
+            return reply;
+        }
+        let answer = self.github.answer(command, self.now);
+        if let Some(c) = &answer.committed {
+            let lock = c
+                .path
+                .trim_start_matches("locks/")
+                .trim_end_matches(".json");
+            LockState::parse(&self.github.current(BRANCH, &c.path).unwrap().text, lock)
+                .expect("a valid state");
+            self.writes += 1;
+        }
+        answer.reply
     }
 
     /// Runs a reap to its end; `step_ms` is how long each request takes.
@@ -238,6 +276,7 @@ impl Fake {
         };
         let (mut op, _) =
             Operation::new(OperationKind::Reap, &raw, &entropy).expect("valid inputs");
+        self.register();
         let mut step = op.step(Event::Start { now: self.now }).unwrap();
         for _ in 0..10_000 {
             let command = step.command.clone();
@@ -262,8 +301,13 @@ impl Fake {
         panic!("the reap never finished");
     }
 
-    fn state(&self, lock: &str) -> &LockState {
-        &self.states[lock].0
+    fn state(&self, lock: &str) -> LockState {
+        let text = &self
+            .github
+            .current(BRANCH, &state_path(lock))
+            .expect("a lock")
+            .text;
+        LockState::parse(text, lock).expect("a valid state")
     }
 }
 
@@ -535,12 +579,8 @@ fn the_scan_deadline_writes_what_was_proven_and_fails_visibly() {
     assert_eq!(o.result, ResultWord::Failed);
     assert_eq!(o.error.as_ref().unwrap().code, "scan-deadline");
     assert_eq!(f.questions.len(), 3);
-    let left: Vec<&str> = f
-        .state("deploy")
-        .holders
-        .iter()
-        .map(|h| h.holder_id.as_str())
-        .collect();
+    let st = f.state("deploy");
+    let left: Vec<&str> = st.holders.iter().map(|h| h.holder_id.as_str()).collect();
     assert_eq!(
         left,
         vec!["o/a:4:build", "o/a:5:build"],
@@ -817,12 +857,8 @@ fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
         vec!["o/a run 1/1", "o/a run 2/1"],
         "no question after the rate limit, and none repeated"
     );
-    let left: Vec<&str> = f
-        .state("deploy")
-        .holders
-        .iter()
-        .map(|h| h.holder_id.as_str())
-        .collect();
+    let st = f.state("deploy");
+    let left: Vec<&str> = st.holders.iter().map(|h| h.holder_id.as_str()).collect();
     assert_eq!(
         left,
         vec!["o/a:2:build", "o/a:3:build"],

@@ -152,14 +152,13 @@ impl World {
     pub(crate) fn committed(&self) -> Option<&LockState> {
         match self.store.current() {
             None => Some(&self.initial),
-            Some(v) => v.state.as_ref().ok(),
+            Some(v) => self.store.meta(v).state.as_ref().ok(),
         }
     }
 
     /// Invariants 0, 1, 2, 7 on the transition into version `v`, and 5 for every believer.
     pub(crate) fn on_commit(&mut self, v: usize) {
-        let version = &self.store.versions[v];
-        let state = match &version.state {
+        let state = match &self.store.meta(v).state {
             Ok(s) => s,
             Err(e) => {
                 let message = format!("version {v} is not a lock state: {e}");
@@ -167,7 +166,7 @@ impl World {
             }
         };
         let prev = match v.checked_sub(1) {
-            Some(p) => match &self.store.versions[p].state {
+            Some(p) => match &self.store.meta(p).state {
                 Ok(s) => s,
                 Err(_) => return,
             },
@@ -415,7 +414,7 @@ impl World {
                 continue;
             };
             let cl = &self.clients[c];
-            let Some(done) = cl.gh_completed_at else {
+            let Some(done) = self.gh(c).completed_at else {
                 continue;
             };
             let from = done.max(faults_stop).max(cl.entry_since);
@@ -454,7 +453,7 @@ impl World {
                     continue;
                 };
                 let cl = &self.clients[c];
-                let Some(done) = cl.gh_completed_at else {
+                let Some(done) = self.gh(c).completed_at else {
                     continue;
                 };
                 let from = done.max(faults_stop).max(cl.entry_since);
@@ -478,7 +477,7 @@ impl World {
         if let Some(message) = self.overdue_claim(state, &fx.appeared) {
             problems.push((Invariant::Liveness, message));
         }
-        let Some(w) = self.store.versions[v].write else {
+        let Some(w) = self.store.meta(v).write else {
             return fx;
         };
         let wc = self.writes[w].client;
@@ -585,7 +584,7 @@ impl World {
                         problems.push((Invariant::ReaperProof, format!("{who} removed {what} as {reason} in version {v}, though its entry {} a job id", if h.run.job_id.is_some() { "has" } else { "has no" })));
                     }
                     let completed = owner
-                        .and_then(|c| self.clients[c].gh_completed_at)
+                        .and_then(|c| self.gh(c).completed_at)
                         .is_some_and(|t| t <= sent);
                     if !completed {
                         let live = owner
@@ -631,7 +630,7 @@ impl World {
             fx.removed_queue.push(reason.to_string());
             let owner = self.owner(&q.holder_id, &q.nonce);
             let completed = owner
-                .and_then(|c| self.clients[c].gh_completed_at)
+                .and_then(|c| self.gh(c).completed_at)
                 .is_some_and(|t| t <= sent);
             if !completed {
                 problems.push((
@@ -833,7 +832,11 @@ impl World {
         let Some(seen) = self.clients[c].seen_version else {
             return;
         };
-        let base = sha.and_then(|s| self.store.versions.iter().rposition(|v| v.sha == s));
+        let base = sha.and_then(|s| {
+            (0..self.store.len())
+                .rev()
+                .find(|&i| self.store.version(i).sha == s)
+        });
         if base.is_some_and(|b| b >= seen) {
             return;
         }
@@ -850,7 +853,7 @@ impl World {
         let rec = &self.writes[w];
         let problem = match &rec.fed {
             Some(Fed::Success(sha)) => {
-                let ok = rec.applied.len() == 1 && self.store.versions[rec.applied[0]].sha == *sha;
+                let ok = rec.applied.len() == 1 && self.store.version(rec.applied[0]).sha == *sha;
                 (!ok).then(|| {
                     format!(
                         "told written (sha {}) but the history has {} versions from this write",
@@ -936,7 +939,6 @@ mod tests {
     //! is seen failing here (a check that was never seen failing proves nothing).
     use super::*;
     use crate::guard::{Guard, GuardMode};
-    use crate::store::{blob_sha, Version};
     use crate::world::{SimConfig, World};
     use leasehold_core::ids::RunIdentity;
     use leasehold_core::lease::LeasePolicy;
@@ -967,19 +969,12 @@ mod tests {
     fn check(capacity: u32, states: &[LockState]) -> Option<Violation> {
         let mut w = World::new(1, &SimConfig::default());
         w.params.capacity = capacity;
-        w.store.versions.clear();
+        w.store.reset_state();
         w.initial = LockState::empty(crate::world::LOCK);
         w.max_fence = 0;
         for st in states {
-            let text = st.to_document();
-            w.store.versions.push(Version {
-                sha: blob_sha(&text),
-                text,
-                state: Ok(st.clone()),
-                at: T0,
-                write: None,
-            });
-            w.on_commit(w.store.versions.len() - 1);
+            w.store.push(&st.to_document(), T0, None);
+            w.on_commit(w.store.len() - 1);
             if w.violation.is_some() {
                 break;
             }
@@ -1091,7 +1086,7 @@ mod tests {
     /// (the deadline of its last proven lease), and the committed version that holds it.
     fn believer(until: Millis) -> (World, LockState) {
         let mut w = World::new(1, &SimConfig::default());
-        w.store.versions.clear();
+        w.store.reset_state();
         w.initial = LockState::empty(crate::world::LOCK);
         w.max_fence = 0;
         let mut st = next(&LockState::empty(crate::world::LOCK), |s| {
@@ -1102,14 +1097,7 @@ mod tests {
             s.admit(1, T0, 600_000);
         });
         st.holders[0].expires_at = T0 + 600_000;
-        let text = st.to_document();
-        w.store.versions.push(Version {
-            sha: blob_sha(&text),
-            text,
-            state: Ok(st.clone()),
-            at: T0,
-            write: None,
-        });
+        w.store.push(&st.to_document(), T0, None);
         let lease = LeaseView {
             expires_at: T0 + 600_000,
             ceiling_at: T0 + 900_000,
@@ -1135,14 +1123,7 @@ mod tests {
             let (mut w, st) = believer(T0 + 100_000);
             w.now = at;
             let gone = next(&st, |s| s.holders.clear());
-            let text = gone.to_document();
-            w.store.versions.push(Version {
-                sha: blob_sha(&text),
-                text,
-                state: Ok(gone),
-                at,
-                write: None,
-            });
+            w.store.push(&gone.to_document(), at, None);
             w.on_commit(1);
             assert_eq!(
                 w.violation.map(|v| v.invariant),
@@ -1218,14 +1199,7 @@ mod tests {
             "lost, though committed"
         );
         let gone = next(&st, |s| s.holders.clear());
-        let text = gone.to_document();
-        w.store.versions.push(Version {
-            sha: blob_sha(&text),
-            text,
-            state: Ok(gone),
-            at: T0,
-            write: None,
-        });
+        w.store.push(&gone.to_document(), T0, None);
         w.check_lost(0);
         assert_eq!(w.violation, None);
         w.check_renewed(0, &held);
@@ -1239,20 +1213,13 @@ mod tests {
     #[test]
     fn a_write_on_a_stale_read_is_caught() {
         let mut w = World::new(1, &SimConfig::default());
-        w.store.versions.clear();
+        w.store.reset_state();
         let mut st = LockState::empty("sim");
         for _ in 0..3 {
             st.revision += 1;
-            let text = st.to_document();
-            w.store.versions.push(Version {
-                sha: blob_sha(&text),
-                text,
-                state: Ok(st.clone()),
-                at: T0,
-                write: None,
-            });
+            w.store.push(&st.to_document(), T0, None);
         }
-        let sha = |w: &World, i: usize| w.store.versions[i].sha.clone();
+        let sha = |w: &World, i: usize| w.store.version(i).sha.clone();
         // Nothing shown yet: any base will do, a create included.
         w.check_write_base(0, None);
         assert_eq!(w.violation, None);
@@ -1298,7 +1265,7 @@ mod tests {
             reaper_renews: true,
         });
         w.params.profile.until = 0;
-        w.store.versions.clear();
+        w.store.reset_state();
         w.initial = LockState::empty(crate::world::LOCK);
         w.max_fence = 0;
         let r = w.new_reaper();
@@ -1311,16 +1278,9 @@ mod tests {
             s.admit(1, T0, 480_000);
         });
         st.holders[0].expires_at = T0 + 120_000;
-        let text = st.to_document();
-        w.store.versions.push(Version {
-            sha: blob_sha(&text),
-            text,
-            state: Ok(st.clone()),
-            at: T0,
-            write: None,
-        });
+        w.store.push(&st.to_document(), T0, None);
         w.clients[0].entry_since = T0;
-        w.clients[0].gh_started_at = Some(T0);
+        w.set_gh(0, |t| t.started_at = Some(T0));
         (w, r, st)
     }
 
@@ -1335,15 +1295,8 @@ mod tests {
             sent_at: w.now - sent_ago,
             dated_at: Some(w.now - sent_ago),
         });
-        let text = st.to_document();
-        w.store.versions.push(Version {
-            sha: blob_sha(&text),
-            text,
-            state: Ok(st),
-            at: w.now,
-            write: Some(wr),
-        });
-        w.on_commit(w.store.versions.len() - 1);
+        w.store.push(&st.to_document(), w.now, Some(wr));
+        w.on_commit(w.store.len() - 1);
         w.violation.take().map(|v| v.invariant)
     }
 
@@ -1377,14 +1330,14 @@ mod tests {
         // Completed after the write was sent: still no proof when it was sent.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        w.clients[0].gh_completed_at = Some(T0 + 59_995);
+        w.set_gh(0, |t| t.completed_at = Some(T0 + 59_995));
         assert_eq!(
             commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")),
             Some(Invariant::ReaperProof)
         );
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        w.clients[0].gh_completed_at = Some(T0 + 59_990);
+        w.set_gh(0, |t| t.completed_at = Some(T0 + 59_990));
         assert_eq!(
             commit(&mut w, r, 10, removed(&st, "run-completed", "reaper")),
             None,
@@ -1393,7 +1346,7 @@ mod tests {
         // The reason must say what the question was about: this entry has no job id.
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        w.clients[0].gh_completed_at = Some(T0);
+        w.set_gh(0, |t| t.completed_at = Some(T0));
         assert_eq!(
             commit(&mut w, r, 10, removed(&st, "job-completed", "reaper")),
             Some(Invariant::ReaperProof)
@@ -1408,7 +1361,7 @@ mod tests {
         queued.queue.push(e);
         queued.revision += 1;
         assert_eq!(commit(&mut w, 0, 10, queued.clone()), None);
-        w.clients[1].gh_started_at = Some(T0);
+        w.set_gh(1, |t| t.started_at = Some(T0));
         assert_eq!(
             commit(&mut w, r, 10, next(&queued, |s| s.queue.clear())),
             Some(Invariant::ReaperProof)
@@ -1482,7 +1435,7 @@ mod tests {
         // The answer said running while GitHub's view had it completed (a lying API).
         let (mut w, r, st) = reaped_world();
         w.now = T0 + 60_000;
-        w.clients[0].gh_completed_at = Some(T0 + 40_000);
+        w.set_gh(0, |t| t.completed_at = Some(T0 + 40_000));
         w.clients[r].told.push(crate::world::Told {
             run_id,
             attempt: 1,
@@ -1506,7 +1459,7 @@ mod tests {
         .removal_bound_ms();
         for (after, caught) in [(bound, false), (bound + 1, true)] {
             let (mut w, _, st) = reaped_world();
-            w.clients[0].gh_completed_at = Some(T0 + 1_000);
+            w.set_gh(0, |t| t.completed_at = Some(T0 + 1_000));
             w.now = T0 + 1_000 + after;
             // Removed by anybody (here an acquire's expiry, which is due): too late is too late.
             assert_eq!(

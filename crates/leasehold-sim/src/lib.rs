@@ -3,9 +3,10 @@
 //! Deterministic simulation of many leasehold clients against a faulty GitHub, with an invariant
 //! checker that is shown to catch planted bugs.
 //!
-//! A seed builds one world ([`world::World`]): a simulated GitHub ([`store::Store`]) with the
-//! contents API's compare-and-swap semantics and git object/ref creation, and the Actions API's
-//! view of every job attempt ([`reaper`]), a virtual clock, 2 to 6 jobs (or `--clients K`),
+//! A seed builds one world ([`world::World`]): a simulated GitHub ([`store::Store`]: the honest
+//! GitHub of `leasehold-github-model`, with the contents API's compare-and-swap semantics, git
+//! object/ref creation and the Actions API's view of every job attempt, shared with the core's
+//! own tests; the faults are layered on top here), a virtual clock, 2 to 6 jobs (or `--clients K`),
 //! and in half the seeds a scheduled reaper. Each job attempt drives the real `leasehold-core`
 //! [`Operation`](leasehold_core::Operation)s exactly as `actions/lib/driver.mjs` does — feed
 //! `start`; perform each request command and feed its reply; sleep until `untilMs` (on its own

@@ -27,14 +27,12 @@
 //! pending, no job's request is in flight, and the lock is empty.
 
 use leasehold_core::ids::RunIdentity;
-use leasehold_core::protocol::JobSummary;
 use leasehold_core::reap::{ReapAction, WRITE_BUDGET_MS};
 use leasehold_core::time::Millis;
 use leasehold_core::{Command, Outcome, Reply};
 
 use crate::guard::GuardMode;
 use crate::rng::SimRng;
-use crate::store::{http, http_date};
 use crate::world::{Ev, JobSettings, Run, Told, World, JOB_ID_BASE, REPOSITORY, T0};
 
 /// The reaper's schedule: every 3 to 10 minutes (drawn per seed, like a cron line).
@@ -104,20 +102,7 @@ fn told_about(t: &Told, run: &RunIdentity) -> bool {
 impl World {
     /// GitHub's view of client `c`'s job attempt at real time `t`.
     pub fn gh_status(&self, c: usize, t: Millis) -> &'static str {
-        let cl = &self.clients[c];
-        match (cl.gh_started_at, cl.gh_completed_at) {
-            (_, Some(done)) if t >= done => "completed",
-            (Some(start), _) if t >= start => "in_progress",
-            _ => "queued",
-        }
-    }
-
-    /// The job client of run `run_id`, attempt `attempt`.
-    pub(crate) fn attempt_client(&self, run_id: u64, attempt: u32) -> Option<usize> {
-        let run = self.runs.iter().find(|r| r.run_id == run_id && !r.reaper)?;
-        run.attempts
-            .get((attempt as usize).checked_sub(1)?)
-            .copied()
+        self.gh(c).status(t)
     }
 
     /// The job client with this job id.
@@ -133,87 +118,33 @@ impl World {
             .position(|cl| cl.nonce == nonce && cl.holder_id == holder_id)
     }
 
-    /// The Actions API's answer, from GitHub's view now.
+    /// The Actions API's answer, from GitHub's view now (the model's), with what the simulated
+    /// GitHub varies: a job's `run_attempt`, which GitHub does not promise, absent one time in
+    /// four.
     pub(crate) fn actions_answer(&mut self, command: &Command) -> Reply {
-        let date = Some(http_date(self.now));
-        let (c, repository) = match command {
-            Command::GetRunAttempt {
-                repository,
-                run_id,
-                attempt,
+        let mut reply = self.store.github.answer(command, self.now).reply;
+        let seen = match &mut reply {
+            Reply::Run { status, .. } => status.clone(),
+            Reply::Job {
+                status,
+                run_attempt,
                 ..
+            } => {
+                if self.rng.below(4) == 0 {
+                    *run_attempt = None;
+                }
+                status.clone()
             }
-            | Command::ListJobs {
-                repository,
-                run_id,
-                attempt,
-                ..
-            } => (self.attempt_client(*run_id, *attempt), repository),
-            Command::GetJob {
-                repository, job_id, ..
-            } => (self.job_client(*job_id), repository),
-            _ => unreachable!("not an Actions API request"),
+            Reply::Jobs { jobs, .. } => jobs[0].status.clone(),
+            _ => "404 unknown".into(),
         };
-        let Some(c) = c.filter(|_| repository == REPOSITORY) else {
-            *self
-                .counters
-                .reaper
-                .actions_answers
-                .entry("404 unknown".into())
-                .or_default() += 1;
-            return http(404, "Not Found");
-        };
-        let status = self.gh_status(c, self.now);
         *self
             .counters
             .reaper
             .actions_answers
-            .entry(status.into())
+            .entry(seen)
             .or_default() += 1;
-        let cl = &self.clients[c];
-        let conclusion = (status == "completed").then(|| cl.conclusion.to_string());
-        let run_id = self.runs[cl.run].run_id;
-        let runner_name = (status != "queued").then(|| cl.runner.clone());
-        let (attempt, job_id) = (cl.attempt, cl.job_id);
-        match command {
-            Command::GetRunAttempt { .. } => Reply::Run {
-                run_id,
-                run_attempt: attempt,
-                status: status.into(),
-                conclusion,
-                date,
-            },
-            Command::GetJob { .. } => {
-                // GitHub's description does not promise `run_attempt` on a job: sometimes absent.
-                let run_attempt = (self.rng.below(4) != 0).then_some(attempt);
-                let completed_at = cl
-                    .gh_completed_at
-                    .filter(|_| status == "completed")
-                    .map(leasehold_core::time::format_rfc3339);
-                Reply::Job {
-                    id: job_id,
-                    run_id,
-                    run_attempt,
-                    name: "build".into(),
-                    status: status.into(),
-                    conclusion,
-                    runner_name,
-                    completed_at,
-                    date,
-                }
-            }
-            _ => Reply::Jobs {
-                total_count: 1,
-                jobs: vec![JobSummary {
-                    id: job_id,
-                    name: "build".into(),
-                    status: status.into(),
-                    conclusion,
-                    runner_name,
-                }],
-                date,
-            },
-        }
+        reply
     }
 
     /// Remembers an Actions API answer fed to a reaper's core.

@@ -30,6 +30,7 @@ use crate::reaper::ReaperParams;
 use crate::report::Counters;
 use crate::rng::SimRng;
 use crate::store::{http, http_date, Store};
+use leasehold_github_model::{Job, Timing};
 
 /// Real (GitHub's) time at which every simulation starts: 2027-01-15.
 pub const T0: Millis = 1_800_000_000_000;
@@ -530,12 +531,6 @@ pub struct Client {
     pub role: Role,
     /// This job attempt's id in the Actions API.
     pub job_id: u64,
-    /// GitHub's view of this job attempt: queued until it starts, `in_progress` until
-    /// `gh_completed_at`, then `completed` with `conclusion`. A completed attempt stays
-    /// completed.
-    pub gh_started_at: Option<Millis>,
-    pub gh_completed_at: Option<Millis>,
-    pub conclusion: &'static str,
     /// When the entry with this attempt's nonce last appeared in the committed state (for the
     /// reaper's liveness bound).
     pub entry_since: Millis,
@@ -726,19 +721,12 @@ impl World {
         let mut initial = LockState::empty(LOCK);
         match params.start {
             Start::NoBranch => {}
-            Start::EmptyBranch => store.branch_exists = true,
+            Start::EmptyBranch => store.start_branch(),
             Start::Existing { revision, fence } => {
-                store.branch_exists = true;
+                store.start_branch();
                 initial.revision = revision;
                 initial.fence = fence;
-                let text = initial.to_document();
-                store.versions.push(crate::store::Version {
-                    sha: crate::store::blob_sha(&text),
-                    text,
-                    state: Ok(initial.clone()),
-                    at: T0,
-                    write: None,
-                });
+                store.start_state(&initial.to_document(), T0);
             }
         }
         let mut world = World {
@@ -978,9 +966,6 @@ impl World {
                 Role::Job
             },
             job_id: JOB_ID_BASE + c as u64,
-            gh_started_at: None,
-            gh_completed_at: None,
-            conclusion: "success",
             entry_since: 0,
             last_dated_at: None,
             last_write: None,
@@ -989,8 +974,48 @@ impl World {
         self.runs[run].attempts.push(c);
         if !self.runs[run].reaper {
             self.counters.attempts += 1;
+            // GitHub's view of the attempt and its one job: queued until it starts.
+            let run_id = self.runs[run].run_id;
+            let gh = &mut self.store.github;
+            gh.set_run_attempt(REPOSITORY, run_id, attempt, Timing::queued());
+            gh.set_job(
+                JOB_ID_BASE + c as u64,
+                Job {
+                    repository: REPOSITORY.into(),
+                    run_id,
+                    run_attempt: attempt,
+                    name: "build".into(),
+                    runner_name: self.clients[c].runner.clone(),
+                    timing: Timing::queued(),
+                },
+            );
         }
         c
+    }
+
+    /// GitHub's view of job client `c`'s attempt (the model's record of its job).
+    pub fn gh(&self, c: usize) -> &Timing {
+        &self
+            .store
+            .github
+            .job(self.clients[c].job_id)
+            .expect("every job attempt is in the Actions view")
+            .timing
+    }
+
+    /// Changes GitHub's view of job client `c`'s attempt: its job and its run attempt alike (one
+    /// job per attempt). Reapers' runs are not in the view.
+    pub(crate) fn set_gh(&mut self, c: usize, change: impl FnOnce(&mut Timing)) {
+        let cl = &self.clients[c];
+        if cl.is_reaper() {
+            return;
+        }
+        let (run_id, attempt) = (self.runs[cl.run].run_id, cl.attempt);
+        let gh = &mut self.store.github;
+        let job = gh.job_mut(cl.job_id).expect("in the Actions view");
+        change(&mut job.timing);
+        let timing = job.timing.clone();
+        gh.set_run_attempt(REPOSITORY, run_id, attempt, timing);
     }
 
     pub(crate) fn inputs(&self, c: usize, kind: OperationKind) -> BTreeMap<String, String> {
@@ -1073,7 +1098,8 @@ impl World {
                 if token_lag {
                     self.clients[c].token_ready_at = self.now + self.rng.between(0, 8_000);
                 }
-                self.clients[c].gh_started_at = Some(self.now);
+                let now = self.now;
+                self.set_gh(c, |t| t.started_at = Some(now));
                 self.log(|w| {
                     let k = &w.clients[c].clock;
                     format!(
@@ -1187,11 +1213,13 @@ impl World {
                 self.declare_lost(run);
                 for i in 0..self.runs[run].attempts.len() {
                     let c = self.runs[run].attempts[i];
-                    let cl = &mut self.clients[c];
-                    if cl.gh_completed_at.is_none_or(|t| t > self.now) {
-                        cl.gh_completed_at = Some(self.now);
-                        cl.conclusion = "cancelled";
-                    }
+                    let now = self.now;
+                    self.set_gh(c, |t| {
+                        if t.completed_at.is_none_or(|at| at > now) {
+                            t.completed_at = Some(now);
+                            t.conclusion = "cancelled".into();
+                        }
+                    });
                 }
                 let c = self.new_attempt(run);
                 self.count(Fault::Rerun);
@@ -1619,7 +1647,7 @@ impl World {
             self.writes[w].applied.push(v);
             self.counters.commits += 1;
             self.log(|w| {
-                let st = w.store.versions[v].state.as_ref().ok();
+                let st = w.store.meta(v).state.as_ref().ok();
                 format!(
                     "server commits version {} of the state by {}: revision {}, holders {:?}, queue {:?}",
                     v,
@@ -1632,7 +1660,9 @@ impl World {
                 )
             });
             self.on_commit(v);
-            let expired = self.store.versions[v]
+            let expired = self
+                .store
+                .meta(v)
                 .state
                 .as_ref()
                 .ok()
@@ -1673,29 +1703,15 @@ impl World {
         }
         let mut served = None;
         let (reply, applied) = match command {
-            Command::ReadFile {
-                path,
-                git_ref,
-                if_none_match,
-                ..
-            } => {
+            Command::ReadFile { .. } => {
                 let stale = (fault == Some(Fault::StaleRead))
                     .then_some(self.params.profile.stale_window_ms);
                 let (reply, older, version) = match stale {
-                    Some(window) => self.store.read(
-                        path,
-                        git_ref.as_deref(),
-                        if_none_match.as_deref(),
-                        self.now,
-                        Some((window, &mut self.rng)),
-                    ),
-                    None => self.store.read(
-                        path,
-                        git_ref.as_deref(),
-                        if_none_match.as_deref(),
-                        self.now,
-                        None,
-                    ),
+                    Some(window) => {
+                        self.store
+                            .read(command, self.now, Some((window, &mut self.rng)))
+                    }
+                    None => self.store.read(command, self.now, None),
                 };
                 if older {
                     self.count(Fault::StaleRead);
@@ -1706,17 +1722,10 @@ impl World {
                 }
                 (reply, None)
             }
-            Command::WriteFile {
-                path,
-                branch,
-                content,
-                sha,
-                ..
-            } => {
-                if fault == Some(Fault::Unrelated409) && self.store.branch_exists {
+            Command::WriteFile { branch, .. } => {
+                if fault == Some(Fault::Unrelated409) && self.store.branch_exists() {
                     self.count(Fault::Unrelated409);
-                    self.store.unrelated_commit();
-                    let head = self.store.branch_commits;
+                    let head = self.store.unrelated_commit().expect("the branch exists");
                     return (
                         http(
                             409,
@@ -1730,9 +1739,7 @@ impl World {
                     );
                 }
                 let w = write.expect("a write has a record");
-                let (reply, applied) =
-                    self.store
-                        .write(path, branch, content, sha.as_deref(), self.now, w);
+                let (reply, applied) = self.store.answer(command, self.now, Some(w));
                 if matches!(
                     reply,
                     Reply::Http {
@@ -1742,21 +1749,11 @@ impl World {
                 ) {
                     self.counters.conflicts += 1;
                 }
-                (reply, applied.then(|| self.store.versions.len() - 1))
+                (reply, applied)
             }
-            Command::CreateTree { files, .. } => {
-                let files: Vec<(String, String)> = files
-                    .iter()
-                    .map(|f| (f.path.clone(), f.content.clone()))
-                    .collect();
-                (self.store.create_tree(&files), None)
-            }
-            Command::CreateCommit { message, tree, .. } => {
-                (self.store.create_commit(tree, message), None)
-            }
-            Command::CreateBranch { branch, sha, .. } => {
-                (self.store.create_branch(branch, sha), None)
-            }
+            Command::CreateTree { .. }
+            | Command::CreateCommit { .. }
+            | Command::CreateBranch { .. } => (self.store.answer(command, self.now, None).0, None),
             Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -1886,7 +1883,7 @@ impl World {
             (self.requests[req].served, self.clients[c].stage, &reply)
         {
             let cl = &self.clients[c];
-            let earlier = self.store.versions[v].state.as_ref().is_ok_and(|st| {
+            let earlier = self.store.meta(v).state.as_ref().is_ok_and(|st| {
                 st.holders
                     .iter()
                     .any(|h| h.holder_id == cl.holder_id && h.run.run_attempt < cl.attempt)
@@ -2116,7 +2113,7 @@ impl World {
         }
         // GitHub's view: the attempt is over when its job is; a runner that died is noticed
         // some minutes later (a zombie's attempt was completed when GitHub declared it lost).
-        if self.clients[c].gh_completed_at.is_none() {
+        if self.gh(c).completed_at.is_none() {
             let (at, conclusion) = if self.clients[c].crashed {
                 (
                     self.now
@@ -2130,9 +2127,10 @@ impl World {
             } else {
                 (self.now, if clean { "success" } else { "failure" })
             };
-            let cl = &mut self.clients[c];
-            cl.gh_completed_at = Some(at);
-            cl.conclusion = conclusion;
+            self.set_gh(c, |t| {
+                t.completed_at = Some(at);
+                t.conclusion = conclusion.into();
+            });
         }
         // On a lock with a lease policy, or one a reaper watches, a crashed job is sometimes
         // never rerun: its holding is left to expiry, or to the reaper.
@@ -2163,12 +2161,14 @@ impl World {
         for i in 0..self.runs[run].attempts.len() {
             let c = self.runs[run].attempts[i];
             if self.clients[c].live() && self.clients[c].zombie_since.is_none() {
-                let cl = &mut self.clients[c];
-                cl.zombie_since = Some(self.now);
-                if cl.gh_completed_at.is_none_or(|t| t > self.now) {
-                    cl.gh_completed_at = Some(self.now);
-                    cl.conclusion = "failure";
-                }
+                let now = self.now;
+                self.clients[c].zombie_since = Some(now);
+                self.set_gh(c, |t| {
+                    if t.completed_at.is_none_or(|at| at > now) {
+                        t.completed_at = Some(now);
+                        t.conclusion = "failure".into();
+                    }
+                });
                 if self.clients[c].paused_until > self.now {
                     self.count(Fault::Zombie);
                 }
