@@ -40,7 +40,6 @@
 //        --dir DIR --token T ...]      prints the URL, serves until SIGINT/SIGTERM.
 
 import http from 'node:http';
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -49,74 +48,21 @@ import path from 'node:path';
 import process from 'node:process';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_FAULT_MESSAGES, DEFAULT_IDENTITY, DOCS, SHA_RE, ZERO_SHA } from './constants.mjs';
+import { GitError, TreeConflict, git, gitDate, runGit } from './git.mjs';
+import { definedOnly, encodePath, isoSeconds, matchPattern, nodeId, safeRefName, sha1, sleep, validRepoPath } from './helpers.mjs';
+import { cacheHeaders, errorBody, etagMatches, fail, lowerKeys, notSupplied, readBody, reply, safeDecode, serialize } from './http.mjs';
 
 // ---------------------------------------------------------------------------------------
 // Constants
 // ---------------------------------------------------------------------------------------
 
-const ZERO_SHA = '0'.repeat(40);
-const SHA_RE = /^[0-9a-f]{40}$/;
-
 // The tree entry modes POST /git/trees accepts, and the object type each must point at.
 const TREE_MODES = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
-
-const DOCS = {
-  root: 'https://docs.github.com/rest',
-  repo: 'https://docs.github.com/rest/repos/repos#get-a-repository',
-  getContent: 'https://docs.github.com/rest/repos/contents#get-repository-content',
-  putContent: 'https://docs.github.com/rest/repos/contents#create-or-update-file-contents',
-  deleteContent: 'https://docs.github.com/rest/repos/contents#delete-a-file',
-  getRef: 'https://docs.github.com/rest/git/refs#get-a-reference',
-  matchingRefs: 'https://docs.github.com/rest/git/refs#list-matching-references',
-  createRef: 'https://docs.github.com/rest/git/refs#create-a-reference',
-  updateRef: 'https://docs.github.com/rest/git/refs#update-a-reference',
-  deleteRef: 'https://docs.github.com/rest/git/refs#delete-a-reference',
-  createTree: 'https://docs.github.com/rest/git/trees#create-a-tree',
-  createCommit: 'https://docs.github.com/rest/git/commits#create-a-commit',
-  getCommit: 'https://docs.github.com/rest/git/commits#get-a-commit-object',
-  getRun: 'https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run',
-  getRunAttempt: 'https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run-attempt',
-  listJobsForAttempt: 'https://docs.github.com/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run-attempt',
-  getJob: 'https://docs.github.com/rest/actions/workflow-jobs#get-a-job-for-a-workflow-run',
-  rateLimit: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
-  timeouts: 'https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#timeouts',
-  secondary:
-    'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-};
-
-// Identity used for commits when the PUT body names no committer. On GitHub the default is
-// the authenticated user; inside Actions with GITHUB_TOKEN that is this bot.
-const DEFAULT_IDENTITY = {
-  name: 'github-actions[bot]',
-  email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
-
-// Default messages for injected error statuses (faults.add({ action: { status } })).
-const DEFAULT_FAULT_MESSAGES = {
-  400: 'Problems parsing JSON',
-  401: 'Bad credentials',
-  403:
-    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. ' +
-    'If you reach out to GitHub Support for help, please include the request ID {id}.',
-  404: 'Not Found',
-  409: 'Conflict',
-  422: 'Validation Failed',
-  429:
-    'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. ' +
-    'If you reach out to GitHub Support for help, please include the request ID {id}.',
-  500: 'Server Error',
-  502: 'Server Error',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
 
 // ---------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------
-
-const sha1 = (s) => crypto.createHash('sha1').update(s).digest('hex');
-
-const definedOnly = (o) => Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined));
 
 /** A handler result meaning "drop the connection" (TCP reset, no HTTP answer). */
 const RESET = Symbol('reset');
@@ -152,40 +98,6 @@ function recordTo(dir) {
   return (exchange) => appendFileSync(file, JSON.stringify(exchange) + '\n');
 }
 
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** GitHub error body: always message + documentation_url + status (a string). */
-function errorBody(status, message, doc = DOCS.root) {
-  return { message, documentation_url: doc, status: String(status) };
-}
-
-/** A handler result. body: object (JSON), Buffer (raw) or null (empty). */
-function reply(status, body, headers = {}) {
-  return { status, body, headers };
-}
-
-function fail(status, message, doc) {
-  return reply(status, errorBody(status, message, doc));
-}
-
-/** `"message" wasn't supplied.` / `"a", "b" weren't supplied.` as GitHub words it. */
-function notSupplied(keys, doc) {
-  const list = keys.map((k) => `"${k}"`).join(', ');
-  const verb = keys.length === 1 ? "wasn't" : "weren't";
-  return fail(422, `Invalid request.\n\n${list} ${verb} supplied.`, doc);
-}
-
 /** A JSON value as GitHub's (Ruby) schema errors print it: null is "nil". */
 const rubyInspect = (v) => (v === null ? 'nil' : JSON.stringify(v));
 
@@ -205,112 +117,9 @@ function githubBase64(buf) {
  *  padding. A client that sends wrapped base64 gets 422 "content is not valid Base64". */
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
-
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-function nodeId(prefix, key) {
-  return `${prefix}_kwDO${Buffer.from(sha1(key).slice(0, 18), 'hex').toString('base64url')}`;
-}
-
 function requestId() {
   const h = (n) => crypto.randomBytes(n).toString('hex').toUpperCase();
   return `${h(2)}:${h(2)}:${h(3)}:${h(3)}:${h(4)}`;
-}
-
-/** Matches a string|RegExp|undefined pattern against any of the candidates. */
-function matchPattern(pattern, ...candidates) {
-  if (pattern == null) return true;
-  if (pattern instanceof RegExp) {
-    return candidates.some((c) => {
-      pattern.lastIndex = 0;
-      return pattern.test(c);
-    });
-  }
-  return candidates.includes(pattern);
-}
-
-/** A repository file path GitHub would accept: no empty, "." or ".." segments, no ".git". */
-function validRepoPath(p) {
-  if (!p || p.includes('\0')) return false;
-  return p.split('/').every((s) => s && s !== '.' && s !== '..' && s.toLowerCase() !== '.git');
-}
-
-/** A ref name we are willing to hand to git (never an option, never a revision expression). */
-function safeRefName(ref) {
-  return (
-    typeof ref === 'string' &&
-    ref.length > 0 &&
-    !ref.startsWith('-') &&
-    !/[\0-\x20\x7f~^:?*[\\]/.test(ref) &&
-    !ref.includes('..') &&
-    !ref.includes('@{')
-  );
-}
-
-// ---------------------------------------------------------------------------------------
-// git plumbing
-// ---------------------------------------------------------------------------------------
-
-// The environment for every git child: nothing from the caller's GIT_* variables (a test run
-// from inside a git hook would otherwise inherit GIT_INDEX_FILE and friends), no system or
-// global config, literal pathspecs (a path like "a*b" means that file, not a glob).
-const GIT_ENV = (() => {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
-  return Object.assign(env, {
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: os.devNull,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_LITERAL_PATHSPECS: '1',
-    LC_ALL: 'C',
-    LANG: 'C',
-  });
-})();
-
-class GitError extends Error {
-  constructor(args, code, stderr) {
-    super(`git ${args.join(' ')} exited ${code}: ${stderr.trim()}`);
-    this.code = code;
-    this.stderr = stderr;
-  }
-}
-
-/** A tree entry path that runs through a file (Repo.buildTree). */
-class TreeConflict extends Error {}
-
-/** Runs git asynchronously (concurrent requests really interleave). Never throws on a
- *  non-zero exit: returns { code, stdout: Buffer, stderr: string }. */
-function runGit(gitDir, args, { input, env } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      env: { ...GIT_ENV, GIT_DIR: gitDir, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out = [];
-    const err = [];
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.on('error', () => {}); // EPIPE when git exits without reading stdin
-    child.stdin.end(input ?? undefined);
-  });
-}
-
-/** Runs git and returns trimmed stdout; throws GitError on failure. */
-async function git(gitDir, args, opts) {
-  const r = await runGit(gitDir, args, opts);
-  if (r.code !== 0) throw new GitError(args, r.code, r.stderr);
-  return r.stdout.toString('utf8').trim();
-}
-
-function gitDate(ms) {
-  return `@${Math.floor(ms / 1000)} +0000`;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2519,52 +2328,6 @@ class Emulator {
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// HTTP helpers
-// ---------------------------------------------------------------------------------------
-
-function serialize(body) {
-  return Buffer.isBuffer(body) ? body : JSON.stringify(body);
-}
-
-function safeDecode(s) {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return null;
-  }
-}
-
-function lowerKeys(h) {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), String(v)]));
-}
-
-function cacheHeaders() {
-  // GitHub serves authenticated GETs with max-age=60; one reason reads can be stale.
-  return { 'cache-control': 'private, max-age=60, s-maxage=60', vary: 'Accept, Authorization, Cookie, X-GitHub-OTP' };
-}
-
-/** If-None-Match: a list of etags or "*", compared weakly (W/ prefixes ignored). */
-function etagMatches(header, etag) {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const norm = (t) => t.trim().replace(/^W\//, '');
-  return header.split(',').some((t) => norm(t) === norm(etag));
-}
-
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const chunks = [];
-    let size = 0;
-    req.on('data', (c) => {
-      size += c.length;
-      if (size > 100 * 1024 * 1024) req.destroy(new Error('body too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 // ---------------------------------------------------------------------------------------
 // Public API
