@@ -49,9 +49,11 @@ import process from 'node:process';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_FAULT_MESSAGES, DEFAULT_IDENTITY, DOCS, SHA_RE, ZERO_SHA } from './constants.mjs';
+import { Faults, conflictReply, faultReply } from './faults.mjs';
 import { GitError, TreeConflict, git, gitDate, runGit } from './git.mjs';
 import { definedOnly, encodePath, isoSeconds, matchPattern, nodeId, safeRefName, sha1, sleep, validRepoPath } from './helpers.mjs';
-import { cacheHeaders, errorBody, etagMatches, fail, lowerKeys, notSupplied, readBody, reply, safeDecode, serialize } from './http.mjs';
+import { cacheHeaders, etagMatches, fail, notSupplied, readBody, reply, safeDecode, serialize } from './http.mjs';
+import { RateLimiter, SecondaryLimiter } from './rate-limits.mjs';
 
 // ---------------------------------------------------------------------------------------
 // Constants
@@ -750,203 +752,6 @@ class RepoActions {
 }
 
 // ---------------------------------------------------------------------------------------
-// Fault injection
-// ---------------------------------------------------------------------------------------
-
-const ACTION_KINDS = ['status', 'applyThen', 'reset', 'latencyMs', 'pause', 'conflict'];
-
-class FaultRule {
-  constructor(spec, closing) {
-    const { method, path: p, skip = 0, times = 1, action, name } = spec ?? {};
-    if (!action || typeof action !== 'object') throw new TypeError('fault rule needs an action');
-    const kinds = ACTION_KINDS.filter((k) => action[k] !== undefined && action[k] !== false);
-    if (kinds.length !== 1) {
-      throw new TypeError(`fault action needs exactly one of ${ACTION_KINDS.join(', ')}`);
-    }
-    this.kind = kinds[0];
-    if (this.kind === 'applyThen' && action.applyThen !== 'reset' && !action.applyThen?.status) {
-      throw new TypeError("applyThen must be 'reset' or { status }");
-    }
-    const at = action.at ?? 'request';
-    if (!['request', 'beforeRefUpdate'].includes(at)) throw new TypeError(`bad 'at': ${at}`);
-    if (at !== 'request' && !['latencyMs', 'pause'].includes(this.kind)) {
-      throw new TypeError("'at' applies only to latencyMs and pause");
-    }
-    this.at = at;
-    this.method = method?.toUpperCase();
-    this.path = p;
-    this.skip = skip;
-    this.times = times;
-    this.action = action;
-    this.name = name ?? FaultRule.defaultName(this.kind, action);
-    this.fired = 0;
-    this.seen = 0;
-    // pause gate
-    this._closing = closing;
-    this._released = false;
-    this.paused = new Promise((r) => (this._onPaused = r));
-    this._releasedP = new Promise((r) => (this._onRelease = r));
-  }
-
-  static defaultName(kind, a) {
-    switch (kind) {
-      case 'status':
-        return `status:${a.status}`;
-      case 'applyThen':
-        return a.applyThen === 'reset' ? 'applyThen:reset' : `applyThen:${a.applyThen.status}`;
-      case 'latencyMs':
-        return `latency:${a.latencyMs}`;
-      default:
-        return kind;
-    }
-  }
-
-  matches(method, p) {
-    if (this.fired >= this.times) return false;
-    if (this.method && this.method !== method) return false;
-    // A conflict is a branch race: it only makes sense for contents writes.
-    if (this.kind === 'conflict' && method !== 'PUT' && method !== 'DELETE') return false;
-    return matchPattern(this.path, p);
-  }
-
-  /** Holds the calling request until release() (or emulator close). */
-  async hold(info) {
-    this._onPaused(info);
-    if (!this._released) await Promise.race([this._releasedP, this._closing]);
-  }
-
-  /** Lets every held (and any future) request of this rule continue. */
-  release() {
-    this._released = true;
-    this._onRelease();
-  }
-}
-
-class Faults {
-  constructor(closing) {
-    this._closing = closing;
-    this.rules = [];
-  }
-
-  /**
-   * add({ method?, path?: string|RegExp, skip?: n, times?: n (default 1, Infinity ok),
-   *       name?, action }) -> rule handle { fired, paused (Promise), release(), remove() }
-   * Actions: { status, headers?, body? } | { applyThen: { status, headers?, body? } | 'reset' }
-   *        | { reset: true } | { latencyMs, at?: 'request'|'beforeRefUpdate' }
-   *        | { pause: true, at?: 'request'|'beforeRefUpdate' } | { conflict: true }
-   * Rules are tried in insertion order; the first one that matches and has not used up its
-   * skip count fires. A rule that lets a request pass because of `skip` does not stop later
-   * rules from firing on it.
-   */
-  add(spec) {
-    const rule = new FaultRule(spec, this._closing);
-    rule.remove = () => {
-      this.rules = this.rules.filter((r) => r !== rule);
-      rule.release();
-    };
-    this.rules.push(rule);
-    return rule;
-  }
-
-  /** staleReads({ path?, ms }) | staleReads(null): see Emulator. Installed by the emulator. */
-  staleReads() {}
-
-  clear() {
-    for (const r of this.rules) r.release();
-    this.rules = [];
-  }
-
-  /** Finds the rule firing for this request and counts it. */
-  take(method, p) {
-    for (const rule of this.rules) {
-      if (!rule.matches(method, p)) continue;
-      rule.seen++;
-      if (rule.seen <= rule.skip) continue;
-      rule.fired++;
-      return rule;
-    }
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Primary rate limit: a per-token hourly window (semantics: "Rate limits").
-// ---------------------------------------------------------------------------------------
-
-class RateLimiter {
-  constructor(limit, now) {
-    this.limit = limit;
-    this.now = now;
-    this.windows = new Map();
-  }
-
-  _window(token) {
-    const nowS = Math.floor(this.now() / 1000);
-    let w = this.windows.get(token);
-    if (!w || nowS >= w.reset) {
-      w = { used: 0, reset: nowS + 3600 };
-      this.windows.set(token, w);
-    }
-    return w;
-  }
-
-  peek(token) {
-    const w = this._window(token);
-    return { limit: this.limit, used: w.used, remaining: Math.max(0, this.limit - w.used), reset: w.reset };
-  }
-
-  consume(token) {
-    const w = this._window(token);
-    if (w.used < this.limit) w.used++;
-  }
-
-  headers(token) {
-    const s = this.peek(token);
-    return {
-      'x-ratelimit-limit': String(s.limit),
-      'x-ratelimit-remaining': String(s.remaining),
-      'x-ratelimit-used': String(s.used),
-      'x-ratelimit-reset': String(s.reset),
-      'x-ratelimit-resource': 'core',
-    };
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Secondary rate limits on content-generating requests (semantics: "secondary: content-
-// generating requests 80/minute and 500/hour"): per token, sliding windows. Off unless
-// options.limits sets them. Past a limit: 403 with retry-after, the request not applied.
-// ---------------------------------------------------------------------------------------
-
-class SecondaryLimiter {
-  constructor({ contentPerMinute = Infinity, contentPerHour = Infinity } = {}, now) {
-    this.windows = [
-      { ms: 60_000, limit: contentPerMinute },
-      { ms: 3_600_000, limit: contentPerHour },
-    ];
-    this.now = now;
-    this.stamps = new Map(); // token -> times of accepted content-generating requests
-    this.refused = 0;
-  }
-
-  /** null when the request may go ahead (and counts it); else the seconds to wait. */
-  admit(token) {
-    const now = this.now();
-    const stamps = (this.stamps.get(token) ?? []).filter((t) => t > now - 3_600_000);
-    this.stamps.set(token, stamps);
-    for (const w of this.windows) {
-      const inWindow = stamps.filter((t) => t > now - w.ms);
-      if (inWindow.length >= w.limit) {
-        this.refused++;
-        return Math.max(1, Math.ceil((inWindow[0] + w.ms - now) / 1000));
-      }
-    }
-    stamps.push(now);
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
 // The emulator
 // ---------------------------------------------------------------------------------------
 
@@ -1141,16 +946,16 @@ class Emulator {
         case 'reset': // the request never reaches "GitHub"
           return this.resetSocket(ctx);
         case 'status': // answered by the "edge", nothing applied
-          return this.send(ctx, this.faultReply(ctx, a));
+          return this.send(ctx, faultReply(this, ctx, a));
         case 'conflict':
-          return this.send(ctx, await this.conflictReply(ctx));
+          return this.send(ctx, await conflictReply(this, ctx));
         case 'applyThen': {
           // The request is applied for real, then the client is lied to: the outcome of the
           // write is unknown to it (semantics: "request time limit" row).
           const real = await this.process(ctx);
           entry.applied = real.status;
           if (a.applyThen === 'reset') return this.resetSocket(ctx);
-          return this.send(ctx, this.faultReply(ctx, a.applyThen));
+          return this.send(ctx, faultReply(this, ctx, a.applyThen));
         }
         case 'latencyMs':
         case 'pause': {
@@ -1260,50 +1065,6 @@ class Emulator {
     else s.destroy();
   }
 
-  faultReply(ctx, a) {
-    const status = a.status;
-    const token = this.tokenOf(ctx.req);
-    const headers = { ...(token ? this.rate.headers(token) : {}) };
-    let body = a.body;
-    if (body === undefined) {
-      let msg = (DEFAULT_FAULT_MESSAGES[status] ?? 'Error').replace('{id}', ctx.id);
-      let doc = DOCS.root;
-      if (status === 403 || status === 429) {
-        const primary = String(a.headers?.['x-ratelimit-remaining']) === '0';
-        if (primary) {
-          msg = `API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID ${ctx.id}.`;
-          doc = DOCS.rateLimit;
-        } else {
-          // Secondary rate limit: GitHub sends retry-after. Default kept short (1 s) so client
-          // tests that honour it stay fast; set headers: { 'retry-after': '60' } for realism.
-          headers['retry-after'] = '1';
-          doc = DOCS.secondary;
-        }
-      }
-      body = errorBody(status, msg, doc);
-    }
-    Object.assign(headers, lowerKeys(a.headers ?? {}));
-    return reply(status, body, headers);
-  }
-
-  async conflictReply(ctx) {
-    // As if another write on the branch had landed between this request's read of the head
-    // and its ref update: "is at <winner> but expected <head>". Nothing is applied.
-    let head = ZERO_SHA;
-    const m = /^\/repos\/([^/]+)\/([^/]+)\//.exec(ctx.url.pathname);
-    const repo = m && this.repos.get(`${safeDecode(m[1])}/${safeDecode(m[2])}`.toLowerCase());
-    if (repo) {
-      let branch = repo.defaultBranch;
-      try {
-        const b = JSON.parse(ctx.rawBody.toString('utf8') || '{}').branch;
-        if (typeof b === 'string' && b) branch = b;
-      } catch {}
-      head = (await repo.branchHead(branch)) ?? ZERO_SHA;
-    }
-    const winner = crypto.randomBytes(20).toString('hex');
-    return this.withRateHeaders(ctx, fail(409, `is at ${winner} but expected ${head}`, DOCS.putContent));
-  }
-
   tokenOf(req) {
     const m = /^\s*(?:token|bearer)\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m) return null;
@@ -1321,14 +1082,7 @@ class Emulator {
 
     if (ctx.url.pathname === '/rate_limit' && req.method === 'GET') {
       // Does not count against the limit (as on GitHub).
-      const s = this.rate.peek(token);
-      const core = { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset };
-      // Only the core limit is counted; the others are reported full, as for a fresh token.
-      const fresh = (limit) => ({ limit, used: 0, remaining: limit, reset: s.reset });
-      const body = {
-        resources: { core, search: fresh(30), graphql: fresh(5000), integration_manifest: fresh(5000), code_search: fresh(10) },
-        rate: core,
-      };
+      const body = this.rate.body(token);
       const etag = `W/"${sha1(serialize(body))}"`;
       if (etagMatches(req.headers['if-none-match'], etag)) {
         return this.withRate(ctx, reply(304, null, { etag, ...cacheHeaders() }), false);
