@@ -48,10 +48,11 @@ import path from 'node:path';
 import process from 'node:process';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { RepoActions, actionsRoute } from './actions.mjs';
 import { DEFAULT_FAULT_MESSAGES, DEFAULT_IDENTITY, DOCS, SHA_RE, ZERO_SHA } from './constants.mjs';
 import { Faults, conflictReply, faultReply } from './faults.mjs';
 import { GitError, TreeConflict, git, gitDate, runGit } from './git.mjs';
-import { definedOnly, encodePath, isoSeconds, matchPattern, nodeId, safeRefName, sha1, sleep, validRepoPath } from './helpers.mjs';
+import { definedOnly, encodePath, isoSeconds, matchPattern, newId, nodeId, safeRefName, sha1, sleep, validRepoPath } from './helpers.mjs';
 import { cacheHeaders, etagMatches, fail, notSupplied, readBody, reply, safeDecode, serialize } from './http.mjs';
 import { RateLimiter, SecondaryLimiter } from './rate-limits.mjs';
 
@@ -128,7 +129,42 @@ function requestId() {
 // One hosted repository
 // ---------------------------------------------------------------------------------------
 
-let nextId = 100000;
+// The fields of a repository that workflow runs carry (minimal-repository), in GitHub's order.
+const MINIMAL_REPOSITORY_KEYS = [
+  'id', 'node_id', 'name', 'full_name', 'private', 'owner', 'html_url', 'description', 'fork', 'url',
+  'forks_url', 'keys_url', 'collaborators_url', 'teams_url', 'hooks_url', 'issue_events_url', 'events_url',
+  'assignees_url', 'branches_url', 'tags_url', 'blobs_url', 'git_tags_url', 'git_refs_url', 'trees_url',
+  'statuses_url', 'languages_url', 'stargazers_url', 'contributors_url', 'subscribers_url', 'subscription_url',
+  'commits_url', 'git_commits_url', 'comments_url', 'issue_comment_url', 'contents_url', 'compare_url',
+  'merges_url', 'archive_url', 'downloads_url', 'issues_url', 'pulls_url', 'milestones_url',
+  'notifications_url', 'labels_url', 'releases_url', 'deployments_url',
+];
+
+/** A user as GitHub describes one (simple-user). */
+function userBody(api, login, id) {
+  const u = `${api}/users/${login}`;
+  return {
+    login,
+    id,
+    node_id: nodeId('U', login),
+    avatar_url: `${api}/avatars/${login}`,
+    gravatar_id: '',
+    url: u,
+    html_url: `${api}/${login}`,
+    followers_url: `${u}/followers`,
+    following_url: `${u}/following{/other_user}`,
+    gists_url: `${u}/gists{/gist_id}`,
+    starred_url: `${u}/starred{/owner}{/repo}`,
+    subscriptions_url: `${u}/subscriptions`,
+    organizations_url: `${u}/orgs`,
+    repos_url: `${u}/repos`,
+    events_url: `${u}/events{/privacy}`,
+    received_events_url: `${u}/received_events`,
+    type: 'User',
+    user_view_type: 'public',
+    site_admin: false,
+  };
+}
 
 class Repo {
   constructor(emu, { owner, name, defaultBranch, gitDir, private: priv }) {
@@ -139,8 +175,8 @@ class Repo {
     this.defaultBranch = defaultBranch;
     this.gitDir = gitDir;
     this.private = priv;
-    this.id = nextId++;
-    this.ownerId = nextId++;
+    this.id = newId();
+    this.ownerId = newId();
     this.createdAt = isoSeconds(emu.now());
     this.pushedAt = this.createdAt;
     // `${branch}\0${path}` -> { until, prev: {sha,size}|null } for staleReads().
@@ -461,6 +497,121 @@ class Repo {
     return `/repos/${this.owner}/${this.name}/contents/${encodePath(p)}`;
   }
 
+  // ---- how GitHub describes it ---------------------------------------------------------
+
+  /** The owner, as GitHub describes a user (simple-user). */
+  ownerBody() {
+    return userBody(this.emu.url, this.owner, this.ownerId);
+  }
+
+  // GET /repos/{o}/{r}: a full-repository object, every field GitHub's description requires,
+  // in the order GitHub sends them (as recorded in @octokit/fixtures, get-repository).
+  body() {
+    const api = this.emu.url;
+    const full = this.fullName;
+    const r = `${api}/repos/${full}`;
+    return {
+      id: this.id,
+      node_id: nodeId('R', full),
+      name: this.name,
+      full_name: full,
+      private: this.private,
+      owner: this.ownerBody(),
+      html_url: `${api}/${full}`,
+      description: null,
+      fork: false,
+      url: r,
+      forks_url: `${r}/forks`,
+      keys_url: `${r}/keys{/key_id}`,
+      collaborators_url: `${r}/collaborators{/collaborator}`,
+      teams_url: `${r}/teams`,
+      hooks_url: `${r}/hooks`,
+      issue_events_url: `${r}/issues/events{/number}`,
+      events_url: `${r}/events`,
+      assignees_url: `${r}/assignees{/user}`,
+      branches_url: `${r}/branches{/branch}`,
+      tags_url: `${r}/tags`,
+      blobs_url: `${r}/git/blobs{/sha}`,
+      git_tags_url: `${r}/git/tags{/sha}`,
+      git_refs_url: `${r}/git/refs{/sha}`,
+      trees_url: `${r}/git/trees{/sha}`,
+      statuses_url: `${r}/statuses/{sha}`,
+      languages_url: `${r}/languages`,
+      stargazers_url: `${r}/stargazers`,
+      contributors_url: `${r}/contributors`,
+      subscribers_url: `${r}/subscribers`,
+      subscription_url: `${r}/subscription`,
+      commits_url: `${r}/commits{/sha}`,
+      git_commits_url: `${r}/git/commits{/sha}`,
+      comments_url: `${r}/comments{/number}`,
+      issue_comment_url: `${r}/issues/comments{/number}`,
+      contents_url: `${r}/contents/{+path}`,
+      compare_url: `${r}/compare/{base}...{head}`,
+      merges_url: `${r}/merges`,
+      archive_url: `${r}/{archive_format}{/ref}`,
+      downloads_url: `${r}/downloads`,
+      issues_url: `${r}/issues{/number}`,
+      pulls_url: `${r}/pulls{/number}`,
+      milestones_url: `${r}/milestones{/number}`,
+      notifications_url: `${r}/notifications{?since,all,participating}`,
+      labels_url: `${r}/labels{/name}`,
+      releases_url: `${r}/releases{/id}`,
+      deployments_url: `${r}/deployments`,
+      created_at: this.createdAt,
+      updated_at: this.pushedAt,
+      pushed_at: this.pushedAt,
+      git_url: `${api.replace(/^https?:/, 'git:')}/${full}.git`,
+      ssh_url: `git@${new URL(api).host}:${full}.git`,
+      clone_url: `${api}/${full}.git`,
+      svn_url: `${api}/${full}`,
+      homepage: null,
+      size: 0,
+      stargazers_count: 0,
+      watchers_count: 0,
+      language: null,
+      has_issues: true,
+      has_projects: true,
+      has_downloads: true,
+      has_wiki: true,
+      has_pages: false,
+      has_discussions: false,
+      forks_count: 0,
+      mirror_url: null,
+      archived: false,
+      disabled: false,
+      open_issues_count: 0,
+      license: null,
+      allow_forking: true,
+      is_template: false,
+      web_commit_signoff_required: false,
+      topics: [],
+      visibility: this.private ? 'private' : 'public',
+      forks: 0,
+      open_issues: 0,
+      watchers: 0,
+      default_branch: this.defaultBranch,
+      permissions: { admin: true, maintain: true, push: true, triage: true, pull: true },
+      // Shown to a token with admin rights, as this one has.
+      temp_clone_token: '',
+      allow_squash_merge: true,
+      allow_merge_commit: true,
+      allow_rebase_merge: true,
+      allow_auto_merge: false,
+      delete_branch_on_merge: false,
+      allow_update_branch: false,
+      use_squash_pr_title_as_default: false,
+      network_count: 0,
+      subscribers_count: 0,
+    };
+  }
+
+  // The repository as workflow runs show it (minimal-repository): these fields of the full
+  // object, in the order GitHub sends them.
+  minimalBody() {
+    const full = this.body();
+    return Object.fromEntries(MINIMAL_REPOSITORY_KEYS.map((k) => [k, full[k]]));
+  }
+
   // ---- test helpers (straight from git, no HTTP) --------------------------------------
 
   async readFile(branch, p) {
@@ -518,236 +669,6 @@ class Repo {
       writeFile: (branch, p, content, message) => this.writeFile(branch, p, content, message),
       actions: this.actions.handle(),
     };
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// GitHub Actions: workflow runs, their attempts and jobs, as tests script them
-// ---------------------------------------------------------------------------------------
-
-// semantics: "Actions: is a run still alive?". A run's status and conclusion are those of one
-// attempt; a re-run adds an attempt under the same run id.
-const RUN_STATUSES = ['requested', 'queued', 'pending', 'waiting', 'in_progress', 'completed'];
-const RUN_CONCLUSIONS = ['success', 'failure', 'neutral', 'cancelled', 'skipped', 'timed_out', 'action_required', 'stale', 'startup_failure'];
-// A job takes the statuses of a run but fewer conclusions (GitHub's job schema: no stale, no
-// startup_failure, which only a whole run can end with).
-const JOB_STATUSES = RUN_STATUSES;
-const JOB_CONCLUSIONS = ['success', 'failure', 'neutral', 'cancelled', 'skipped', 'timed_out', 'action_required'];
-
-const positiveInt = (v) => Number.isSafeInteger(v) && v > 0;
-
-/** A positive integer id from a path or query parameter ("7"), or null. */
-const idParam = (s) => (typeof s === 'string' && /^[1-9]\d{0,15}$/.test(s) && positiveInt(Number(s)) ? Number(s) : null);
-
-// The fields of a repository that workflow runs carry (minimal-repository), in GitHub's order.
-const MINIMAL_REPOSITORY_KEYS = [
-  'id', 'node_id', 'name', 'full_name', 'private', 'owner', 'html_url', 'description', 'fork', 'url',
-  'forks_url', 'keys_url', 'collaborators_url', 'teams_url', 'hooks_url', 'issue_events_url', 'events_url',
-  'assignees_url', 'branches_url', 'tags_url', 'blobs_url', 'git_tags_url', 'git_refs_url', 'trees_url',
-  'statuses_url', 'languages_url', 'stargazers_url', 'contributors_url', 'subscribers_url', 'subscription_url',
-  'commits_url', 'git_commits_url', 'comments_url', 'issue_comment_url', 'contents_url', 'compare_url',
-  'merges_url', 'archive_url', 'downloads_url', 'issues_url', 'pulls_url', 'milestones_url',
-  'notifications_url', 'labels_url', 'releases_url', 'deployments_url',
-];
-
-/**
- * The workflow runs of one repository. Nothing here runs anything: a test says what GitHub
- * would report (a run started, a job moved on, an attempt finished) and the REST routes
- * answer from it. Run ids are the test's choice (they stand for GITHUB_RUN_ID) and, as on
- * GitHub, unique across every repository of the emulator; job ids are handed out here.
- *
- * A run's status does not follow its jobs by itself: on GitHub the run completes a moment
- * after its last job does, and a test says when with complete().
- */
-class RepoActions {
-  constructor(repo) {
-    this.repo = repo;
-    this.runs = new Map(); // run id -> run
-    this.jobs = new Map(); // job id -> job
-    this.workflowIds = new Map(); // workflow path -> id
-    this.runNumber = 0;
-  }
-
-  now() {
-    return isoSeconds(this.repo.emu.now());
-  }
-
-  run(runId) {
-    const run = this.runs.get(runId);
-    if (!run) throw new Error(`no workflow run ${runId} in ${this.repo.fullName}`);
-    return run;
-  }
-
-  attempt(runId, number) {
-    const run = this.run(runId);
-    const a = run.attempts[number - 1];
-    if (!a) throw new Error(`workflow run ${runId} has no attempt ${number}`);
-    return a;
-  }
-
-  static checkKeys(o, known, what) {
-    const unknown = Object.keys(o ?? {}).filter((k) => !known.includes(k));
-    if (unknown.length) throw new TypeError(`${what}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
-  }
-
-  static checkStatus(status, conclusion, statuses, conclusions, what) {
-    if (!statuses.includes(status)) throw new TypeError(`${what}: status must be one of ${statuses.join(', ')}, not ${status}`);
-    if (status === 'completed') {
-      if (!conclusions.includes(conclusion)) throw new TypeError(`${what}: a completed one needs a conclusion among ${conclusions.join(', ')}, not ${conclusion}`);
-    } else if (conclusion != null) {
-      throw new TypeError(`${what}: only a completed one has a conclusion (status ${status}, conclusion ${conclusion})`);
-    }
-  }
-
-  /** Starts run `runId` (attempt 1). Async: the head commit is read from git. */
-  async startRun(runId, { status = 'in_progress', jobs = [], name = 'CI', path: workflowPath = '.github/workflows/ci.yml', event = 'push', headBranch, headSha } = {}) {
-    if (!positiveInt(runId)) throw new TypeError(`run id must be a positive integer, not ${runId}`);
-    headBranch ??= this.repo.defaultBranch;
-    headSha ??= await this.repo.branchHead(headBranch);
-    if (!headSha) throw new Error(`branch ${headBranch} not found in ${this.repo.fullName}`);
-    const commit = await this.repo.readCommit(headSha);
-    const owners = this.repo.emu.runIds;
-    if (owners.has(runId)) throw new Error(`run id ${runId} is already taken (in ${owners.get(runId).fullName}); GitHub's run ids are unique`);
-    if (!this.workflowIds.has(workflowPath)) this.workflowIds.set(workflowPath, nextId++);
-    const run = {
-      id: runId,
-      number: ++this.runNumber,
-      workflowId: this.workflowIds.get(workflowPath),
-      checkSuiteId: nextId++,
-      name,
-      path: workflowPath,
-      event,
-      headBranch,
-      headSha,
-      headCommit: commit,
-      createdAt: this.now(),
-      attempts: [],
-    };
-    const ids = this.addAttempt(run, status, jobs);
-    owners.set(runId, this.repo);
-    this.runs.set(runId, run);
-    return ids;
-  }
-
-  /** Re-runs `runId`: attempt n+1. GitHub refuses while the latest attempt is not completed. */
-  rerun(runId, { status = 'in_progress', jobs } = {}) {
-    const run = this.run(runId);
-    const latest = run.attempts.at(-1);
-    if (latest.status !== 'completed') {
-      throw new Error(`workflow run ${runId} attempt ${latest.number} is ${latest.status}: GitHub re-runs only a completed run`);
-    }
-    jobs ??= latest.jobs.map((id) => ({ name: this.jobs.get(id).name, labels: this.jobs.get(id).labels }));
-    return this.addAttempt(run, status, jobs);
-  }
-
-  addAttempt(run, status, jobs) {
-    const number = run.attempts.length + 1;
-    const what = `workflow run ${run.id} attempt ${number}`;
-    RepoActions.checkStatus(status, null, RUN_STATUSES.filter((s) => s !== 'completed'), [], what);
-    // Check every job before creating any.
-    if (!Array.isArray(jobs)) throw new TypeError(`${what}: jobs must be an array`);
-    const specs = jobs.map((spec, i) => {
-      if (typeof spec?.name !== 'string' || !spec.name) throw new TypeError(`${what}: job ${i} needs a name`);
-      RepoActions.checkKeys(spec, ['name', 'status', 'conclusion', 'runnerName', 'labels', 'steps'], `${what} job ${spec.name}`);
-      const s = { status: status === 'in_progress' ? 'in_progress' : 'queued', conclusion: null, labels: ['ubuntu-latest'], ...definedOnly(spec) };
-      RepoActions.checkStatus(s.status, s.conclusion, JOB_STATUSES, JOB_CONCLUSIONS, `${what} job ${spec.name}`);
-      return s;
-    });
-    const now = this.now();
-    const attempt = { number, status, conclusion: null, startedAt: now, updatedAt: now, jobs: [] };
-    for (const spec of specs) {
-      const job = {
-        id: nextId++,
-        runId: run.id,
-        attempt: number,
-        name: spec.name,
-        status: 'queued',
-        conclusion: null,
-        labels: spec.labels,
-        steps: spec.steps ?? null,
-        runnerName: null,
-        runnerId: null,
-        createdAt: now,
-        startedAt: now, // GitHub gives a queued job its creation time here
-        completedAt: null,
-      };
-      this.moveJob(job, spec);
-      this.jobs.set(job.id, job);
-      attempt.jobs.push(job.id);
-    }
-    run.attempts.push(attempt);
-    return [...attempt.jobs];
-  }
-
-  /** A job moves on: { status, conclusion?, runnerName? }. A completed job stays so. */
-  setJob(jobId, change = {}) {
-    const job = this.jobs.get(jobId);
-    if (!job) throw new Error(`no job ${jobId} in ${this.repo.fullName}`);
-    const attempt = this.attempt(job.runId, job.attempt);
-    const what = `job ${jobId} (${job.name})`;
-    if (attempt.status === 'completed') throw new Error(`${what}: its attempt ${job.attempt} of run ${job.runId} is completed`);
-    if (job.status === 'completed') throw new Error(`${what} is completed already`);
-    RepoActions.checkKeys(change, ['status', 'conclusion', 'runnerName'], what);
-    const next = { status: job.status, conclusion: null, ...definedOnly(change) };
-    RepoActions.checkStatus(next.status, next.conclusion, JOB_STATUSES, JOB_CONCLUSIONS, what);
-    this.moveJob(job, next);
-    attempt.updatedAt = this.now();
-  }
-
-  moveJob(job, { status, conclusion = null, runnerName }) {
-    const now = this.now();
-    const started = status === 'in_progress' || (status === 'completed' && conclusion !== 'skipped' && conclusion !== 'cancelled');
-    if (status === 'in_progress' && job.status !== 'in_progress') job.startedAt = now;
-    if (runnerName !== undefined) {
-      job.runnerName = runnerName;
-      job.runnerId = runnerName === null ? null : nextId++;
-    } else if (started && job.runnerName === null) {
-      job.runnerId = nextId++;
-      job.runnerName = `GitHub Actions ${job.runnerId}`;
-    }
-    job.status = status;
-    job.conclusion = conclusion;
-    if (status === 'completed') job.completedAt = now;
-  }
-
-  /** The attempt moves on without finishing (queued -> in_progress, waiting, ...). */
-  setAttemptStatus(runId, number, status) {
-    const attempt = this.attempt(runId, number);
-    const what = `workflow run ${runId} attempt ${number}`;
-    if (attempt.status === 'completed') throw new Error(`${what} is completed already`);
-    RepoActions.checkStatus(status, null, RUN_STATUSES.filter((s) => s !== 'completed'), [], `${what} (finish it with complete())`);
-    if (status === 'in_progress' && attempt.status !== 'in_progress') attempt.startedAt = this.now();
-    attempt.status = status;
-    attempt.updatedAt = this.now();
-  }
-
-  /** The attempt finishes with `conclusion`; its unfinished jobs finish too, with
-   *  `jobConclusion` (default: the run's conclusion when a job can have it, else cancelled). */
-  complete(runId, number, conclusion, { jobConclusion } = {}) {
-    const attempt = this.attempt(runId, number);
-    const what = `workflow run ${runId} attempt ${number}`;
-    if (attempt.status === 'completed') throw new Error(`${what} is completed already`);
-    RepoActions.checkStatus('completed', conclusion, RUN_STATUSES, RUN_CONCLUSIONS, what);
-    jobConclusion ??= JOB_CONCLUSIONS.includes(conclusion) ? conclusion : 'cancelled';
-    RepoActions.checkStatus('completed', jobConclusion, JOB_STATUSES, JOB_CONCLUSIONS, `${what} jobConclusion`);
-    for (const id of attempt.jobs) {
-      const job = this.jobs.get(id);
-      if (job.status !== 'completed') this.moveJob(job, { status: 'completed', conclusion: jobConclusion });
-    }
-    attempt.status = 'completed';
-    attempt.conclusion = conclusion;
-    attempt.updatedAt = this.now();
-  }
-
-  /** The scripting API tests get (repo.actions): see the header comment of this file. */
-  handle() {
-    return (this._handle ??= Object.freeze({
-      startRun: (runId, options) => this.startRun(runId, options),
-      rerun: (runId, options) => this.rerun(runId, options),
-      setJob: (jobId, change) => this.setJob(jobId, change),
-      setAttemptStatus: (runId, attempt, status) => this.setAttemptStatus(runId, attempt, status),
-      complete: (runId, attempt, conclusion, options) => this.complete(runId, attempt, conclusion, options),
-    }));
   }
 }
 
@@ -1178,7 +1099,7 @@ class Emulator {
     const sub = m[3] ?? '';
 
     if (sub === '' || sub === '/') {
-      return method === 'GET' ? reply(200, this.repoBody(repo)) : fail(404, 'Not Found', DOCS.root);
+      return method === 'GET' ? reply(200, repo.body()) : fail(404, 'Not Found', DOCS.root);
     }
 
     let r;
@@ -1211,302 +1132,9 @@ class Emulator {
       if (method === 'PATCH') return this.updateRef(ctx, repo, ref);
       if (method === 'DELETE') return this.deleteRef(ctx, repo, ref);
     }
-    if ((r = /^\/actions\/runs\/([^/]+)(?:\/attempts\/([^/]+))?\/?$/.exec(sub)) && method === 'GET') {
-      return this.getRun(repo, r[1], r[2]);
-    }
-    if ((r = /^\/actions\/runs\/([^/]+)\/attempts\/([^/]+)\/jobs\/?$/.exec(sub)) && method === 'GET') {
-      return this.listAttemptJobs(ctx, repo, r[1], r[2]);
-    }
-    if ((r = /^\/actions\/jobs\/([^/]+)\/?$/.exec(sub)) && method === 'GET') return this.getJob(repo, r[1]);
+    const answer = actionsRoute(ctx, repo, sub);
+    if (answer !== undefined) return answer;
     return fail(404, 'Not Found', DOCS.root);
-  }
-
-  /** A user as GitHub describes one (simple-user). */
-  userBody(login, id) {
-    const api = this.url;
-    const u = `${api}/users/${login}`;
-    return {
-      login,
-      id,
-      node_id: nodeId('U', login),
-      avatar_url: `${api}/avatars/${login}`,
-      gravatar_id: '',
-      url: u,
-      html_url: `${api}/${login}`,
-      followers_url: `${u}/followers`,
-      following_url: `${u}/following{/other_user}`,
-      gists_url: `${u}/gists{/gist_id}`,
-      starred_url: `${u}/starred{/owner}{/repo}`,
-      subscriptions_url: `${u}/subscriptions`,
-      organizations_url: `${u}/orgs`,
-      repos_url: `${u}/repos`,
-      events_url: `${u}/events{/privacy}`,
-      received_events_url: `${u}/received_events`,
-      type: 'User',
-      user_view_type: 'public',
-      site_admin: false,
-    };
-  }
-
-  // GET /repos/{o}/{r}: a full-repository object, every field GitHub's description requires,
-  // in the order GitHub sends them (as recorded in @octokit/fixtures, get-repository).
-  repoBody(repo) {
-    const api = this.url;
-    const full = repo.fullName;
-    const r = `${api}/repos/${full}`;
-    return {
-      id: repo.id,
-      node_id: nodeId('R', full),
-      name: repo.name,
-      full_name: full,
-      private: repo.private,
-      owner: this.userBody(repo.owner, repo.ownerId),
-      html_url: `${api}/${full}`,
-      description: null,
-      fork: false,
-      url: r,
-      forks_url: `${r}/forks`,
-      keys_url: `${r}/keys{/key_id}`,
-      collaborators_url: `${r}/collaborators{/collaborator}`,
-      teams_url: `${r}/teams`,
-      hooks_url: `${r}/hooks`,
-      issue_events_url: `${r}/issues/events{/number}`,
-      events_url: `${r}/events`,
-      assignees_url: `${r}/assignees{/user}`,
-      branches_url: `${r}/branches{/branch}`,
-      tags_url: `${r}/tags`,
-      blobs_url: `${r}/git/blobs{/sha}`,
-      git_tags_url: `${r}/git/tags{/sha}`,
-      git_refs_url: `${r}/git/refs{/sha}`,
-      trees_url: `${r}/git/trees{/sha}`,
-      statuses_url: `${r}/statuses/{sha}`,
-      languages_url: `${r}/languages`,
-      stargazers_url: `${r}/stargazers`,
-      contributors_url: `${r}/contributors`,
-      subscribers_url: `${r}/subscribers`,
-      subscription_url: `${r}/subscription`,
-      commits_url: `${r}/commits{/sha}`,
-      git_commits_url: `${r}/git/commits{/sha}`,
-      comments_url: `${r}/comments{/number}`,
-      issue_comment_url: `${r}/issues/comments{/number}`,
-      contents_url: `${r}/contents/{+path}`,
-      compare_url: `${r}/compare/{base}...{head}`,
-      merges_url: `${r}/merges`,
-      archive_url: `${r}/{archive_format}{/ref}`,
-      downloads_url: `${r}/downloads`,
-      issues_url: `${r}/issues{/number}`,
-      pulls_url: `${r}/pulls{/number}`,
-      milestones_url: `${r}/milestones{/number}`,
-      notifications_url: `${r}/notifications{?since,all,participating}`,
-      labels_url: `${r}/labels{/name}`,
-      releases_url: `${r}/releases{/id}`,
-      deployments_url: `${r}/deployments`,
-      created_at: repo.createdAt,
-      updated_at: repo.pushedAt,
-      pushed_at: repo.pushedAt,
-      git_url: `${api.replace(/^https?:/, 'git:')}/${full}.git`,
-      ssh_url: `git@${new URL(api).host}:${full}.git`,
-      clone_url: `${api}/${full}.git`,
-      svn_url: `${api}/${full}`,
-      homepage: null,
-      size: 0,
-      stargazers_count: 0,
-      watchers_count: 0,
-      language: null,
-      has_issues: true,
-      has_projects: true,
-      has_downloads: true,
-      has_wiki: true,
-      has_pages: false,
-      has_discussions: false,
-      forks_count: 0,
-      mirror_url: null,
-      archived: false,
-      disabled: false,
-      open_issues_count: 0,
-      license: null,
-      allow_forking: true,
-      is_template: false,
-      web_commit_signoff_required: false,
-      topics: [],
-      visibility: repo.private ? 'private' : 'public',
-      forks: 0,
-      open_issues: 0,
-      watchers: 0,
-      default_branch: repo.defaultBranch,
-      permissions: { admin: true, maintain: true, push: true, triage: true, pull: true },
-      // Shown to a token with admin rights, as this one has.
-      temp_clone_token: '',
-      allow_squash_merge: true,
-      allow_merge_commit: true,
-      allow_rebase_merge: true,
-      allow_auto_merge: false,
-      delete_branch_on_merge: false,
-      allow_update_branch: false,
-      use_squash_pr_title_as_default: false,
-      network_count: 0,
-      subscribers_count: 0,
-    };
-  }
-
-  // The repository as workflow runs show it (minimal-repository): these fields of the full
-  // object, in the order GitHub sends them.
-  minimalRepoBody(repo) {
-    const full = this.repoBody(repo);
-    return Object.fromEntries(MINIMAL_REPOSITORY_KEYS.map((k) => [k, full[k]]));
-  }
-
-  // ---- Actions: workflow runs and jobs (read-only; tests script them, see RepoActions) ----
-
-  /** Run `run` as of attempt `n` (workflow-run). */
-  runBody(repo, run, n) {
-    const api = this.url;
-    const full = repo.fullName;
-    const a = run.attempts[n - 1];
-    const r = `${api}/repos/${full}/actions/runs/${run.id}`;
-    const c = run.headCommit;
-    const actor = this.userBody(repo.owner, repo.ownerId);
-    const minimal = this.minimalRepoBody(repo);
-    return {
-      id: run.id,
-      name: run.name,
-      node_id: nodeId('WFR', `${full}:${run.id}`),
-      check_suite_id: run.checkSuiteId,
-      check_suite_node_id: nodeId('CS', `${full}:${run.checkSuiteId}`),
-      head_branch: run.headBranch,
-      head_sha: run.headSha,
-      path: run.path,
-      display_title: c ? c.message.split('\n')[0] : run.name,
-      run_number: run.number,
-      event: run.event,
-      status: a.status,
-      conclusion: a.conclusion,
-      workflow_id: run.workflowId,
-      url: r,
-      html_url: `${api}/${full}/actions/runs/${run.id}`,
-      pull_requests: [],
-      created_at: run.createdAt,
-      updated_at: a.updatedAt,
-      actor,
-      run_attempt: n,
-      referenced_workflows: [],
-      run_started_at: a.startedAt,
-      triggering_actor: actor,
-      jobs_url: `${r}/jobs`,
-      logs_url: `${r}/logs`,
-      check_suite_url: `${api}/repos/${full}/check-suites/${run.checkSuiteId}`,
-      artifacts_url: `${r}/artifacts`,
-      cancel_url: `${r}/cancel`,
-      rerun_url: `${r}/rerun`,
-      previous_attempt_url: n > 1 ? `${r}/attempts/${n - 1}` : null,
-      workflow_url: `${api}/repos/${full}/actions/workflows/${run.workflowId}`,
-      head_commit: c && {
-        id: c.sha,
-        tree_id: c.tree,
-        message: c.message.replace(/\n$/, ''),
-        timestamp: isoSeconds(c.committer.ms),
-        author: { name: c.author.name, email: c.author.email },
-        committer: { name: c.committer.name, email: c.committer.email },
-      },
-      repository: minimal,
-      head_repository: minimal,
-    };
-  }
-
-  /** One job (job). Steps are made up from its status unless the test gave some. */
-  jobBody(repo, job) {
-    const api = this.url;
-    const full = repo.fullName;
-    const run = repo.actions.runs.get(job.runId);
-    const ran = job.runnerName !== null;
-    const done = job.status === 'completed';
-    const steps =
-      job.steps ??
-      (!ran
-        ? []
-        : [
-            { name: 'Set up job', status: 'completed', conclusion: 'success', number: 1, started_at: job.startedAt, completed_at: job.startedAt },
-            { name: `Run ${job.name}`, status: done ? 'completed' : 'in_progress', conclusion: done ? job.conclusion : null, number: 2, started_at: job.startedAt, completed_at: done ? job.completedAt : null },
-            ...(done ? [{ name: 'Complete job', status: 'completed', conclusion: 'success', number: 3, started_at: job.completedAt, completed_at: job.completedAt }] : []),
-          ]);
-    return {
-      id: job.id,
-      run_id: run.id,
-      workflow_name: run.name,
-      head_branch: run.headBranch,
-      run_url: `${api}/repos/${full}/actions/runs/${run.id}`,
-      run_attempt: job.attempt,
-      node_id: nodeId('CR', `${full}:${job.id}`),
-      head_sha: run.headSha,
-      url: `${api}/repos/${full}/actions/jobs/${job.id}`,
-      html_url: `${api}/${full}/actions/runs/${run.id}/job/${job.id}`,
-      status: job.status,
-      conclusion: job.conclusion,
-      created_at: job.createdAt,
-      started_at: job.startedAt,
-      completed_at: job.completedAt,
-      name: job.name,
-      steps,
-      check_run_url: `${api}/repos/${full}/check-runs/${job.id}`,
-      labels: job.labels,
-      runner_id: job.runnerId,
-      runner_name: job.runnerName,
-      // GitHub-hosted runners belong to the group "GitHub Actions", id 0.
-      runner_group_id: ran ? 0 : null,
-      runner_group_name: ran ? 'GitHub Actions' : null,
-    };
-  }
-
-  // GET /actions/runs/{run_id}: the run as of its LATEST attempt (semantics: "Actions: is a
-  // run still alive?": finished only when completed for that attempt).
-  // GET /actions/runs/{run_id}/attempts/{n}: as of attempt n. Unknown run or attempt: 404.
-  getRun(repo, rawRunId, rawAttempt) {
-    const doc = rawAttempt === undefined ? DOCS.getRun : DOCS.getRunAttempt;
-    const run = repo.actions.runs.get(idParam(rawRunId));
-    if (!run) return fail(404, 'Not Found', doc);
-    const n = rawAttempt === undefined ? run.attempts.length : idParam(rawAttempt);
-    if (!run.attempts[n - 1]) return fail(404, 'Not Found', doc);
-    return reply(200, this.runBody(repo, run, n));
-  }
-
-  // GET /actions/runs/{run_id}/attempts/{n}/jobs?per_page=&page=: in creation order, paged
-  // like every GitHub list (per_page 30 by default, 100 at most; a Link header when there is
-  // another page).
-  listAttemptJobs(ctx, repo, rawRunId, rawAttempt) {
-    const doc = DOCS.listJobsForAttempt;
-    const run = repo.actions.runs.get(idParam(rawRunId));
-    const attempt = run?.attempts[idParam(rawAttempt) - 1];
-    if (!attempt) return fail(404, 'Not Found', doc);
-    const q = ctx.url.searchParams;
-    const perPage = Math.min(100, idParam(q.get('per_page')) ?? 30);
-    const page = idParam(q.get('page')) ?? 1;
-    const ids = attempt.jobs;
-    const jobs = ids.slice((page - 1) * perPage, page * perPage).map((id) => this.jobBody(repo, repo.actions.jobs.get(id)));
-    const link = this.linkHeader(ctx, page, Math.max(1, Math.ceil(ids.length / perPage)));
-    return reply(200, { total_count: ids.length, jobs }, link ? { link } : {});
-  }
-
-  // GET /actions/jobs/{job_id}: a job of this repository's runs, any attempt.
-  getJob(repo, rawJobId) {
-    const job = repo.actions.jobs.get(idParam(rawJobId));
-    if (!job) return fail(404, 'Not Found', DOCS.getJob);
-    return reply(200, this.jobBody(repo, job));
-  }
-
-  /** GitHub's pagination header: prev, next, last, first, as each applies; null for a list
-   *  that fits one page. The links keep the request's other parameters. (GitHub writes them
-   *  as /repositories/{id}/...; the emulator keeps /repos/{owner}/{repo}/..., which it serves.) */
-  linkHeader(ctx, page, last) {
-    const at = (n) => {
-      const q = new URLSearchParams(ctx.url.searchParams);
-      q.set('page', String(n));
-      return `<${this.url}${ctx.url.pathname}?${q}>`;
-    };
-    const rels = [];
-    if (page > 1) rels.push(`${at(Math.min(page - 1, last))}; rel="prev"`);
-    if (page < last) rels.push(`${at(page + 1)}; rel="next"`, `${at(last)}; rel="last"`);
-    if (page > 1) rels.push(`${at(1)}; rel="first"`);
-    return rels.length ? rels.join(', ') : null;
   }
 
   fileBody(repo, ref, p, sha, size, type = 'file') {

@@ -21,6 +21,11 @@ export function sleep(ms, signal) {
   });
 }
 
+// Ids for repositories, owners, workflows, check suites, jobs and runners: one counter, so no
+// two objects of the emulator share an id.
+let nextId = 100000;
+export const newId = () => nextId++;
+
 export const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
 
 export function isoSeconds(ms) {

@@ -53,6 +53,22 @@ export function etagMatches(header, etag) {
   return header.split(',').some((t) => norm(t) === norm(etag));
 }
 
+/** GitHub's pagination header for `page` of `last` of the request `url`, under the API root
+ *  `base`: prev, next, last, first, as each applies; null for a list that fits one page. The links keep the request's other parameters. (GitHub writes them
+ *  as /repositories/{id}/...; the emulator keeps /repos/{owner}/{repo}/..., which it serves.) */
+export function linkHeader(base, url, page, last) {
+  const at = (n) => {
+    const q = new URLSearchParams(url.searchParams);
+    q.set('page', String(n));
+    return `<${base}${url.pathname}?${q}>`;
+  };
+  const rels = [];
+  if (page > 1) rels.push(`${at(Math.min(page - 1, last))}; rel="prev"`);
+  if (page < last) rels.push(`${at(page + 1)}; rel="next"`, `${at(last)}; rel="last"`);
+  if (page > 1) rels.push(`${at(1)}; rel="first"`);
+  return rels.length ? rels.join(', ') : null;
+}
+
 export function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
