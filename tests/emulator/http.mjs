@@ -24,6 +24,22 @@ export function notSupplied(keys, doc) {
   return fail(422, `Invalid request.\n\n${list} ${verb} supplied.`, doc);
 }
 
+/** Parses and checks the JSON body of a write. Returns { body } or { error: reply }. */
+export function parseJson(ctx, doc) {
+  const text = ctx.rawBody.toString('utf8');
+  if (!text.trim()) return { body: {} };
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { error: fail(400, 'Problems parsing JSON', doc) };
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    return { error: fail(400, 'Problems parsing JSON', doc) };
+  }
+  return { body };
+}
+
 export function serialize(body) {
   return Buffer.isBuffer(body) ? body : JSON.stringify(body);
 }
