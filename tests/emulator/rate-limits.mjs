@@ -1,0 +1,92 @@
+// GitHub's rate limits as the emulator applies them, per token: the primary hourly limit
+// (the x-ratelimit-* headers, GET /rate_limit) and the secondary limits on content-generating
+// requests. "semantics: <table>, <row>" cites docs/github-semantics.md.
+
+// ---------------------------------------------------------------------------------------
+// Primary rate limit: a per-token hourly window (semantics: "Rate limits").
+// ---------------------------------------------------------------------------------------
+
+export class RateLimiter {
+  constructor(limit, now) {
+    this.limit = limit;
+    this.now = now;
+    this.windows = new Map();
+  }
+
+  _window(token) {
+    const nowS = Math.floor(this.now() / 1000);
+    let w = this.windows.get(token);
+    if (!w || nowS >= w.reset) {
+      w = { used: 0, reset: nowS + 3600 };
+      this.windows.set(token, w);
+    }
+    return w;
+  }
+
+  peek(token) {
+    const w = this._window(token);
+    return { limit: this.limit, used: w.used, remaining: Math.max(0, this.limit - w.used), reset: w.reset };
+  }
+
+  consume(token) {
+    const w = this._window(token);
+    if (w.used < this.limit) w.used++;
+  }
+
+  /** GET /rate_limit's body. Only the core limit is counted; the others are reported full,
+   *  as for a fresh token. */
+  body(token) {
+    const s = this.peek(token);
+    const core = { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset };
+    const fresh = (limit) => ({ limit, used: 0, remaining: limit, reset: s.reset });
+    return {
+      resources: { core, search: fresh(30), graphql: fresh(5000), integration_manifest: fresh(5000), code_search: fresh(10) },
+      rate: core,
+    };
+  }
+
+  headers(token) {
+    const s = this.peek(token);
+    return {
+      'x-ratelimit-limit': String(s.limit),
+      'x-ratelimit-remaining': String(s.remaining),
+      'x-ratelimit-used': String(s.used),
+      'x-ratelimit-reset': String(s.reset),
+      'x-ratelimit-resource': 'core',
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Secondary rate limits on content-generating requests (semantics: "secondary: content-
+// generating requests 80/minute and 500/hour"): per token, sliding windows. Off unless
+// options.limits sets them. Past a limit: 403 with retry-after, the request not applied.
+// ---------------------------------------------------------------------------------------
+
+export class SecondaryLimiter {
+  constructor({ contentPerMinute = Infinity, contentPerHour = Infinity } = {}, now) {
+    this.windows = [
+      { ms: 60_000, limit: contentPerMinute },
+      { ms: 3_600_000, limit: contentPerHour },
+    ];
+    this.now = now;
+    this.stamps = new Map(); // token -> times of accepted content-generating requests
+    this.refused = 0;
+  }
+
+  /** null when the request may go ahead (and counts it); else the seconds to wait. */
+  admit(token) {
+    const now = this.now();
+    const stamps = (this.stamps.get(token) ?? []).filter((t) => t > now - 3_600_000);
+    this.stamps.set(token, stamps);
+    for (const w of this.windows) {
+      const inWindow = stamps.filter((t) => t > now - w.ms);
+      if (inWindow.length >= w.limit) {
+        this.refused++;
+        return Math.max(1, Math.ceil((inWindow[0] + w.ms - now) / 1000));
+      }
+    }
+    stamps.push(now);
+    return null;
+  }
+}
