@@ -1,4 +1,4 @@
-// One test per row of ../shared/github-semantics.md (beside this repository) that leasehold relies on. Each asserts
+// One test per fact of docs/github-semantics.md that leasehold relies on. Each asserts
 // both sides: what the emulator answers (on the wire and in its git repository), and how the
 // driver takes it: the transport (actions/lib/github.mjs, which turns answers into the core's
 // replies) and, where the row changes what a job does, the real bundles in dist/.
