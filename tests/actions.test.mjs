@@ -8,12 +8,16 @@ import { jobContext, runAction } from './helpers/action-runner.mjs';
 
 const CONFIG = 'locks/deploy.config.json';
 let emu;
+// GitHub's clock (the emulator's, sent in every answer's date header) runs `ahead` of this
+// machine's. Moving it on stands in for waiting: see settle().
+let ahead = 0;
 
 before(async () => {
   const two = '{"capacity": 2}\n';
   emu = await startEmulator({
     owner: 'octo',
     repo: 'app',
+    now: () => Date.now() + ahead,
     files: { [CONFIG]: two, 'locks/matrix.config.json': two, 'locks/full.config.json': two },
   });
 });
@@ -28,6 +32,13 @@ const stateOf = async (lock = 'deploy') => {
 const requestsSince = (seq) => emu.log.filter((r) => r.seq > seq);
 const lastSeq = () => (emu.log.length ? emu.log[emu.log.length - 1].seq : 0);
 const writesSince = (seq) => requestsSince(seq).filter((r) => r.method !== 'GET');
+/** Lets the locks settle: GitHub's clock moves on 2 s, so every version written so far is more
+ *  than a second old by it and no writer finds a lock busy (the core puts off a write to a lock
+ *  another job wrote less than a second ago, by GitHub's clock, and reads again). Two seconds,
+ *  not one: the date header has a resolution of a second. */
+const settle = () => {
+  ahead += 2000;
+};
 
 describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
   test('first use creates the state branch; acquire holds with fence 1; release frees it', async () => {
@@ -67,7 +78,7 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     // Uncontended: nobody else wrote the lock in the last second (a busier lock is let settle
     // first, which costs a read).
     const pair = async (ctx, inputs = {}) => {
-      await new Promise((r) => setTimeout(r, 1100));
+      settle();
       const start = lastSeq();
       const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'deploy', ...inputs }, context: ctx });
       const r = await runAction('release', { apiUrl: api(), inputs: { lock: 'deploy' }, context: ctx });
@@ -209,7 +220,7 @@ describe('waiting', { timeout: 60_000 }, () => {
     const waiterCtx = jobContext({ runId: 711 });
     const waiter = runAction('acquire', { apiUrl: api(), inputs: { lock: 'handoff', 'poll-seconds': '1' }, context: waiterCtx });
     for (let i = 0; i < 100 && !(await stateOf('handoff')).queue.length; i++) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 1500));
+    settle(); // the waiter's enqueue is then not recent: the release writes without waiting for the lock to settle
     await runAction('release', { apiUrl: api(), inputs: { lock: 'handoff', 'holder-suffix': 'x' }, context: holder });
     const w = await waiter;
     assert.equal(w.code, 0, w.stderr);

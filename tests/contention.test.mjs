@@ -27,6 +27,10 @@ async function job(lock, i) {
   const inputs = { lock, repository: 'octo/app', 'poll-seconds': '1', 'timeout-minutes': '5' };
   const acquire = await runAction('acquire', { apiUrl: emu.url, inputs, context });
   const held = acquire.outputs.acquired === 'true';
+  // The work under the lock: a real wait, as a job's critical section takes real time. It is not
+  // write spacing and not GitHub's clock: the other jobs are real processes that poll on their
+  // own clocks, and this hold is what makes them queue behind a full lock and be admitted by a
+  // release (staggered, so the releases do not all land in one instant).
   if (held) await sleep(1500 + ((i * 37) % 1000));
   const release = await runAction('release', { apiUrl: emu.url, inputs: { lock, repository: 'octo/app' }, context });
   return { i, acquire, release, holderId: acquire.outputs['holder-id'] };

@@ -198,9 +198,15 @@ describe('expiry alone, with no reaper', { timeout: 120_000 }, () => {
       const waiter = await runningJob(e, 8402);
       const waiting = runAction('acquire', { apiUrl: e.url, inputs: { lock, 'poll-seconds': '1', 'timeout-minutes': '2' }, context: waiter.context });
       for (let i = 0; i < 100 && (await stateOf(e, lock)).queue.length < 1; i++) await sleep(100);
-      // Past expiresAt, but within grace + skew (10 s): the holding stands.
+      // Past expiresAt, but within grace + skew (10 s): the holding stands. The waiter is a real
+      // process polling on its own clock, so wait (bounded) until it has read the lock twice by
+      // the moved clock: it judged the holding at least once then, and did not take it (a take
+      // is a write that ends the acquire, never followed by another read).
       offset = Date.parse(expiresAt) - Date.now() + 4_000;
-      await sleep(3_000);
+      const mark = e.log.at(-1).seq;
+      const looks = () => e.log.filter((q) => q.seq > mark && q.method === 'GET' && q.path.includes(`/contents/locks/${lock}.json`)).length;
+      for (let i = 0; i < 100 && looks() < 2; i++) await sleep(100);
+      assert.ok(looks() >= 2, `the waiter read the lock ${looks()} time(s) by the moved clock, not twice: did it take the holding?`);
       assert.deepEqual((await stateOf(e, lock)).holders.map((h) => h.holderId), [dead.holderId], 'not taken within grace and skew');
       // Past expiresAt + grace + skew: the next poll takes it.
       offset = Date.parse(expiresAt) - Date.now() + (POLICY.graceSeconds + POLICY.skewSeconds + 2) * 1000;

@@ -1,5 +1,8 @@
 //! Runs the shared transcripts in `fixtures/*.json` (the same files the node tests run against
-//! the built wasm): feed each event, compare each command with the expected one.
+//! the built wasm): feed each event, compare each command with the expected one. Each file is
+//! its own test case, named by its file name without `.json`, so one can be run alone:
+//! `cargo test -p leasehold-core --test fixtures -- acquire-conflict-rereads`. A new file in
+//! `fixtures/` is a new case with no code to change (they are written by `fixtures/generate.mjs`).
 //!
 //! A fixture: `{ name, operation, inputs, entropy, steps: [{ event, expect }] }` or, for an
 //! operation that must not start, `{ name, operation, inputs, entropy, error: { code, input } }`.
@@ -8,9 +11,10 @@
 //! A reply whose `content` is `"$lastWrite"` carries the content of the last `writeFile` command
 //! (a read-back of exactly what was written).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use leasehold_core::{Entropy, Event, Operation, OperationKind, RawInputs};
+use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
 fn fixtures_dir() -> PathBuf {
@@ -54,9 +58,15 @@ fn matches(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
     }
 }
 
-fn run_fixture(file: &PathBuf) -> Result<usize, String> {
-    let fixture: Value =
-        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).map_err(|e| e.to_string())?;
+/// Runs one fixture file; a failure names the fixture (its `name`) and the step.
+fn run_fixture(file: &Path) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
+    let fixture: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    run_steps(&fixture)
+        .map_err(|e| format!("{}\n{e}", fixture["name"].as_str().unwrap_or("")).into())
+}
+
+fn run_steps(fixture: &Value) -> Result<(), String> {
     let kind: OperationKind =
         serde_json::from_value(fixture["operation"].clone()).map_err(|e| e.to_string())?;
     let inputs: RawInputs =
@@ -72,8 +82,7 @@ fn run_fixture(file: &PathBuf) -> Result<usize, String> {
         if let leasehold_core::Error::Input(i) = &err {
             got["input"] = Value::String(i.input.clone());
         }
-        matches(want, &got, "error")?;
-        return Ok(0);
+        return matches(want, &got, "error");
     }
     let (mut op, _plan) = created.map_err(|e| format!("refused: {e}"))?;
     let steps = fixture["steps"].as_array().ok_or("no steps")?;
@@ -107,36 +116,27 @@ fn run_fixture(file: &PathBuf) -> Result<usize, String> {
             }
         }
     }
-    Ok(steps.len())
+    Ok(())
 }
 
-#[test]
-fn shared_fixtures() {
+fn main() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
         .expect("fixtures/ exists")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    assert!(
-        files.len() >= 5,
-        "expected the shared fixtures, found {}",
-        files.len()
-    );
-    let mut failures = Vec::new();
-    for file in &files {
-        if let Err(e) = run_fixture(file) {
-            failures.push(format!(
-                "{}: {e}",
-                file.file_name().unwrap().to_string_lossy()
-            ));
+    let count = files.len();
+    let mut trials = vec![Trial::test("fixtures-present", move || {
+        if count >= 5 {
+            Ok(())
+        } else {
+            Err(format!("expected the shared fixtures, found {count}").into())
         }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} fixtures failed:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
+    })];
+    trials.extend(files.into_iter().map(|file| {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        Trial::test(name, move || run_fixture(&file))
+    }));
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
