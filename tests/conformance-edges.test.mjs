@@ -1,7 +1,8 @@
 // One test per fact of docs/github-semantics.md that leasehold relies on. Each asserts
 // both sides: what the emulator answers (on the wire and in its git repository), and how the
 // driver takes it: the transport (actions/lib/github.mjs, which turns answers into the core's
-// replies) and, where the row changes what a job does, the real bundles in dist/.
+// replies) and, where the fact changes what a job does, the real bundles in dist/. The section
+// comments name the doc's anchors (docs/github-semantics.md#<anchor>).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTransport } from '../actions/lib/github.mjs';
@@ -47,8 +48,8 @@ const entry = (emu, seq) => emu.log.find((e) => e.seq === seq);
 const holderIds = (state) => state.holders.map((h) => h.holderId).sort();
 const ok = (r) => assert.equal(r.code, 0, r.stdout + r.stderr);
 
-describe('github-semantics.md, one row at a time: the emulator and the driver', { concurrency: 4, timeout: 60_000 }, () => {
-  // ---- Writes and compare-and-swap -------------------------------------------------------
+describe('docs/github-semantics.md, one fact at a time: the emulator and the driver', { concurrency: 4, timeout: 60_000 }, () => {
+  // ---- docs/github-semantics.md#writes-with-a-sha -----------------------------------------
 
   test('contents PUT, existing file, stale sha: 409, nothing applied; the driver re-reads and plans again', async (t) => {
     const { emu, perform } = await emulator(t);
@@ -156,6 +157,8 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     assert.equal(seen.at(-1), 'PUT /contents/locks/first.json 201');
   });
 
+  // ---- docs/github-semantics.md#many-files-on-one-branch ----------------------------------
+
   test('writes to DIFFERENT files of one branch collide: 409 "is at X but expected Y"; the driver re-reads and succeeds', async (t) => {
     const { emu, perform } = await emulator(t);
     // a's write has built its commit and waits before moving the branch; b's lands first.
@@ -189,6 +192,8 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     assert.deepEqual(holderIds(await stateOf(emu, 'y')), [y.holderId]);
   });
 
+  // ---- docs/github-semantics.md#stale-reads -----------------------------------------------
+
   test('contents GET after a write can be stale (the replaced version, max-age=60); the driver never acts on it', async (t) => {
     // GitHub's clock (the emulator's) runs `ahead` of this machine's; moving it on stands in
     // for waiting out the stale window.
@@ -220,6 +225,8 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     assert.ok(emu.log.some((e) => e.seq > seq && e.fault === 'staleRead'), 'release was served a stale read');
     assert.deepEqual((await stateOf(emu, 'stale')).holders, []);
   });
+
+  // ---- docs/github-semantics.md#request-time-limit ----------------------------------------
 
   test('a request killed at the time limit: 502 "Server Error", the write applied later; the driver reads back and finds it', async (t) => {
     const { emu, perform } = await emulator(t, { timeLimitMs: 400, killedWork: 'finish' });
@@ -304,6 +311,8 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     assert.equal(state.fence, 1);
   });
 
+  // ---- docs/github-semantics.md#git-refs --------------------------------------------------
+
   test('POST git/refs is create-if-absent: 422 "Reference already exists"; the driver takes the branch another job created', async (t) => {
     const { emu, perform } = await emulator(t);
     const head = await emu.head(BRANCH);
@@ -326,7 +335,7 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     assert.deepEqual(holderIds(state), [a.holderId, b.holderId].sort());
   });
 
-  // ---- Rate limits --------------------------------------------------------------------------
+  // ---- docs/github-semantics.md#rate-limits, docs/github-semantics.md#rate-limit-signals ---
 
   test('rate-limit headers on every answer; the primary limit is 403 with remaining 0 and a reset; the transport hands them over', async (t) => {
     const { emu, perform, exchanges } = await emulator(t, { rateLimit: 3 });
@@ -421,7 +430,7 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     emu.faults.clear();
   });
 
-  // ---- Conditional reads ------------------------------------------------------------------
+  // ---- docs/github-semantics.md#conditional-reads -----------------------------------------
 
   test('If-None-Match: 304 with no body and no cost to the primary limit; the driver polls with it and gets notModified', async (t) => {
     const { emu, perform, exchanges } = await emulator(t);
@@ -457,7 +466,7 @@ describe('github-semantics.md, one row at a time: the emulator and the driver', 
     }
   });
 
-  // ---- Transport, no answer ----------------------------------------------------------------
+  // ---- Transport, no answer (docs/github-semantics.md#request-time-limit) -----------------
 
   test('a connection reset: no answer; the transport says the request may have been sent', async (t) => {
     const { emu, perform } = await emulator(t);

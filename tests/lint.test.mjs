@@ -19,10 +19,10 @@ const ACTIONS = readdirSync(path.join(ROOT, 'actions'))
   .map((n) => path.join(ROOT, 'actions', n, 'action.yml'))
   .filter((f) => existsSync(f));
 
-// The runtimes GitHub-hosted runners take for JavaScript actions (github-semantics.md,
-// "JavaScript actions": node24; node20 is deprecated). @action-validator/core 0.6.0 bundles a
-// SchemaStore schema from before node24 existed, so `using` is checked here and the schema
-// check sees a runtime it knows.
+// The runtimes GitHub-hosted runners take for JavaScript actions
+// (docs/github-semantics.md#javascript-actions: node24; node20 is deprecated).
+// @action-validator/core 0.6.0 bundles a SchemaStore schema from before node24 existed, so
+// `using` is checked here and the schema check sees a runtime it knows.
 const RUNTIMES = ['node24'];
 const SCHEMA_KNOWN_RUNTIME = 'node20';
 

@@ -8,8 +8,8 @@
 //   credentials, rate limits, unknown routes, server errors and time-outs).
 // - "description defect": the description cannot be met by any answer GitHub sends.
 // - "observed": GitHub's live behaviour differs from its description; the emulator follows
-//   the behaviour (see github-semantics.md in the shared notes beside this repository,
-//   ../shared/, which leasehold's design depends on).
+//   the behaviour (see docs/github-semantics.md, the GitHub behaviour leasehold's design
+//   depends on; a `source` cites its sections as docs/github-semantics.md#<anchor>).
 //
 // FIXTURE_DIFFERENCES, at the end, lists where the emulator's answers differ from GitHub's
 // recorded ones (npm @octokit/fixtures), with the reason.
@@ -44,7 +44,7 @@ export const DEVIATIONS = [
     applies: (ex) => ex.status === 401 && ['Requires authentication', 'Bad credentials'].includes(msg(ex)),
     schema: BASIC_ERROR,
     what: 'A request without a token, or with a bad one, is answered 401 on any endpoint.',
-    source: 'GitHub REST docs, "Authenticating to the REST API" (401 Requires authentication / Bad credentials); github-semantics.md "Rate limits" (401 just after a token is minted)',
+    source: 'GitHub REST docs, "Authenticating to the REST API" (401 Requires authentication / Bad credentials); docs/github-semantics.md#token-401-grace (401 just after a token is minted)',
   },
   {
     id: 'any-403-429-rate-limited',
@@ -55,7 +55,7 @@ export const DEVIATIONS = [
       (ex.status === 403 && (/rate limit/i.test(msg(ex)) || ex.responseHeaders?.['retry-after'] !== undefined || ex.responseHeaders?.['x-ratelimit-remaining'] === '0')),
     schema: BASIC_ERROR,
     what: 'Primary and secondary rate limits answer 403 or 429 on any endpoint, with retry-after and/or x-ratelimit-remaining 0 + x-ratelimit-reset (checked by rule rate-limit-signal).',
-    source: 'GitHub REST docs, "Rate limits for the REST API" and "Troubleshooting the REST API"; github-semantics.md "Rate limits", row "signals"',
+    source: 'GitHub REST docs, "Rate limits for the REST API" and "Troubleshooting the REST API"; docs/github-semantics.md#rate-limit-signals',
   },
   {
     id: 'any-403-forbidden',
@@ -91,7 +91,7 @@ export const DEVIATIONS = [
     applies: (ex) => ex.status >= 500 && ex.status <= 504,
     schema: BASIC_ERROR,
     what: 'Any endpoint may answer 500/502/503/504 "Server Error"; a request running over the time limit (10 s on GitHub) is killed with one, and a write\'s outcome is then unknown.',
-    source: 'GitHub REST docs, "Troubleshooting the REST API" (timeouts: "Server Error"); github-semantics.md "Writes and compare-and-swap", row "request time limit"',
+    source: 'GitHub REST docs, "Troubleshooting the REST API" (timeouts: "Server Error"); docs/github-semantics.md#request-time-limit',
   },
   {
     id: 'any-get-304-not-modified',
@@ -99,7 +99,7 @@ export const DEVIATIONS = [
     relaxes: ['status'],
     applies: (ex) => ex.method === 'GET' && ex.status === 304 && ex.requestHeaders?.['if-none-match'] !== undefined,
     what: 'A GET with If-None-Match naming the current ETag is answered 304 Not Modified (no body, no cost against the primary rate limit), also where the operation lists only 200 (workflow runs and jobs, for one).',
-    source: 'GitHub REST docs, "Best practices for using the REST API" (use conditional requests: most endpoints return an etag; a 304 does not count against the primary rate limit); github-semantics.md "Conditional reads"',
+    source: 'GitHub REST docs, "Best practices for using the REST API" (use conditional requests: most endpoints return an etag; a 304 does not count against the primary rate limit); docs/github-semantics.md#conditional-reads',
   },
   {
     id: 'contents-raw-media-type',
@@ -144,7 +144,7 @@ export const DEVIATIONS = [
     relaxes: ['sha-names-existing-file'],
     applies: (ex) => ex.method === 'PUT' && ex.status === 201,
     what: 'PUT contents for a file that does not exist creates it (201) whatever `sha` says: the sha is ignored, so a deleted state file loses the compare-and-swap.',
-    source: 'github-semantics.md "Writes and compare-and-swap", row "contents PUT with sha" (doc + observed)',
+    source: 'docs/github-semantics.md#writes-with-a-sha (doc + observed)',
   },
   {
     id: 'contents-write-branch-race-409',
@@ -152,7 +152,7 @@ export const DEVIATIONS = [
     relaxes: ['conflict-is-about-the-file'],
     applies: (ex) => ex.status === 409 && /^is at [0-9a-f]{40} but expected [0-9a-f]{40}$/.test(msg(ex)),
     what: 'A contents write whose sha was right still gets 409 "is at X but expected Y" when another write moved the branch (even one to a different file): each write is a commit plus a ref update.',
-    source: 'github-semantics.md "Writes and compare-and-swap", row "contents writes to different files on one branch" (doc + observed)',
+    source: 'docs/github-semantics.md#many-files-on-one-branch (doc + observed)',
   },
   {
     id: 'contents-stale-read',
@@ -160,7 +160,7 @@ export const DEVIATIONS = [
     relaxes: ['read-is-current'],
     applies: (ex) => ex.method === 'GET' && /staleRead/.test(ex.fault ?? ''),
     what: 'GET contents after a write can return the previous version (or 404 for a file just created) for 10 s or more; answers carry cache-control max-age=60.',
-    source: 'github-semantics.md "Writes and compare-and-swap", row "contents GET after a write" (observed)',
+    source: 'docs/github-semantics.md#stale-reads (observed)',
   },
   {
     id: 'legacy-get-git-refs-ref',

@@ -201,8 +201,8 @@ function checkHeaders(ex, op, response, raise) {
       raise(problem('response-header', `response ${ex.status} header`, name, `is documented for ${op.id} ${ex.status} but missing`));
     }
   }
-  // semantics: "Rate limits", signals: every authenticated answer carries the x-ratelimit-*
-  // headers (GitHub REST docs, "Checking the status of your rate limit").
+  // docs/github-semantics.md#rate-limit-signals: every authenticated answer carries the
+  // x-ratelimit-* headers (GitHub REST docs, "Checking the status of your rate limit").
   const authenticated = !!header(ex.requestHeaders, 'authorization');
   if (authenticated && ex.status !== 401) {
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-used', 'x-ratelimit-reset']) {

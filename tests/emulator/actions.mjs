@@ -1,13 +1,13 @@
 // GitHub Actions: workflow runs, their attempts and jobs, as tests script them (RepoActions,
 // one per repository), and the read-only REST routes that report them: GET actions/runs/{id},
-// .../attempts/{n}, .../attempts/{n}/jobs, actions/jobs/{id}. "semantics: <table>, <row>"
-// cites docs/github-semantics.md.
+// .../attempts/{n}, .../attempts/{n}/jobs, actions/jobs/{id}. Comments cite GitHub's
+// behaviour as docs/github-semantics.md#<anchor>.
 
 import { DOCS } from './constants.mjs';
 import { definedOnly, isoSeconds, newId, nodeId } from './helpers.mjs';
 import { fail, linkHeader, reply } from './http.mjs';
 
-// semantics: "Actions: is a run still alive?". A run's status and conclusion are those of one
+// docs/github-semantics.md#actions-runs. A run's status and conclusion are those of one
 // attempt; a re-run adds an attempt under the same run id.
 const RUN_STATUSES = ['requested', 'queued', 'pending', 'waiting', 'in_progress', 'completed'];
 const RUN_CONCLUSIONS = ['success', 'failure', 'neutral', 'cancelled', 'skipped', 'timed_out', 'action_required', 'stale', 'startup_failure'];
@@ -338,8 +338,8 @@ function jobBody(repo, job) {
   };
 }
 
-// GET /actions/runs/{run_id}: the run as of its LATEST attempt (semantics: "Actions: is a
-// run still alive?": finished only when completed for that attempt).
+// GET /actions/runs/{run_id}: the run as of its LATEST attempt (finished only when completed
+// for that attempt: docs/github-semantics.md#actions-runs).
 // GET /actions/runs/{run_id}/attempts/{n}: as of attempt n. Unknown run or attempt: 404.
 function getRun(repo, rawRunId, rawAttempt) {
   const doc = rawAttempt === undefined ? DOCS.getRun : DOCS.getRunAttempt;

@@ -1,7 +1,7 @@
 // GitHub's contents API on the hosted repository: GET, PUT and DELETE
 // /repos/{owner}/{repo}/contents/{path}. A write is one real commit moved onto the branch by
 // compare-and-swap (Repo.commitChange); a read may be stale for a while after a write when
-// staleReads() is on. "semantics: <table>, <row>" cites docs/github-semantics.md.
+// staleReads() is on. Comments cite GitHub's behaviour as docs/github-semantics.md#<anchor>.
 
 import path from 'node:path';
 import { DEFAULT_IDENTITY, DOCS } from './constants.mjs';
@@ -69,7 +69,7 @@ async function getContents(ctx, repo, p) {
   let entry = await repo.entry(resolved.commit, p);
 
   // GitHub's caches may serve the version a recent write replaced, with its sha and etag
-  // (semantics: "contents GET after a write"). Reads by commit sha are never stale.
+  // (docs/github-semantics.md#stale-reads). Reads by commit sha are never stale.
   if (resolved.branch && entry?.type !== 'tree') {
     const prev = repo.staleVersion(resolved.branch, p);
     if (prev !== undefined) {
@@ -169,8 +169,8 @@ async function putContents(ctx, repo, p) {
     if (!body.sha) return notSupplied(['sha'], doc);
     if (body.sha !== existing.sha) return fail(409, `${p} does not match ${body.sha}`, doc);
   }
-  // A MISSING file is created whatever `sha` says: GitHub ignores it (semantics: "Writes
-  // and compare-and-swap", first row). So a deleted state file loses the CAS.
+  // A MISSING file is created whatever `sha` says: GitHub ignores it
+  // (docs/github-semantics.md#writes-with-a-sha). So a deleted state file loses the CAS.
 
   const data = Buffer.from(body.content, 'base64');
   const blob = await repo.git(['hash-object', '-w', '--stdin'], { input: data });
@@ -222,7 +222,7 @@ async function applyChange(ctx, repo, change) {
   if (r.ok) return r;
   if (r.reason === 'missing') return { error: fail(404, `Branch ${change.branch} not found`, doc) };
   // Another commit landed on the branch since this request read the head: GitHub's answer,
-  // even when the other commit touched a different file (semantics: "contents writes to
-  // different files on one branch").
+  // even when the other commit touched a different file
+  // (docs/github-semantics.md#many-files-on-one-branch).
   return { error: fail(409, `is at ${r.current} but expected ${change.head}`, doc) };
 }

@@ -13,8 +13,9 @@
 //
 // Node.js 20 built-ins and the `git` binary only: no npm packages.
 //
-// GitHub behaviour copied here is described in docs/github-semantics.md; comments cite it as
-// "semantics: <table>, <row>". Where GitHub's behaviour is surprising the code says so.
+// GitHub behaviour copied here is described in docs/github-semantics.md; comments cite its
+// sections as docs/github-semantics.md#<anchor>. Where GitHub's behaviour is surprising the
+// code says so.
 //
 // Usage (in-process):
 //   import { startEmulator } from './emulator.mjs';

@@ -301,8 +301,8 @@ test('PUT to another branch; DELETE contents; a deleted file loses the compare-a
   assert.equal(del.status, 200);
   assert.equal(del.body.content, null);
   assert.equal(await emu.readFile('main', 'locks/a.json'), null);
-  // semantics.md: a missing file is created whatever sha says, so a writer holding the old
-  // sha "wins" a CAS it should have lost.
+  // docs/github-semantics.md#writes-with-a-sha: a missing file is created whatever sha says,
+  // so a writer holding the old sha "wins" a CAS it should have lost.
   const stale = await api.put('locks/a.json', { message: 'm', content: b64('late\n'), sha: blobSha(INITIAL_A) });
   assert.equal(stale.status, 201);
 });

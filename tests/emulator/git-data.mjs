@@ -1,6 +1,7 @@
 // GitHub's git data API on the hosted repository: refs (get, list matching, create, update,
 // delete), trees (create) and commits (create, get), and how GitHub describes a commit (also
-// used by contents writes). "semantics: <table>, <row>" cites docs/github-semantics.md.
+// used by contents writes). Comments cite GitHub's behaviour as
+// docs/github-semantics.md#<anchor>.
 //
 // Checks and messages follow GitHub's as recorded against the live API by client test
 // suites (PyGithub-based recordings, octokit and go-github issues). Where nothing was
@@ -311,7 +312,7 @@ async function validNewRef(repo, ref) {
   return r.code === 0 && safeRefName(ref);
 }
 
-// POST /git/refs { ref, sha }: atomic create-if-absent (semantics: "POST /git/refs").
+// POST /git/refs { ref, sha }: atomic create-if-absent (docs/github-semantics.md#git-refs).
 async function createRef(ctx, repo) {
   const doc = DOCS.createRef;
   const { body, error } = parseJson(ctx, doc);
@@ -341,8 +342,8 @@ async function createRef(ctx, repo) {
 }
 
 // PATCH /git/refs/{ref} { sha, force=false }: fast-forward only unless force. NOT a
-// compare-and-swap on an expected old value: any descendant is accepted (semantics: row
-// "PATCH /git/refs/{ref} with force: false").
+// compare-and-swap on an expected old value: any descendant is accepted
+// (docs/github-semantics.md#git-refs).
 async function updateRef(ctx, repo, ref) {
   const doc = DOCS.updateRef;
   const { body, error } = parseJson(ctx, doc);
@@ -374,7 +375,7 @@ async function updateRef(ctx, repo, ref) {
   }
 }
 
-// DELETE /git/refs/{ref}: unconditional (semantics: "DELETE /git/refs/{ref}").
+// DELETE /git/refs/{ref}: unconditional (docs/github-semantics.md#git-refs).
 async function deleteRef(ctx, repo, ref) {
   const doc = DOCS.deleteRef;
   if (ref === null) return fail(422, 'Reference does not exist', doc);

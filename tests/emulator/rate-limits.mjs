@@ -1,9 +1,9 @@
 // GitHub's rate limits as the emulator applies them, per token: the primary hourly limit
 // (the x-ratelimit-* headers, GET /rate_limit) and the secondary limits on content-generating
-// requests. "semantics: <table>, <row>" cites docs/github-semantics.md.
+// requests. Comments cite GitHub's behaviour as docs/github-semantics.md#<anchor>.
 
 // ---------------------------------------------------------------------------------------
-// Primary rate limit: a per-token hourly window (semantics: "Rate limits").
+// Primary rate limit: a per-token hourly window (docs/github-semantics.md#rate-limits).
 // ---------------------------------------------------------------------------------------
 
 export class RateLimiter {
@@ -58,8 +58,8 @@ export class RateLimiter {
 }
 
 // ---------------------------------------------------------------------------------------
-// Secondary rate limits on content-generating requests (semantics: "secondary: content-
-// generating requests 80/minute and 500/hour"): per token, sliding windows. Off unless
+// Secondary rate limits on content-generating requests, 80 a minute and 500 an hour
+// (docs/github-semantics.md#rate-limits): per token, sliding windows. Off unless
 // options.limits sets them. Past a limit: 403 with retry-after, the request not applied.
 // ---------------------------------------------------------------------------------------
 

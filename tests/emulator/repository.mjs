@@ -1,7 +1,7 @@
 // One hosted repository: a real bare git repository (contents are commits, refs are refs,
 // a branch moves by compare-and-swap as on GitHub), its workflow runs (RepoActions), how GitHub
 // describes it (GET /repos/{owner}/{repo}), and the test helpers that read and write it
-// straight from git. "semantics: <table>, <row>" cites docs/github-semantics.md.
+// straight from git. Comments cite GitHub's behaviour as docs/github-semantics.md#<anchor>.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -317,8 +317,7 @@ export class Repo {
    *
    * There is deliberately no lock around this: two requests may both start from the same
    * head, and the second `update-ref` then fails with "is at X but expected Y", which is
-   * exactly what GitHub answers (semantics: "Writes and compare-and-swap", row "contents
-   * writes to different files on one branch").
+   * exactly what GitHub answers (docs/github-semantics.md#many-files-on-one-branch).
    *
    * Returns { ok: true, commit, tree } or { ok: false, current } (current: the branch head
    * that won, or null if the branch vanished). Throws GitError when the tree cannot be built

@@ -2,7 +2,8 @@
 // rate limits and the request time limit. Each request is matched against the fault rules,
 // then authenticated, rate limited, routed (the repository itself, then contents.mjs,
 // git-data.mjs, actions.mjs) and answered, a conditional GET with 304; every exchange is
-// handed to the recorders. "semantics: <table>, <row>" cites docs/github-semantics.md.
+// handed to the recorders. Comments cite GitHub's behaviour as
+// docs/github-semantics.md#<anchor>.
 
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -93,12 +94,12 @@ export class Emulator {
     if (dir && options.record !== false) this.recorders.push(recordTo(dir));
   }
 
-  /** The request time limit (semantics: "request time limit": GitHub kills a request that
-   *  runs over 10 s; the outcome of a write is then unknown). `ms` null/0 turns it off.
-   *  answer: a status (default 502 "Server Error", as GitHub's gateway answers a backend
-   *  timeout) or 'reset'. work: 'finish' (default: the killed request's work goes on and a
-   *  write lands after the client was told it failed) or 'drop' (the work stops before it
-   *  moves any ref: nothing is applied). */
+  /** The request time limit (docs/github-semantics.md#request-time-limit: GitHub kills a
+   *  request that runs over 10 s; the outcome of a write is then unknown). `ms` null/0 turns
+   *  it off. answer: a status (default 502 "Server Error", as GitHub's gateway answers a
+   *  backend timeout) or 'reset'. work: 'finish' (default: the killed request's work goes on
+   *  and a write lands after the client was told it failed) or 'drop' (the work stops before
+   *  it moves any ref: nothing is applied). */
   setTimeLimit(cfg = {}) {
     const { ms, answer, work } = { ms: 10_000, answer: 502, work: 'finish', ...this.timeLimit, ...definedOnly(cfg) };
     if (ms != null && !(ms >= 0)) throw new TypeError('timeLimit ms must be >= 0');
@@ -113,7 +114,7 @@ export class Emulator {
    *  matching file (matched against the repo path, e.g. "locks/a.json", or the request path
    *  "/repos/o/r/contents/locks/a.json"), contents GETs by branch return the version the
    *  write replaced (404 if the write created the file). staleReads(null) turns it off.
-   *  Only writes made while it is on open a window (semantics: "contents GET after a write"). */
+   *  Only writes made while it is on open a window (docs/github-semantics.md#stale-reads). */
   staleReads(cfg) {
     if (cfg == null) {
       this.stale = null;
@@ -223,7 +224,7 @@ export class Emulator {
           return this.send(ctx, await conflictReply(this, ctx));
         case 'applyThen': {
           // The request is applied for real, then the client is lied to: the outcome of the
-          // write is unknown to it (semantics: "request time limit" row).
+          // write is unknown to it (docs/github-semantics.md#request-time-limit).
           const real = await this.process(ctx);
           entry.applied = real.status;
           if (a.applyThen === 'reset') return this.resetSocket(ctx);
@@ -392,7 +393,7 @@ export class Emulator {
     }
 
     // Conditional GET: a matching If-None-Match answers 304 with no body, and a 304 does not
-    // count against the primary rate limit (semantics: "Conditional reads").
+    // count against the primary rate limit (docs/github-semantics.md#conditional-reads).
     if (req.method === 'GET' && result.status === 200) {
       const etag = result.etag ?? `W/"${sha1(serialize(result.body))}"`;
       result.headers = { ...result.headers, etag };
