@@ -21,10 +21,10 @@ pub mod acquire;
 pub mod config;
 pub mod engine;
 pub mod error;
-pub mod guard;
 pub mod ids;
 pub mod inputs;
 pub mod lease;
+mod ops;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;
 pub mod protocol;
@@ -37,6 +37,8 @@ pub mod status;
 pub mod time;
 
 pub use error::{Error, InputError, ProtocolError, StateError};
+/// The guard's decisions, kept at their old path.
+pub use ops::guard;
 pub use inputs::{Entropy, RawInputs};
 pub use protocol::{Command, Event, Outcome, Reply, ResultWord, Step};
 pub use state::LockState;

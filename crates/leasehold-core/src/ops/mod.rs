@@ -1,0 +1,3 @@
+//! The operations, one file each.
+
+pub mod guard;
