@@ -17,40 +17,35 @@
 //! assert!(matches!(step.command, Command::ReadFile { .. }));
 //! ```
 
-pub mod acquire;
-pub mod config;
-pub mod engine;
-pub mod error;
-pub mod ids;
-pub mod inputs;
-pub mod lease;
+mod engine;
+mod input;
 mod ops;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;
-pub mod protocol;
-pub mod reap;
-pub mod release;
-pub mod renew;
-pub mod retry;
-pub mod state;
-pub mod status;
-pub mod time;
+mod policy;
+mod store;
+mod wire;
 
-pub use error::{Error, InputError, ProtocolError, StateError};
-/// The guard's decisions, kept at their old path.
-pub use ops::guard;
-pub use inputs::{Entropy, RawInputs};
-pub use protocol::{Command, Event, Outcome, Reply, ResultWord, Step};
-pub use state::LockState;
+// Old paths, kept while the consumers move over.
+pub use input::{ids, reader as inputs};
+pub use ops::{acquire, guard, reap, release, renew, status};
+pub use policy::{lease, retry};
+pub use store::{config, lock as state};
+pub use wire::{error, protocol, time};
 
-use acquire::{AcquirePlanner, AcquireSettings};
+pub use wire::error::{Error, InputError, ProtocolError, StateError};
+pub use input::reader::{Entropy, RawInputs};
+pub use wire::protocol::{Command, Event, Outcome, Reply, ResultWord, Step};
+pub use store::lock::LockState;
+
+use ops::acquire::{AcquirePlanner, AcquireSettings};
 use engine::{Engine, Target};
-use reap::{ReapAll, ReapSettings};
-use release::{ReleasePlanner, ReleaseSettings};
-use renew::{RenewPlanner, RenewSettings};
-use retry::RetryPolicy;
+use ops::reap::{ReapAll, ReapSettings};
+use ops::release::{ReleasePlanner, ReleaseSettings};
+use ops::renew::{RenewPlanner, RenewSettings};
+use policy::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
-use status::{StatusPlanner, StatusSettings};
+use ops::status::{StatusPlanner, StatusSettings};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -99,7 +94,7 @@ impl Operation {
         inputs: &RawInputs,
         entropy: &Entropy,
     ) -> Result<(Self, Plan), Error> {
-        inputs::validate_entropy(entropy)?;
+        input::reader::validate_entropy(entropy)?;
         let (op, plan) = match kind {
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;

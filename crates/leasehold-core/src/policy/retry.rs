@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Reply;
-use crate::time::{parse_http_date, Millis};
+use crate::wire::protocol::Reply;
+use crate::wire::time::{parse_http_date, Millis};
 
 /// SplitMix64: small, fast and fully determined by its seed, so a run replays exactly.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

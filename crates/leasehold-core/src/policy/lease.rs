@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::time::Millis;
+use crate::wire::time::Millis;
 
 /// A lease policy, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +183,7 @@ impl ClockEstimate {
     /// Takes in an answer's `date` header, for a request sent at local `sent_at` and read at
     /// local `read_at`.
     pub fn observe(&mut self, date: Option<&str>, sent_at: Millis, read_at: Millis) {
-        if let Some(server) = date.and_then(crate::time::parse_http_date) {
+        if let Some(server) = date.and_then(crate::wire::time::parse_http_date) {
             self.low = Some(server as i64 - read_at as i64);
             self.high = Some(server as i64 + 1_000 - sent_at.min(read_at) as i64);
         }

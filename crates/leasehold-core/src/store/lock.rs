@@ -6,10 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::StateError;
-use crate::ids::RunIdentity;
-use crate::lease::LeasePolicy;
-use crate::time::{self, Millis};
+use crate::wire::error::StateError;
+use crate::input::ids::RunIdentity;
+use crate::policy::lease::LeasePolicy;
+use crate::wire::time::{self, Millis};
 
 /// The schema this version of leasehold reads and writes.
 pub const SCHEMA: u64 = 1;

@@ -10,11 +10,11 @@
 //! `release-unrecorded` (the budget ran out before the removal was recorded).
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::time::Millis;
+use crate::wire::error::InputError;
+use crate::input::reader::{RawInputs, Reader};
+use crate::wire::protocol::{Failure, Outcome, ResultWord};
+use crate::policy::retry::RetryPolicy;
+use crate::wire::time::Millis;
 
 pub const DEFAULT_DEADLINE_SECONDS: u64 = 120;
 

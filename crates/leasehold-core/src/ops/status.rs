@@ -1,10 +1,10 @@
 //! status: a read-only look at the lock — its holders, its queue and its capacity. Never writes.
 
 use crate::engine::{Decision, PlanCtx, Planner};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::time::Millis;
+use crate::wire::error::InputError;
+use crate::input::reader::{RawInputs, Reader};
+use crate::wire::protocol::{Failure, Outcome, ResultWord};
+use crate::wire::time::Millis;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusSettings {

@@ -11,11 +11,11 @@
 //! on. An absence seen only in a read may be a stale cache, so it is confirmed by a write first.
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::time::{format_rfc3339, Millis};
+use crate::wire::error::InputError;
+use crate::input::reader::{RawInputs, Reader};
+use crate::wire::protocol::{Failure, Outcome, ResultWord};
+use crate::policy::retry::RetryPolicy;
+use crate::wire::time::{format_rfc3339, Millis};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenewSettings {
@@ -105,7 +105,7 @@ impl Planner for RenewPlanner {
         match st.holder(id) {
             Some(h) if h.nonce == self.s.nonce => {
                 let policy = ctx.lease.clone();
-                let lease = crate::protocol::LeaseView::of(h, &policy, &ctx.clock);
+                let lease = crate::wire::protocol::LeaseView::of(h, &policy, &ctx.clock);
                 let finish = |result: ResultWord, planner: &Self| {
                     let mut o = planner.outcome(result);
                     o.fence = Some(h.fence);

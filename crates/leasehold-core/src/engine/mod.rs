@@ -15,15 +15,15 @@
 //! 3. A write whose outcome is unknown is never re-sent as is: the state is read back and the
 //!    plan recomputed, so a write that landed is recognised by its effect (the claim's nonce).
 
-use crate::config::{self, DEFAULT_CAPACITY};
-use crate::error::{ConfigError, ProtocolError};
-use crate::lease::{ClockEstimate, LeasePolicy};
-use crate::protocol::{
+use crate::store::config::{self, DEFAULT_CAPACITY};
+use crate::wire::error::{ConfigError, ProtocolError};
+use crate::policy::lease::{ClockEstimate, LeasePolicy};
+use crate::wire::protocol::{
     Command, Event, Failure, Level, LogLine, Outcome, Reply, SleepReason, Stats, Step, TreeFile,
 };
-use crate::retry::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
-use crate::state::{ConfigRecord, LockState, Removal};
-use crate::time::Millis;
+use crate::policy::retry::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
+use crate::store::lock::{ConfigRecord, LockState, Removal};
+use crate::wire::time::Millis;
 
 /// A request leasehold lets run this long before it aborts it; GitHub itself kills requests
 /// after 10 s.

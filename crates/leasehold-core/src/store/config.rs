@@ -3,10 +3,10 @@
 
 use serde::Deserialize;
 
-use crate::error::ConfigError;
-use crate::lease::LeasePolicy;
-use crate::state::{ConfigRecord, MAX_CAPACITY};
-use crate::time::Millis;
+use crate::wire::error::ConfigError;
+use crate::policy::lease::LeasePolicy;
+use crate::store::lock::{ConfigRecord, MAX_CAPACITY};
+use crate::wire::time::Millis;
 
 /// How long a config read stays fresh. Acquire re-reads it after this, also while waiting, so a
 /// raised capacity unblocks waiters that are already queued.

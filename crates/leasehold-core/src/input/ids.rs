@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::InputError;
+use crate::wire::error::InputError;
 
 /// A lock name: `[A-Za-z0-9._-]{1,80}`, and not `.` or `..` (it becomes a file name).
 pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {

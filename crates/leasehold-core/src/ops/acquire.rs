@@ -14,16 +14,16 @@
 //!    Otherwise write if anything changed (enqueued), else sleep and poll.
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::lease::LeasePolicy;
-use crate::protocol::{
+use crate::wire::error::InputError;
+use crate::input::ids::{self, RunIdentity};
+use crate::input::reader::{Entropy, RawInputs, Reader};
+use crate::policy::lease::LeasePolicy;
+use crate::wire::protocol::{
     Command, Failure, JobSummary, LeaseView, Level, LogLine, Outcome, Reply, ResultWord,
 };
-use crate::retry::{RetryPolicy, Rng};
-use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
-use crate::time::{format_rfc3339, Millis};
+use crate::policy::retry::{RetryPolicy, Rng};
+use crate::store::lock::{ClaimPlace, Holder, LockState, QueueEntry};
+use crate::wire::time::{format_rfc3339, Millis};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcquireSettings {

@@ -27,13 +27,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::inputs::{RawInputs, Reader, DEFAULT_STATE_BRANCH};
-use crate::protocol::{Command, Failure, Level, LogLine, Outcome, Reply, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::state::Removal;
-use crate::time::{format_rfc3339, Millis};
+use crate::wire::error::InputError;
+use crate::input::ids::{self, RunIdentity};
+use crate::input::reader::{RawInputs, Reader, DEFAULT_STATE_BRANCH};
+use crate::wire::protocol::{Command, Failure, Level, LogLine, Outcome, Reply, ResultWord};
+use crate::policy::retry::RetryPolicy;
+use crate::store::lock::Removal;
+use crate::wire::time::{format_rfc3339, Millis};
 
 pub const DEFAULT_SCAN_SECONDS: u64 = 480;
 /// Time left after the scan deadline for the last checkpoint write (and its read-back).
@@ -443,7 +443,7 @@ impl Planner for ReapPlanner {
                 if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) =>
             {
                 if status == "completed" {
-                    let completed_at = completed_at.as_deref().and_then(crate::time::parse_rfc3339);
+                    let completed_at = completed_at.as_deref().and_then(crate::wire::time::parse_rfc3339);
                     Evidence::Over { conclusion, job: Some(JobFacts { runner_name, completed_at }) }
                 } else {
                     Evidence::Active { status, at: asked_at }
@@ -812,9 +812,9 @@ impl ReapAll {
 
     pub fn step(
         &mut self,
-        event: crate::protocol::Event,
-    ) -> Result<crate::protocol::Step, crate::error::ProtocolError> {
-        use crate::protocol::{Event, Step};
+        event: crate::wire::protocol::Event,
+    ) -> Result<crate::wire::protocol::Step, crate::wire::error::ProtocolError> {
+        use crate::wire::protocol::{Event, Step};
         let now = match &event {
             Event::Start { now }
             | Event::Reply { now, .. }

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::LockState;
-use crate::time::Millis;
+use crate::store::lock::LockState;
+use crate::wire::time::Millis;
 
 /// An event the driver feeds to an operation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -407,7 +407,7 @@ pub struct Outcome {
     pub lease: Option<LeaseView>,
     /// reap: what was judged, and what was done, lock by lock.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reaped: Vec<crate::reap::ReapReport>,
+    pub reaped: Vec<crate::ops::reap::ReapReport>,
 }
 
 impl Stats {
@@ -475,9 +475,9 @@ pub struct LeaseView {
 impl LeaseView {
     /// Local times come from the clock estimate's upper bound, so they are never late.
     pub fn of(
-        h: &crate::state::Holder,
-        policy: &crate::lease::LeasePolicy,
-        clock: &crate::lease::ClockEstimate,
+        h: &crate::store::lock::Holder,
+        policy: &crate::policy::lease::LeasePolicy,
+        clock: &crate::policy::lease::ClockEstimate,
     ) -> Self {
         let local_deadline = clock.local_deadline_for(policy.local_deadline(h.expires_at));
         // At the ceiling a renewal cannot extend anything: nothing is due before the deadline.

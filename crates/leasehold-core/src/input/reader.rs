@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::retry::RetryPolicy;
+use crate::wire::error::InputError;
+use crate::input::ids::{self, RunIdentity};
+use crate::policy::retry::RetryPolicy;
 
 /// Raw inputs: `lock`, `timeout-minutes`, …, plus context such as `GITHUB_RUN_ID`.
 pub type RawInputs = BTreeMap<String, String>;

@@ -1,0 +1,4 @@
+//! Inputs.
+
+pub mod ids;
+pub mod reader;

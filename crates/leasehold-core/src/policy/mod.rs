@@ -1,0 +1,4 @@
+//! Policy.
+
+pub mod lease;
+pub mod retry;

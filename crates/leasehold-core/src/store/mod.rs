@@ -1,0 +1,4 @@
+//! Stored documents.
+
+pub mod config;
+pub mod lock;

@@ -1,0 +1,5 @@
+//! What crosses the boundary.
+
+pub mod error;
+pub mod protocol;
+pub mod time;
