@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use leasehold_core::{
-    Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+    Call, Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
 };
 use proptest::prelude::*;
 
@@ -68,9 +68,9 @@ impl Store {
         }
     }
 
-    fn perform(&mut self, command: &Command, fault: Fault) -> (Reply, Option<String>) {
-        match command {
-            Command::ReadFile { path, .. } => {
+    fn perform(&mut self, call: &Call, fault: Fault) -> (Reply, Option<String>) {
+        match call {
+            Call::ReadFile { path, .. } => {
                 if matches!(fault, Fault::ServerError) {
                     return (Self::http(502, "Server Error"), None);
                 }
@@ -103,7 +103,7 @@ impl Store {
                     None => (Self::http(404, "Not Found"), None),
                 }
             }
-            Command::WriteFile { content, sha, .. } => {
+            Call::WriteFile { content, sha, .. } => {
                 match fault {
                     Fault::Conflict => return (Self::http(409, "is at x but expected y"), None),
                     Fault::ServerError => return (Self::http(502, "Server Error"), None),
@@ -148,14 +148,14 @@ impl Store {
                 };
                 (reply, Some(content.clone()))
             }
-            Command::CreateTree { .. } => (Reply::Created { sha: "tree".into() }, None),
-            Command::CreateCommit { .. } => (
+            Call::CreateTree { .. } => (Reply::Created { sha: "tree".into() }, None),
+            Call::CreateCommit { .. } => (
                 Reply::Created {
                     sha: "commit".into(),
                 },
                 None,
             ),
-            Command::CreateBranch { .. } => {
+            Call::CreateBranch { .. } => {
                 if self.branch {
                     (Self::http(422, "Reference already exists"), None)
                 } else {
@@ -168,8 +168,7 @@ impl Store {
                     )
                 }
             }
-            Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+            Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 unreachable!("no acquire here records its job id")
             }
         }
@@ -262,7 +261,7 @@ fn run(
             }
             Command::Finish { .. } => unreachable!(),
             request => {
-                let (reply, committed) = store.perform(request, fault);
+                let (reply, committed) = store.perform(request.call().expect("a request"), fault);
                 if let Some(text) = committed {
                     let st = LockState::parse(&text, "prop").map_err(|e| {
                         TestCaseError::fail(format!("committed an unreadable state: {e}"))

@@ -3,11 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use leasehold_core::ids::RunIdentity;
-use leasehold_core::protocol::JobSummary;
-use leasehold_core::state::{Holder, QueueEntry};
 use leasehold_core::{
-    Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
+    Call, Command, Entropy, Event, Holder, JobSummary, LockState, Operation, OperationKind,
+    Outcome, QueueEntry, Reply, ResultWord, RunIdentity,
 };
 
 const T: u64 = 1_800_000_000_000;
@@ -145,20 +143,18 @@ impl Fake {
         }
     }
 
-    fn perform(&mut self, command: &Command) -> Reply {
-        match command {
-            Command::ReadFile { path, .. } if path.ends_with(".config.json") => {
-                match &self.config {
-                    Some(text) => Reply::File {
-                        sha: "cfg".into(),
-                        content: text.clone(),
-                        etag: None,
-                        date: None,
-                    },
-                    None => http(404),
-                }
-            }
-            Command::ReadFile { path, .. } => {
+    fn perform(&mut self, call: &Call) -> Reply {
+        match call {
+            Call::ReadFile { path, .. } if path.ends_with(".config.json") => match &self.config {
+                Some(text) => Reply::File {
+                    sha: "cfg".into(),
+                    content: text.clone(),
+                    etag: None,
+                    date: None,
+                },
+                None => http(404),
+            },
+            Call::ReadFile { path, .. } => {
                 let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
                 match self.states.get(lock) {
                     Some((s, rev)) => Reply::File {
@@ -170,7 +166,7 @@ impl Fake {
                     None => http(404),
                 }
             }
-            Command::WriteFile {
+            Call::WriteFile {
                 path, content, sha, ..
             } => {
                 let lock = path
@@ -195,7 +191,7 @@ impl Fake {
                     date: None,
                 }
             }
-            Command::GetRunAttempt {
+            Call::GetRunAttempt {
                 repository,
                 run_id,
                 attempt,
@@ -208,7 +204,7 @@ impl Fake {
                     None => http(404),
                 }
             }
-            Command::GetJob { job_id, .. } => {
+            Call::GetJob { job_id, .. } => {
                 self.questions.push(format!("job {job_id}"));
                 match self.jobs.get(job_id) {
                     Some((run_id, a)) => self.answer(a, *run_id, 1, Some(*job_id)),
@@ -248,7 +244,7 @@ impl Fake {
                     step = op.step(Event::Timer { now: self.now }).unwrap();
                 }
                 c => {
-                    let reply = self.perform(&c);
+                    let reply = self.perform(c.call().expect("a request"));
                     self.now += step_ms;
                     step = op
                         .step(Event::Reply {
@@ -279,7 +275,7 @@ fn actions(o: &Outcome) -> Vec<(String, String, String)> {
                     .as_str()
                     .unwrap()
                     .to_string(),
-                e.reason.clone(),
+                e.reason.to_string(),
             )
         })
         .collect()
@@ -533,7 +529,7 @@ fn the_scan_deadline_writes_what_was_proven_and_fails_visibly() {
         12_000,
     );
     assert_eq!(o.result, ResultWord::Failed);
-    assert_eq!(o.error.as_ref().unwrap().code, "scan-deadline");
+    assert_eq!(o.error.as_ref().unwrap().code.as_str(), "scan-deadline");
     assert_eq!(f.questions.len(), 3);
     let left: Vec<&str> = f
         .state("deploy")
@@ -727,7 +723,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
         let step = op.step(Event::Start { now: T }).unwrap();
         assert!(
-            matches!(&step.command, Command::ListJobs { repository, run_id: 77, attempt: 1, .. } if repository == "octo/app"),
+            matches!(step.command.call(), Some(Call::ListJobs { repository, run_id: 77, attempt: 1 }) if repository == "octo/app"),
             "{:?}",
             step.command
         );
@@ -737,7 +733,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
             date: None,
         };
         let step = op.step(Event::Reply { now: T + 10, reply }).unwrap();
-        assert!(matches!(&step.command, Command::ReadFile { .. }));
+        assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
         // Absent state, absent config: the write carries the run identity with the job id.
         op.step(Event::Reply {
             now: T + 20,
@@ -750,7 +746,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
                 reply: http(404),
             })
             .unwrap();
-        let Command::WriteFile { content, .. } = &step.command else {
+        let Some(Call::WriteFile { content, .. }) = step.command.call() else {
             panic!("{:?}", step.command)
         };
         let doc = LockState::parse(content, "deploy").unwrap();
@@ -791,7 +787,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         "{:?}",
         step.log
     );
-    assert!(matches!(&step.command, Command::ReadFile { .. }));
+    assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
 }
 
 #[test]
@@ -811,7 +807,7 @@ fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
     f.runs.insert((3, 1), Answer::Status("completed"));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Failed);
-    assert_eq!(o.error.as_ref().unwrap().code, "rate-limited");
+    assert_eq!(o.error.as_ref().unwrap().code.as_str(), "rate-limited");
     assert_eq!(
         f.questions,
         vec!["o/a run 1/1", "o/a run 2/1"],

@@ -1,0 +1,385 @@
+//! How to read GitHub's answers: the classification table every failed answer goes through.
+//! Arithmetic on the facts of the answer and `now`, nothing else.
+
+use super::limits::SECONDARY_DEFAULT_WAIT_MS;
+use crate::wire::time::{parse_http_date, Millis};
+use crate::wire::{AnswerClass, Reply};
+
+/// What an answer means. The names are stable: they appear in logs and outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// The compare-and-swap precondition failed: re-read and plan again.
+    Conflict,
+    /// 404.
+    NotFound,
+    /// 422 "Reference already exists" on ref creation.
+    AlreadyExists,
+    /// Permission or configuration: retrying cannot help. Stop and report.
+    Refusal,
+    /// GitHub asked us to wait until `until`.
+    RateLimited {
+        until: Millis,
+        server_directed: bool,
+        primary: bool,
+    },
+    /// A failure that may pass: 5xx on a read, a connection that failed, a 401 just after a
+    /// token was minted.
+    Transient,
+    /// A write that may or may not have been applied: resolve by reading back.
+    UnknownOutcome,
+}
+
+impl Class {
+    /// The stable word for this class (in logs and `outcome.error.class`).
+    pub fn word(&self) -> AnswerClass {
+        match self {
+            Class::Conflict => AnswerClass::Conflict,
+            Class::NotFound => AnswerClass::NotFound,
+            Class::AlreadyExists => AnswerClass::AlreadyExists,
+            Class::Refusal => AnswerClass::Refusal,
+            Class::RateLimited { .. } => AnswerClass::RateLimited,
+            Class::Transient => AnswerClass::Transient,
+            Class::UnknownOutcome => AnswerClass::UnknownOutcome,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.word().as_str()
+    }
+}
+
+/// The request kinds classification distinguishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    Read,
+    /// A contents write: a compare-and-swap on the file's sha.
+    Write,
+    /// Creating a git object or ref: harmless to repeat (a tree or commit with the same content
+    /// has the same sha; a ref that exists answers 422).
+    Create,
+}
+
+/// Classifies a non-success answer. `auth_grace` says whether a 401 is still inside the grace
+/// window in which GitHub's token replication lag explains it.
+pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool) -> Option<Class> {
+    let class = match reply {
+        Reply::File { .. }
+        | Reply::NotModified
+        | Reply::Written { .. }
+        | Reply::Created { .. }
+        | Reply::Run { .. }
+        | Reply::Job { .. }
+        | Reply::Jobs { .. } => return None,
+        Reply::Transport { sent: false, .. } => Class::Transient,
+        Reply::Transport { sent: true, .. } => match kind {
+            RequestKind::Write => Class::UnknownOutcome,
+            RequestKind::Read | RequestKind::Create => Class::Transient,
+        },
+        Reply::Http {
+            status,
+            message,
+            retry_after,
+            ratelimit_remaining,
+            ratelimit_reset,
+            date,
+        } => {
+            let status = *status;
+            // Server-directed waits first: a 403 or 429 that carries them is a rate limit,
+            // never a refusal.
+            if status == 403 || status == 429 {
+                let server_now = date.as_deref().and_then(parse_http_date);
+                if let Some(until) = retry_after
+                    .as_deref()
+                    .and_then(|r| retry_after_until(r, now, server_now))
+                {
+                    return Some(Class::RateLimited {
+                        until,
+                        server_directed: true,
+                        primary: false,
+                    });
+                }
+                if *ratelimit_remaining == Some(0) {
+                    if let Some(reset) = ratelimit_reset {
+                        // The reset is an epoch second on GitHub's clock; shift it onto ours
+                        // when the answer carried GitHub's date.
+                        let reset_ms = reset.saturating_mul(1000);
+                        let until = match server_now {
+                            Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
+                            None => reset_ms,
+                        };
+                        return Some(Class::RateLimited {
+                            until,
+                            server_directed: false,
+                            primary: true,
+                        });
+                    }
+                }
+                let lower = message.to_ascii_lowercase();
+                if status == 429
+                    || lower.contains("secondary rate limit")
+                    || lower.contains("abuse")
+                {
+                    return Some(Class::RateLimited {
+                        until: now + SECONDARY_DEFAULT_WAIT_MS,
+                        server_directed: false,
+                        primary: false,
+                    });
+                }
+                return Some(Class::Refusal);
+            }
+            match (status, kind) {
+                (409, RequestKind::Write) => Class::Conflict,
+                // The file exists but we sent no sha: it appeared since we read it.
+                (422, RequestKind::Write) if message.contains("sha") => Class::Conflict,
+                (422, RequestKind::Create) if message.contains("already exists") => {
+                    Class::AlreadyExists
+                }
+                (404, _) => Class::NotFound,
+                (401, _) if auth_grace => Class::Transient,
+                (500..=599, RequestKind::Write) => Class::UnknownOutcome,
+                (500..=599, _) => Class::Transient,
+                _ => Class::Refusal,
+            }
+        }
+    };
+    Some(class)
+}
+
+/// `retry-after` as an absolute time on our clock: delta-seconds, or an HTTP date (moved onto
+/// our clock with the answer's own `date` when there is one). `None` when unreadable.
+pub fn retry_after_until(raw: &str, now: Millis, server_now: Option<Millis>) -> Option<Millis> {
+    let raw = raw.trim();
+    if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) {
+        let secs: u64 = raw.parse().ok()?;
+        return Some(now.saturating_add(secs.saturating_mul(1000)));
+    }
+    let at = parse_http_date(raw)?;
+    Some(now.saturating_add(at.saturating_sub(server_now.unwrap_or(now))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16) -> Reply {
+        hx(status, Fields::default())
+    }
+
+    #[derive(Default)]
+    struct Fields {
+        message: String,
+        retry_after: Option<String>,
+        ratelimit_remaining: Option<u64>,
+        ratelimit_reset: Option<u64>,
+        date: Option<String>,
+    }
+
+    fn hx(status: u16, f: Fields) -> Reply {
+        Reply::Http {
+            status,
+            message: f.message,
+            retry_after: f.retry_after,
+            ratelimit_remaining: f.ratelimit_remaining,
+            ratelimit_reset: f.ratelimit_reset,
+            date: f.date,
+        }
+    }
+
+    #[test]
+    fn classification_table() {
+        use Class::*;
+        use RequestKind::*;
+        let t = 1_000_000;
+        let cases: Vec<(RequestKind, Reply, Class)> = vec![
+            (Write, http(409), Conflict),
+            (
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Invalid request.\n\n\"sha\" wasn't supplied.".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Conflict,
+            ),
+            (
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Invalid request.".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Refusal,
+            ),
+            (
+                Create,
+                hx(
+                    422,
+                    Fields {
+                        message: "Reference already exists".into(),
+                        ..Fields::default()
+                    },
+                ),
+                AlreadyExists,
+            ),
+            (Read, http(404), NotFound),
+            (Write, http(404), NotFound),
+            (Read, http(500), Transient),
+            (Read, http(502), Transient),
+            (Write, http(502), UnknownOutcome),
+            (Write, http(500), UnknownOutcome),
+            (Create, http(503), Transient),
+            (Read, http(403), Refusal),
+            (Write, http(400), Refusal),
+            (
+                Read,
+                Reply::Transport {
+                    sent: false,
+                    message: "ECONNREFUSED".into(),
+                },
+                Transient,
+            ),
+            (
+                Write,
+                Reply::Transport {
+                    sent: false,
+                    message: "ECONNREFUSED".into(),
+                },
+                Transient,
+            ),
+            (
+                Write,
+                Reply::Transport {
+                    sent: true,
+                    message: "ECONNRESET".into(),
+                },
+                UnknownOutcome,
+            ),
+            (
+                Read,
+                Reply::Transport {
+                    sent: true,
+                    message: "timeout".into(),
+                },
+                Transient,
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        retry_after: Some("7".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 7_000,
+                    server_directed: true,
+                    primary: false,
+                },
+            ),
+            (
+                Write,
+                hx(
+                    429,
+                    Fields {
+                        retry_after: Some("0".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t,
+                    server_directed: true,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                http(429),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        message: "You have exceeded a secondary rate limit".into(),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        ratelimit_remaining: Some(0),
+                        ratelimit_reset: Some(1_300),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: 1_300_000,
+                    server_directed: false,
+                    primary: true,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        ratelimit_remaining: Some(0),
+                        ratelimit_reset: Some(1_300),
+                        date: Some("Thu, 01 Jan 1970 00:20:00 GMT".into()),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 100_000,
+                    server_directed: false,
+                    primary: true,
+                },
+            ),
+        ];
+        for (kind, reply, want) in cases {
+            assert_eq!(
+                classify(kind, &reply, t, false),
+                Some(want),
+                "{kind:?} {reply:?}"
+            );
+        }
+        assert_eq!(classify(Read, &http(401), t, true), Some(Transient));
+        assert_eq!(classify(Read, &http(401), t, false), Some(Refusal));
+        assert_eq!(classify(Read, &Reply::NotModified, t, false), None);
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let server = parse_http_date("Mon, 30 Nov 2026 02:00:00 GMT").unwrap();
+        assert_eq!(retry_after_until("30", 5_000, None), Some(35_000));
+        // An HTTP date 90 s after the server's own clock is 90 s from our now, whatever our clock says.
+        assert_eq!(
+            retry_after_until("Mon, 30 Nov 2026 02:01:30 GMT", 5_000, Some(server)),
+            Some(95_000)
+        );
+        // A date in the past means now (and the floor elsewhere stops a hot loop).
+        assert_eq!(
+            retry_after_until("Mon, 30 Nov 2026 01:00:00 GMT", 5_000, Some(server)),
+            Some(5_000)
+        );
+        assert_eq!(retry_after_until("soon", 5_000, None), None);
+    }
+}
