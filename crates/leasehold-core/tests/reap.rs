@@ -735,11 +735,12 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         let step = op.step(Event::Reply { now: T + 10, reply }).unwrap();
         assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
         // Absent state, absent config: the write carries the run identity with the job id.
-        op.step(Event::Reply {
-            now: T + 20,
-            reply: http(404),
-        })
-        .unwrap();
+        let _ = op
+            .step(Event::Reply {
+                now: T + 20,
+                reply: http(404),
+            })
+            .unwrap();
         let step = op
             .step(Event::Reply {
                 now: T + 30,
@@ -773,7 +774,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         },
     )
     .unwrap();
-    op.step(Event::Start { now: T }).unwrap();
+    let _ = op.step(Event::Start { now: T }).unwrap();
     let step = op
         .step(Event::Reply {
             now: T + 10,

@@ -26,11 +26,9 @@
 //! once nothing is left to reap or to happen: every job has ended, no rerun or sweep is
 //! pending, no job's request is in flight, and the lock is empty.
 
-use leasehold_core::ids::RunIdentity;
-use leasehold_core::protocol::JobSummary;
-use leasehold_core::reap::{ReapAction, WRITE_BUDGET_MS};
+use leasehold_core::limits::REAP_WRITE_BUDGET_MS;
 use leasehold_core::time::Millis;
-use leasehold_core::{Command, Outcome, Reply};
+use leasehold_core::{Call, Command, JobSummary, Outcome, ReapAction, Reply, RunIdentity};
 
 use crate::guard::GuardMode;
 use crate::rng::SimRng;
@@ -79,15 +77,25 @@ impl ReaperParams {
     /// an interval and the longest lateness, and is over within its scan deadline, its write
     /// budget and [`REAP_SLACK_MS`].
     pub fn removal_bound_ms(&self) -> Millis {
-        self.interval_ms + REAP_LATE_MAX_MS + self.scan_s * 1_000 + WRITE_BUDGET_MS + REAP_SLACK_MS
+        self.interval_ms
+            + REAP_LATE_MAX_MS
+            + self.scan_s * 1_000
+            + REAP_WRITE_BUDGET_MS
+            + REAP_SLACK_MS
     }
 }
 
 /// Index of an Actions API command in [`crate::report::ACTIONS_KINDS`].
 pub fn actions_index(command: &Command) -> usize {
     match command {
-        Command::GetRunAttempt { .. } => 0,
-        Command::GetJob { .. } => 1,
+        Command::Request {
+            call: Call::GetRunAttempt { .. },
+            ..
+        } => 0,
+        Command::Request {
+            call: Call::GetJob { .. },
+            ..
+        } => 1,
         _ => 2,
     }
 }
@@ -137,20 +145,31 @@ impl World {
     pub(crate) fn actions_answer(&mut self, command: &Command) -> Reply {
         let date = Some(http_date(self.now));
         let (c, repository) = match command {
-            Command::GetRunAttempt {
-                repository,
-                run_id,
-                attempt,
+            Command::Request {
+                call:
+                    Call::GetRunAttempt {
+                        repository,
+                        run_id,
+                        attempt,
+                        ..
+                    },
                 ..
             }
-            | Command::ListJobs {
-                repository,
-                run_id,
-                attempt,
+            | Command::Request {
+                call:
+                    Call::ListJobs {
+                        repository,
+                        run_id,
+                        attempt,
+                        ..
+                    },
                 ..
             } => (self.attempt_client(*run_id, *attempt), repository),
-            Command::GetJob {
-                repository, job_id, ..
+            Command::Request {
+                call: Call::GetJob {
+                    repository, job_id, ..
+                },
+                ..
             } => (self.job_client(*job_id), repository),
             _ => unreachable!("not an Actions API request"),
         };
@@ -176,14 +195,20 @@ impl World {
         let runner_name = (status != "queued").then(|| cl.runner.clone());
         let (attempt, job_id) = (cl.attempt, cl.job_id);
         match command {
-            Command::GetRunAttempt { .. } => Reply::Run {
+            Command::Request {
+                call: Call::GetRunAttempt { .. },
+                ..
+            } => Reply::Run {
                 run_id,
                 run_attempt: attempt,
                 status: status.into(),
                 conclusion,
                 date,
             },
-            Command::GetJob { .. } => {
+            Command::Request {
+                call: Call::GetJob { .. },
+                ..
+            } => {
                 // GitHub's description does not promise `run_attempt` on a job: sometimes absent.
                 let run_attempt = (self.rng.below(4) != 0).then_some(attempt);
                 let completed_at = cl
@@ -353,12 +378,12 @@ impl World {
     pub(crate) fn reap_finished(&mut self, _c: usize, outcome: &Outcome) {
         let r = &mut self.counters.reaper;
         if let Some(e) = &outcome.error {
-            *r.failures.entry(e.code.clone()).or_default() += 1;
+            *r.failures.entry(e.code.to_string()).or_default() += 1;
         }
         for report in &outcome.reaped {
             for e in &report.entries {
                 if e.action == ReapAction::Kept {
-                    *r.kept.entry(e.reason.clone()).or_default() += 1;
+                    *r.kept.entry(e.reason.to_string()).or_default() += 1;
                 }
                 if e.run.job_id.is_some() {
                     r.judged_by_job += 1;

@@ -82,6 +82,12 @@ macro_rules! words {
             }
         }
 
+        impl From<&str> for $name {
+            fn from(word: &str) -> Self {
+                $name::from_word(word)
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.as_str())
