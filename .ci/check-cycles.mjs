@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Fails when the modules of one Rust crate import each other in a cycle.
 //
-//   node .ci/check-cycles.mjs crates/leasehold-core/src [--report]
+//   node .ci/check-cycles.mjs crates/leasehold-core/src [--report] [--graph]
 //
 // It reads every .rs file under the directory, collects the paths that name another module of the
 // same crate (`use crate::…`, `crate::…` written inline, `super::…`, `self::…`, and `use child::…`
@@ -10,6 +10,7 @@
 // two graphs: one between files, one between top-level modules (`src/engine/**` is `engine`,
 // `src/time.rs` is `time`). A cycle in either is printed with the files or modules on it, and the
 // exit code is 1 (with `--report`, 0: for a crate whose cycles are known and not yet broken).
+// `--graph` also prints each top-level module with the modules it depends on.
 // Comments and string literals are stripped first; `mod tests` blocks count like any other code.
 // Method calls name no path, so they are not seen: the graph is that of the paths in the source.
 
@@ -18,6 +19,7 @@ import { join, relative, sep } from 'node:path';
 
 const args = process.argv.slice(2);
 const reportOnly = args.includes('--report');
+const showGraph = args.includes('--graph');
 const root = args.find((a) => !a.startsWith('--'));
 if (!root) {
   console.error('usage: node .ci/check-cycles.mjs <crate>/src [--report]');
@@ -264,6 +266,9 @@ const fileCount = [...fileEdges.values()].reduce((k, m) => k + m.size, 0);
 const modCount = [...modEdges.values()].reduce((k, m) => k + m.size, 0);
 for (const comp of modCycles) console.log(`cycle between top-level modules ${comp.sort().join(', ')}:\n${loop(modEdges, comp, (m) => m)}`);
 for (const comp of fileCycles) console.log(`cycle between files ${comp.map(rel).sort().join(', ')}:\n${loop(fileEdges, comp, rel)}`);
+if (showGraph) {
+  for (const [a, tos] of [...modEdges].sort()) console.log(`${a} → ${[...tos.keys()].sort().join(', ')}`);
+}
 const summary = `${root}: ${info.size} files, ${fileCount} file edges, ${modCount} module edges`;
 if (modCycles.length + fileCycles.length === 0) {
   console.log(`${summary}: no import cycle`);

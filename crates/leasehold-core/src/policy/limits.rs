@@ -75,8 +75,8 @@ pub const DEFAULT_STATE_BRANCH: &str = "leasehold-state";
 
 /// `timeout-minutes` unset: an hour in the queue, then `timeout`.
 pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
-/// `timeout-minutes` at most: a day (GitHub ends a job after at most 35 days of queueing, but a
-/// runner held a day is already a lot).
+/// `timeout-minutes` at most: a day; a runner held longer than that waiting is a mistake, not a
+/// queue.
 pub const MAX_TIMEOUT_MINUTES: u64 = 24 * 60;
 /// `poll-seconds` unset: the head of the queue polls every 10 s.
 pub const DEFAULT_POLL_SECONDS: u64 = 10;
