@@ -34,6 +34,11 @@ ${args[++i]}`;
   if (ifDue) inputs["if-due"] = "true";
   return { inputs, command };
 }
+function errorMessage(error) {
+  if (error.code !== "invalid-input" || !error.input || !error.rule) return error.message;
+  const name = FLAGS.includes(error.input) || error.input === "if-due" ? `--${error.input}` : `environment variable ${error.input}`;
+  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ""}`;
+}
 function usage(message) {
   return Object.assign(new Error(`${message}
 usage: leasehold guard --lock L --nonce N [options] -- command [args...]
@@ -84,7 +89,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error) => {
-    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ""}${error.message}`);
+    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ""}${errorMessage(error)}`);
     process.exitCode = error.usage || error.code === "invalid-input" ? EXIT.usage : 1;
   }
 );

@@ -44,6 +44,16 @@ function parseArgs(args) {
   return { inputs, command };
 }
 
+/**
+ * An error's message as a command-line user reads it: the core names a bad input by its own name
+ * (`lock`, `GITHUB_RUN_ID`); here that is a flag or an environment variable.
+ */
+function errorMessage(error) {
+  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
+  const name = FLAGS.includes(error.input) || error.input === 'if-due' ? `--${error.input}` : `environment variable ${error.input}`;
+  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
+}
+
 function usage(message) {
   return Object.assign(new Error(`${message}\nusage: leasehold guard --lock L --nonce N [options] -- command [args...]\n       leasehold renew --lock L --nonce N [--if-due] [options]
        leasehold reap --lock L [--lock L2 ...] [--scan-deadline-seconds N] [options]`), { usage: true });
@@ -96,7 +106,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error) => {
-    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ''}${error.message}`);
+    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ''}${errorMessage(error)}`);
     process.exitCode = error.usage || error.code === 'invalid-input' ? EXIT.usage : 1;
   },
 );

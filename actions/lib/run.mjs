@@ -8,6 +8,17 @@ import { apiBaseUrl, createTransport } from './github.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
 
+/**
+ * An error's message as a workflow author reads it. The core names a bad input by its own name
+ * (`lock`, `GITHUB_RUN_ID`) with the rule it breaks; here it is an action input, or the runner's
+ * environment variable.
+ */
+export function errorMessage(error) {
+  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
+  const name = /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `input \`${error.input}\``;
+  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
+}
+
 /** Raw inputs as the core reads them: untrimmed input values plus run context. */
 export function collectInputs(kind, env = process.env) {
   const raw = {};
@@ -67,7 +78,7 @@ export async function run(kind) {
     op = new Operation(kind, collectInputs(kind), undefined);
     const plan = op.plan;
     const token = tokenInput();
-    for (const warning of plan.warnings) core.warning(warning);
+    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
     core.info(`leasehold ${version}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
     if (kind === 'acquire') {
       // Saved before anything is sent, so the post step can clean up even if this step is
@@ -99,7 +110,7 @@ export async function run(kind) {
     const where = error.input ? ` [${error.input}]` : '';
     core.setOutput('result', 'failed');
     core.setOutput('error-code', error.code ?? 'internal');
-    core.setFailed(`leasehold ${kind}${where}: ${error.message}`);
+    core.setFailed(`leasehold ${kind}${where}: ${errorMessage(error)}`);
   } finally {
     op?.free?.();
   }
@@ -121,7 +132,7 @@ async function post() {
     if (process.env.STATE_revision) inputs['min-revision'] = process.env.STATE_revision;
     op = new Operation('cleanup', inputs, undefined);
     const plan = op.plan;
-    for (const warning of plan.warnings) core.warning(warning);
+    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
     const perform = transportFor(plan, tokenInput());
     const outcome = await runOperation({ op, perform, logger });
     const said = {
@@ -147,7 +158,7 @@ export async function runGuard() {
     const { plan, killGraceMs } = checkGuardInputs(core_, inputs, process.env[inputEnvName('kill-grace-seconds')], 'input `kill-grace-seconds`');
     const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
-    for (const warning of plan.warnings) core.warning(warning);
+    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
     const perform = transportFor(plan, tokenInput());
     const emit = (obj) => core.info(JSON.stringify(obj));
     const { exitCode, reason } = await guard({ core: core_, inputs, argv, perform, emit, logger, killGraceMs });
@@ -157,6 +168,6 @@ export async function runGuard() {
   } catch (error) {
     const where = error.input ? ` [${error.input}]` : '';
     core.setOutput('result', 'failed');
-    core.setFailed(`leasehold guard${where}: ${error.message}`);
+    core.setFailed(`leasehold guard${where}: ${errorMessage(error)}`);
   }
 }

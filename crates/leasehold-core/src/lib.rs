@@ -4,225 +4,49 @@
 //! GitHub repository as the only shared store. Sans-IO: this crate never reads a clock, the
 //! environment or a random source, and performs no I/O. `now` and entropy are arguments; an
 //! operation is a state machine that takes [`Event`]s and answers each with one [`Command`]
-//! (read, compare-and-swap write, sleep, finish).
+//! (a request with its time limit, a sleep, a finish).
 //!
 //! ```
-//! use leasehold_core::{Operation, OperationKind, Entropy, Event, Command};
+//! use leasehold_core::{Call, Command, Entropy, Event, Operation, OperationKind};
 //! let inputs = [("lock", "deploy"), ("GITHUB_REPOSITORY", "octo/app"), ("GITHUB_RUN_ID", "7"),
 //!               ("GITHUB_RUN_ATTEMPT", "1"), ("GITHUB_JOB", "build")]
 //!     .into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
 //! let entropy = Entropy { seed: 1, nonce: "0123456789abcdef".into() };
-//! let (mut op, _warnings) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+//! let (mut op, _plan) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
 //! let step = op.step(Event::Start { now: 1_000 }).unwrap();
-//! assert!(matches!(step.command, Command::ReadFile { .. }));
+//! assert!(matches!(step.command, Command::Request { call: Call::ReadFile { .. }, .. }));
 //! ```
+//!
+//! The modules, from the bottom up (each depends only on those before it):
+//!
+//! * `wire`: what crosses a boundary, as data: events, replies, commands, outcomes, errors,
+//!   the stable words, the shapes of the stored documents;
+//! * `policy`: every number and table (`leasehold_core::limits` lists the numbers);
+//! * `input`: the one reader of inputs; `admission`: who may hold next (FIFO);
+//! * `store`: the kinds of stored document (the lock state) and the config;
+//! * `engine`: the read / plan / compare-and-swap loop every operation runs in;
+//! * `ops`: the operations and their registry.
 
-pub mod acquire;
-pub mod config;
-pub mod engine;
-pub mod error;
-pub mod guard;
-pub mod ids;
-pub mod inputs;
-pub mod lease;
+mod admission;
+mod engine;
+mod input;
+mod ops;
 #[cfg(feature = "planted-bugs")]
 pub mod planted;
-pub mod protocol;
-pub mod reap;
-pub mod release;
-pub mod renew;
-pub mod retry;
-pub mod state;
-pub mod status;
-pub mod time;
+mod policy;
+mod store;
+mod wire;
 
-pub use error::{Error, InputError, ProtocolError, StateError};
-pub use inputs::{Entropy, RawInputs};
-pub use protocol::{Command, Event, Outcome, Reply, ResultWord, Step};
-pub use state::LockState;
+pub use ops::{guard, Operation, OperationKind, Plan};
 
-use acquire::{AcquirePlanner, AcquireSettings};
-use engine::{Engine, Target};
-use reap::{ReapAll, ReapSettings};
-use release::{ReleasePlanner, ReleaseSettings};
-use renew::{RenewPlanner, RenewSettings};
-use retry::RetryPolicy;
-use serde::{Deserialize, Serialize};
-use status::{StatusPlanner, StatusSettings};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OperationKind {
-    Acquire,
-    Release,
-    /// The acquire action's post step: release exactly the claim acquire made, best effort.
-    Cleanup,
-    /// Extend this claim's lease (holder id and nonce), within its ceiling.
-    Renew,
-    Status,
-    /// Free what dead jobs left in one or more locks, proven from the Actions API.
-    Reap,
-}
-
-/// Facts about an operation the driver needs before it starts: where to send requests.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Plan {
-    pub kind: OperationKind,
-    pub lock: String,
-    /// `owner/name` of the lock repository.
-    pub repository: String,
-    pub state_branch: String,
-    pub holder_id: String,
-    /// The claim's nonce (acquire), saved by the driver for the post step's cleanup.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub nonce: String,
-    /// Inputs that were out of range and were ignored (reported, never fatal).
-    pub warnings: Vec<String>,
-}
-
-/// One lock operation, whichever it is.
-pub enum Operation {
-    Acquire(Engine<AcquirePlanner>),
-    Release(Engine<ReleasePlanner>),
-    Status(Engine<StatusPlanner>),
-    Renew(Engine<RenewPlanner>),
-    Reap(ReapAll),
-}
-
-impl Operation {
-    /// Parses and checks the inputs; nothing is sent before this succeeds.
-    pub fn new(
-        kind: OperationKind,
-        inputs: &RawInputs,
-        entropy: &Entropy,
-    ) -> Result<(Self, Plan), Error> {
-        inputs::validate_entropy(entropy)?;
-        let (op, plan) = match kind {
-            OperationKind::Acquire => {
-                let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce: s.nonce.clone(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
-                (
-                    Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)),
-                    plan,
-                )
-            }
-            OperationKind::Release | OperationKind::Cleanup => {
-                let (s, warnings) = if kind == OperationKind::Cleanup {
-                    ReleaseSettings::parse_cleanup(inputs)?
-                } else {
-                    ReleaseSettings::parse(inputs)?
-                };
-                let nonce = s.claim_nonce.clone().unwrap_or_default();
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce,
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
-                // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
-                let min_revision = s.min_revision.filter(|&r| r > 0);
-                (
-                    Operation::Release(
-                        Engine::new(ReleasePlanner::new(s), target, entropy.seed)
-                            .with_min_revision(min_revision),
-                    ),
-                    plan,
-                )
-            }
-            OperationKind::Renew => {
-                let (s, warnings) = RenewSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce: s.nonce.clone(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
-                (
-                    Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)),
-                    plan,
-                )
-            }
-            OperationKind::Reap => {
-                let (s, warnings) = ReapSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.locks.join(", "),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.by.clone(),
-                    nonce: String::new(),
-                    warnings,
-                };
-                (Operation::Reap(ReapAll::new(&s, entropy.seed)), plan)
-            }
-            OperationKind::Status => {
-                let s = StatusSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: String::new(),
-                    nonce: String::new(),
-                    warnings: Vec::new(),
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: "status".into(),
-                    retry: RetryPolicy::default(),
-                };
-                (
-                    Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)),
-                    plan,
-                )
-            }
-        };
-        Ok((op, plan))
-    }
-
-    /// Feeds one event and returns the one thing to do next.
-    pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        let step = match self {
-            Operation::Acquire(e) => e.step(event),
-            Operation::Release(e) => e.step(event),
-            Operation::Status(e) => e.step(event),
-            Operation::Renew(e) => e.step(event),
-            Operation::Reap(r) => r.step(event),
-        }?;
-        Ok(step)
-    }
-}
+pub use input::{holder_id, Entropy, RawInputs};
+pub use policy::{limits, LeaseRule};
+pub use store::{parse_config, LockConfig, SCHEMA};
+pub use wire::time::{self, Millis};
+pub use wire::{
+    AnswerClass, Call, Change, ChangeAction, Command, ConfigError, ConfigRecord, Error, Event,
+    Failure, FailureCode, Holder, InputError, JobSummary, LeasePolicy, LeaseView, Level, LockState,
+    LogLine, Outcome, Place, ProtocolError, QueueEntry, ReapAction, ReapEntry, ReapReason,
+    ReapReport, Removal, RemovalReason, Reply, ResultWord, RunIdentity, SleepReason, StateError,
+    Stats, Step, TreeFile,
+};

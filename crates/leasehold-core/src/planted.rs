@@ -8,17 +8,17 @@ use std::cell::Cell;
 /// One planted defect. Each names the rule of the core it breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bug {
-    /// engine.rs: a compare-and-swap conflict (409) ends the operation instead of re-reading.
+    /// engine/failure.rs: a compare-and-swap conflict (409) ends the operation instead of re-reading.
     ConflictIsFailure,
-    /// state.rs: admission reuses the current fence instead of incrementing it.
+    /// admission/fifo.rs: admission reuses the current fence instead of incrementing it.
     SkipFenceIncrement,
-    /// state.rs: admission takes the back of the queue instead of its front.
+    /// admission/fifo.rs: admission takes the back of the queue instead of its front.
     AdmitFromBack,
-    /// release.rs: release removes the holder id's entry even when a newer run attempt owns it.
+    /// ops/release.rs: release removes the holder id's entry even when a newer run attempt owns it.
     ReleaseIgnoresAttempt,
-    /// engine.rs: a read older than a version already seen is acted on (no revision check).
+    /// engine/reply.rs: a read older than a version already seen is acted on (no revision check).
     AcceptStaleRead,
-    /// reap.rs: an Actions API question that got no answer proving anything (refused, not
+    /// ops/reap.rs: an Actions API question that got no answer proving anything (refused, not
     /// found, unavailable) counts as proof that the run attempt (job) is over.
     ReapUnknownAsOver,
 }

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use leasehold_core::{
-    Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+    Call, Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
 };
 use leasehold_github_model::{file_reply, http, GitHub};
 use proptest::prelude::*;
@@ -67,8 +67,8 @@ impl Store {
             sent: false,
             message: "ECONNREFUSED".into(),
         };
-        match command {
-            Command::ReadFile {
+        match command.call().expect("a request") {
+            Call::ReadFile {
                 path,
                 git_ref,
                 if_none_match,
@@ -92,7 +92,7 @@ impl Store {
                 }
                 (self.github.answer(command, now).reply, None)
             }
-            Command::WriteFile { .. } => {
+            Call::WriteFile { .. } => {
                 match fault {
                     Fault::Conflict => return (http(409, "is at x but expected y"), None),
                     Fault::ServerError => return (http(502, "Server Error"), None),
@@ -117,12 +117,11 @@ impl Store {
                 };
                 (reply, Some(text))
             }
-            Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+            Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 unreachable!("no acquire here records its job id")
             }
             // Git data: no faults.
-            other => (self.github.answer(other, now).reply, None),
+            _ => (self.github.answer(command, now).reply, None),
         }
     }
 }

@@ -4,11 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use leasehold_core::ids::RunIdentity;
-use leasehold_core::protocol::JobSummary;
-use leasehold_core::state::{Holder, QueueEntry};
 use leasehold_core::{
-    Command, Entropy, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
+    Call, Command, Entropy, Event, Holder, JobSummary, LockState, Operation, OperationKind,
+    Outcome, QueueEntry, Reply, ResultWord, RunIdentity,
 };
 use leasehold_github_model::{GitHub, Job, Timing};
 
@@ -195,31 +193,29 @@ impl Fake {
 
     /// This test's faults on top of the model: a refusal, or an answer about another attempt.
     fn refusal(&self, command: &Command) -> Option<Reply> {
-        let answer = match command {
-            Command::GetRunAttempt {
+        let answer = match command.call()? {
+            Call::GetRunAttempt {
                 run_id, attempt, ..
             } => self.runs.get(&(*run_id, *attempt)),
-            Command::GetJob { job_id, .. } => self.jobs.get(job_id).map(|(_, a)| a),
+            Call::GetJob { job_id, .. } => self.jobs.get(job_id).map(|(_, a)| a),
             _ => None,
         };
-        match (answer?, command) {
+        match (answer?, command.call()?) {
             (Answer::Http(status), _) => Some(http(*status)),
-            (Answer::OtherAttempt(other), Command::GetRunAttempt { run_id, .. }) => {
-                Some(Reply::Run {
-                    run_id: *run_id,
-                    run_attempt: *other,
-                    status: "completed".into(),
-                    conclusion: Some("success".into()),
-                    date: None,
-                })
-            }
+            (Answer::OtherAttempt(other), Call::GetRunAttempt { run_id, .. }) => Some(Reply::Run {
+                run_id: *run_id,
+                run_attempt: *other,
+                status: "completed".into(),
+                conclusion: Some("success".into()),
+                date: None,
+            }),
             _ => None,
         }
     }
 
     fn perform(&mut self, command: &Command) -> Reply {
-        match command {
-            Command::GetRunAttempt {
+        match command.call().expect("a request") {
+            Call::GetRunAttempt {
                 repository,
                 run_id,
                 attempt,
@@ -227,8 +223,8 @@ impl Fake {
             } => self
                 .questions
                 .push(format!("{repository} run {run_id}/{attempt}")),
-            Command::GetJob { job_id, .. } => self.questions.push(format!("job {job_id}")),
-            Command::WriteFile { path, .. } => {
+            Call::GetJob { job_id, .. } => self.questions.push(format!("job {job_id}")),
+            Call::WriteFile { path, .. } => {
                 if let Some(mut f) = self.interfere.take() {
                     let lock = path.trim_start_matches("locks/").trim_end_matches(".json");
                     let mut s = self.state(lock);
@@ -238,7 +234,7 @@ impl Fake {
                         .commit_file(BRANCH, path, &s.to_document(), self.now);
                 }
             }
-            Command::ReadFile { .. } => {}
+            Call::ReadFile { .. } => {}
             other => panic!("unexpected command {other:?}"),
         }
         if let Some(reply) = self.refusal(command) {
@@ -323,7 +319,7 @@ fn actions(o: &Outcome) -> Vec<(String, String, String)> {
                     .as_str()
                     .unwrap()
                     .to_string(),
-                e.reason.clone(),
+                e.reason.to_string(),
             )
         })
         .collect()
@@ -577,7 +573,7 @@ fn the_scan_deadline_writes_what_was_proven_and_fails_visibly() {
         12_000,
     );
     assert_eq!(o.result, ResultWord::Failed);
-    assert_eq!(o.error.as_ref().unwrap().code, "scan-deadline");
+    assert_eq!(o.error.as_ref().unwrap().code.as_str(), "scan-deadline");
     assert_eq!(f.questions.len(), 3);
     let st = f.state("deploy");
     let left: Vec<&str> = st.holders.iter().map(|h| h.holder_id.as_str()).collect();
@@ -767,7 +763,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
         let step = op.step(Event::Start { now: T }).unwrap();
         assert!(
-            matches!(&step.command, Command::ListJobs { repository, run_id: 77, attempt: 1, .. } if repository == "octo/app"),
+            matches!(step.command.call(), Some(Call::ListJobs { repository, run_id: 77, attempt: 1 }) if repository == "octo/app"),
             "{:?}",
             step.command
         );
@@ -777,20 +773,21 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
             date: None,
         };
         let step = op.step(Event::Reply { now: T + 10, reply }).unwrap();
-        assert!(matches!(&step.command, Command::ReadFile { .. }));
+        assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
         // Absent state, absent config: the write carries the run identity with the job id.
-        op.step(Event::Reply {
-            now: T + 20,
-            reply: http(404),
-        })
-        .unwrap();
+        let _ = op
+            .step(Event::Reply {
+                now: T + 20,
+                reply: http(404),
+            })
+            .unwrap();
         let step = op
             .step(Event::Reply {
                 now: T + 30,
                 reply: http(404),
             })
             .unwrap();
-        let Command::WriteFile { content, .. } = &step.command else {
+        let Some(Call::WriteFile { content, .. }) = step.command.call() else {
             panic!("{:?}", step.command)
         };
         let doc = LockState::parse(content, "deploy").unwrap();
@@ -817,7 +814,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         },
     )
     .unwrap();
-    op.step(Event::Start { now: T }).unwrap();
+    let _ = op.step(Event::Start { now: T }).unwrap();
     let step = op
         .step(Event::Reply {
             now: T + 10,
@@ -831,7 +828,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         "{:?}",
         step.log
     );
-    assert!(matches!(&step.command, Command::ReadFile { .. }));
+    assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
 }
 
 #[test]
@@ -851,7 +848,7 @@ fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
     f.runs.insert((3, 1), Answer::Status("completed"));
     let o = f.reap(&[("lock", "deploy")], 100);
     assert_eq!(o.result, ResultWord::Failed);
-    assert_eq!(o.error.as_ref().unwrap().code, "rate-limited");
+    assert_eq!(o.error.as_ref().unwrap().code.as_str(), "rate-limited");
     assert_eq!(
         f.questions,
         vec!["o/a run 1/1", "o/a run 2/1"],

@@ -28,9 +28,8 @@
 use std::collections::BTreeMap;
 
 // Everything this crate uses of the core's API, in one place.
-use leasehold_core::protocol::JobSummary;
 use leasehold_core::time::format_rfc3339;
-use leasehold_core::{Command, Reply};
+use leasehold_core::{Call, Command, JobSummary, Reply};
 
 /// Milliseconds since the Unix epoch, on GitHub's clock.
 pub type Millis = u64;
@@ -300,14 +299,20 @@ impl GitHub {
     /// request): those answer a 400.
     pub fn answer(&mut self, command: &Command, now: Millis) -> Answer {
         let mut committed = None;
-        let reply = match command {
-            Command::ReadFile {
+        let Command::Request { call, .. } = command else {
+            return Answer {
+                reply: http(400, "not a request"),
+                committed,
+            };
+        };
+        let reply = match call {
+            Call::ReadFile {
                 path,
                 git_ref,
                 if_none_match,
                 ..
             } => self.read(path, git_ref.as_deref(), if_none_match.as_deref(), now),
-            Command::WriteFile {
+            Call::WriteFile {
                 path,
                 branch,
                 content,
@@ -322,16 +327,16 @@ impl GitHub {
                 });
                 reply
             }
-            Command::CreateTree { files, .. } => {
+            Call::CreateTree { files, .. } => {
                 let files: Vec<(String, String)> = files
                     .iter()
                     .map(|f| (f.path.clone(), f.content.clone()))
                     .collect();
                 self.create_tree(files)
             }
-            Command::CreateCommit { message, tree, .. } => self.create_commit(tree, message),
-            Command::CreateBranch { branch, sha, .. } => self.create_branch(branch, sha, now),
-            Command::GetRunAttempt {
+            Call::CreateCommit { message, tree, .. } => self.create_commit(tree, message),
+            Call::CreateBranch { branch, sha, .. } => self.create_branch(branch, sha, now),
+            Call::GetRunAttempt {
                 repository,
                 run_id,
                 attempt,
@@ -349,7 +354,7 @@ impl GitHub {
                     }
                 }
             },
-            Command::GetJob {
+            Call::GetJob {
                 repository, job_id, ..
             } => match self
                 .jobs
@@ -376,7 +381,7 @@ impl GitHub {
                     }
                 }
             },
-            Command::ListJobs {
+            Call::ListJobs {
                 repository,
                 run_id,
                 attempt,
@@ -415,7 +420,6 @@ impl GitHub {
                     }
                 }
             }
-            Command::Sleep { .. } | Command::Finish { .. } => http(400, "not a request"),
         };
         Answer { reply, committed }
     }
@@ -556,29 +560,34 @@ pub fn http_date(ms: Millis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leasehold_core::protocol::TreeFile;
     use leasehold_core::time::parse_http_date;
+    use leasehold_core::TreeFile;
 
     const STATE: &str = "locks/x.json";
 
+    fn req(call: Call) -> Command {
+        Command::Request {
+            call,
+            timeout_ms: 1,
+        }
+    }
+
     fn put(path: &str, branch: &str, content: &str, sha: Option<&str>) -> Command {
-        Command::WriteFile {
+        req(Call::WriteFile {
             path: path.into(),
             branch: branch.into(),
             content: content.into(),
             sha: sha.map(String::from),
             message: "m".into(),
-            timeout_ms: 1,
-        }
+        })
     }
 
     fn get(path: &str, git_ref: Option<&str>, if_none_match: Option<&str>) -> Command {
-        Command::ReadFile {
+        req(Call::ReadFile {
             path: path.into(),
             git_ref: git_ref.map(String::from),
             if_none_match: if_none_match.map(String::from),
-            timeout_ms: 1,
-        }
+        })
     }
 
     fn status(r: &Reply) -> u16 {
@@ -673,32 +682,33 @@ mod tests {
         let mut g = GitHub::new("main");
         let tree = g
             .answer(
-                &Command::CreateTree {
+                &req(Call::CreateTree {
                     files: vec![TreeFile {
                         path: "README.md".into(),
                         content: "hi".into(),
                     }],
-                    timeout_ms: 1,
-                },
+                }),
                 0,
             )
             .reply;
         let Reply::Created { sha: tree } = tree else {
             panic!("{tree:?}")
         };
-        let commit = |tree: &str| Command::CreateCommit {
-            message: "m".into(),
-            tree: tree.into(),
-            timeout_ms: 1,
+        let commit = |tree: &str| {
+            req(Call::CreateCommit {
+                message: "m".into(),
+                tree: tree.into(),
+            })
         };
         assert_eq!(status(&g.answer(&commit("nope"), 0).reply), 422);
         let Reply::Created { sha: commit_sha } = g.answer(&commit(&tree), 0).reply else {
             panic!()
         };
-        let branch = |sha: &str| Command::CreateBranch {
-            branch: "state".into(),
-            sha: sha.into(),
-            timeout_ms: 1,
+        let branch = |sha: &str| {
+            req(Call::CreateBranch {
+                branch: "state".into(),
+                sha: sha.into(),
+            })
         };
         assert_eq!(status(&g.answer(&branch("nope"), 0).reply), 422);
         assert_eq!(status(&g.answer(&branch(&commit_sha), 0).reply), 201);
@@ -737,12 +747,11 @@ mod tests {
         let run = |t| {
             g.clone()
                 .answer(
-                    &Command::GetRunAttempt {
+                    &req(Call::GetRunAttempt {
                         repository: "o/a".into(),
                         run_id: 7,
                         attempt: 2,
-                        timeout_ms: 1,
-                    },
+                    }),
                     t,
                 )
                 .reply
@@ -760,11 +769,10 @@ mod tests {
         }
         let job = |g: &mut GitHub, repository: &str, t| {
             g.answer(
-                &Command::GetJob {
+                &req(Call::GetJob {
                     repository: repository.into(),
                     job_id: 99,
-                    timeout_ms: 1,
-                },
+                }),
                 t,
             )
             .reply
@@ -785,12 +793,11 @@ mod tests {
         assert_eq!(status(&job(&mut g, "o/other", 30)), 404);
         match g
             .answer(
-                &Command::ListJobs {
+                &req(Call::ListJobs {
                     repository: "o/a".into(),
                     run_id: 7,
                     attempt: 2,
-                    timeout_ms: 1,
-                },
+                }),
                 5,
             )
             .reply

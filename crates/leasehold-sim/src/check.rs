@@ -3,10 +3,8 @@
 //! told, what each operation finished with, what each job believes it holds). The invariants,
 //! their assumptions and where each is enforced are documented in the crate docs (`lib.rs`).
 
-use leasehold_core::lease::LeasePolicy;
-use leasehold_core::state::Holder;
 use leasehold_core::time::Millis;
-use leasehold_core::{LockState, Outcome, ResultWord};
+use leasehold_core::{Holder, LeasePolicy, LockState, Outcome, RemovalReason, ResultWord};
 
 use crate::guard::Work;
 use crate::world::{fmt_t, Fed, Stage, World, T0};
@@ -175,7 +173,7 @@ impl World {
         let mut problems: Vec<(Invariant, String)> = Vec::new();
 
         // 0. Structure.
-        if state.schema != leasehold_core::state::SCHEMA || state.lock != crate::world::LOCK {
+        if state.schema != leasehold_core::SCHEMA || state.lock != crate::world::LOCK {
             problems.push((
                 Invariant::Structure,
                 format!(
@@ -496,7 +494,10 @@ impl World {
         // true clock when it commits, allowing only for the writer's clock drift since its
         // last answer with a date.
         let slack = self.drift_slack(w);
-        for r in removals.iter().filter(|r| r.reason == "lease-expired") {
+        for r in removals
+            .iter()
+            .filter(|r| r.reason == RemovalReason::LeaseExpired)
+        {
             let expires = prev
                 .holders
                 .iter()
@@ -940,10 +941,7 @@ mod tests {
     use super::*;
     use crate::guard::{Guard, GuardMode};
     use crate::world::{SimConfig, World};
-    use leasehold_core::ids::RunIdentity;
-    use leasehold_core::lease::LeasePolicy;
-    use leasehold_core::protocol::LeaseView;
-    use leasehold_core::state::QueueEntry;
+    use leasehold_core::{LeaseView, QueueEntry, RunIdentity};
 
     fn entry(id: &str) -> QueueEntry {
         let run = RunIdentity {
@@ -1304,11 +1302,11 @@ mod tests {
         let h = st.holders[0].clone();
         next(st, |s| {
             s.holders.clear();
-            s.last_change = Some(leasehold_core::state::Change {
+            s.last_change = Some(leasehold_core::Change {
                 at: 0,
                 by: by.into(),
                 action: "reap".into(),
-                removed: vec![leasehold_core::state::Removal {
+                removed: vec![leasehold_core::Removal {
                     holder_id: h.holder_id,
                     fence: h.fence,
                     expires_at: h.expires_at,

@@ -11,8 +11,8 @@
 //! crashed job that nobody reran still has a holding (or a queue entry) in the lock.
 
 use leasehold_core::guard::{decide, GuardDecision, GuardInput, KillReason, LastRenewal};
-use leasehold_core::protocol::{LeaseView, Outcome};
 use leasehold_core::time::Millis;
+use leasehold_core::{LeaseView, Outcome};
 use leasehold_core::{OperationKind, ResultWord};
 
 use crate::check::Invariant;

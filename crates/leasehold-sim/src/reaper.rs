@@ -26,10 +26,9 @@
 //! once nothing is left to reap or to happen: every job has ended, no rerun or sweep is
 //! pending, no job's request is in flight, and the lock is empty.
 
-use leasehold_core::ids::RunIdentity;
-use leasehold_core::reap::{ReapAction, WRITE_BUDGET_MS};
+use leasehold_core::limits::REAP_WRITE_BUDGET_MS as WRITE_BUDGET_MS;
 use leasehold_core::time::Millis;
-use leasehold_core::{Command, Outcome, Reply};
+use leasehold_core::{Call, Command, Outcome, ReapAction, Reply, RunIdentity};
 
 use crate::guard::GuardMode;
 use crate::rng::SimRng;
@@ -83,9 +82,9 @@ impl ReaperParams {
 
 /// Index of an Actions API command in [`crate::report::ACTIONS_KINDS`].
 pub fn actions_index(command: &Command) -> usize {
-    match command {
-        Command::GetRunAttempt { .. } => 0,
-        Command::GetJob { .. } => 1,
+    match command.call() {
+        Some(Call::GetRunAttempt { .. }) => 0,
+        Some(Call::GetJob { .. }) => 1,
         _ => 2,
     }
 }
@@ -284,12 +283,12 @@ impl World {
     pub(crate) fn reap_finished(&mut self, _c: usize, outcome: &Outcome) {
         let r = &mut self.counters.reaper;
         if let Some(e) = &outcome.error {
-            *r.failures.entry(e.code.clone()).or_default() += 1;
+            *r.failures.entry(e.code.to_string()).or_default() += 1;
         }
         for report in &outcome.reaped {
             for e in &report.entries {
                 if e.action == ReapAction::Kept {
-                    *r.kept.entry(e.reason.clone()).or_default() += 1;
+                    *r.kept.entry(e.reason.to_string()).or_default() += 1;
                 }
                 if e.run.job_id.is_some() {
                     r.judged_by_job += 1;

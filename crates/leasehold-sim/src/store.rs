@@ -5,7 +5,7 @@
 //! trace and the checker's feed. GitHub's rules themselves live in the model only.
 
 use leasehold_core::time::Millis;
-use leasehold_core::{Command, LockState, Reply};
+use leasehold_core::{Call, Command, LockState, Reply};
 use leasehold_github_model::{file_reply, GitHub, Version};
 
 use crate::rng::SimRng;
@@ -134,12 +134,12 @@ impl Store {
         now: Millis,
         stale: Option<(Millis, &mut SimRng)>,
     ) -> (Reply, bool, Option<usize>) {
-        let Command::ReadFile {
+        let Some(Call::ReadFile {
             path,
             git_ref,
             if_none_match,
             ..
-        } = command
+        }) = command.call()
         else {
             unreachable!("not a read");
         };
@@ -212,20 +212,24 @@ mod tests {
         let path = s.state_path.clone();
         for (i, t) in [1_000u64, 50_000, 60_000].into_iter().enumerate() {
             let sha = s.current().map(|v| s.version(v).sha.clone());
-            let put = Command::WriteFile {
-                path: path.clone(),
-                branch: "state".into(),
-                content: format!("v{i}"),
-                sha,
-                message: "m".into(),
+            let put = Command::Request {
+                call: Call::WriteFile {
+                    path: path.clone(),
+                    branch: "state".into(),
+                    content: format!("v{i}"),
+                    sha,
+                    message: "m".into(),
+                },
                 timeout_ms: 1,
             };
             assert!(s.answer(&put, t, Some(i)).1.is_some());
         }
-        let get = Command::ReadFile {
-            path: path.clone(),
-            git_ref: Some("state".into()),
-            if_none_match: None,
+        let get = Command::Request {
+            call: Call::ReadFile {
+                path: path.clone(),
+                git_ref: Some("state".into()),
+                if_none_match: None,
+            },
             timeout_ms: 1,
         };
         let mut rng = SimRng::new(1);

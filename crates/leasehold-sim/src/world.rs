@@ -14,12 +14,11 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write as _;
 
-use leasehold_core::lease::LeasePolicy;
-use leasehold_core::protocol::{Outcome, SleepReason};
-use leasehold_core::reap;
+use leasehold_core::limits::DEFAULT_SCAN_SECONDS;
 use leasehold_core::time::Millis;
 use leasehold_core::{
-    Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+    Call, Command, Entropy, Event, LeasePolicy, LockState, Operation, OperationKind, Outcome,
+    Reply, ResultWord, SleepReason,
 };
 
 use crate::check::{Invariant, Violation};
@@ -316,7 +315,7 @@ pub fn draw_policy(rng: &mut SimRng, capacity: u32) -> LeasePolicy {
             "{{\"capacity\": {capacity}, \"lease\": {}}}",
             lease_block(&policy)
         );
-        if let Ok(config) = leasehold_core::config::parse_config("locks/sim.config.json", &text) {
+        if let Ok(config) = leasehold_core::parse_config("locks/sim.config.json", &text) {
             if config.lease.as_ref() == Some(&policy) {
                 return policy;
             }
@@ -925,8 +924,7 @@ impl World {
             }
         };
         let nonce = format!("{:016x}", self.rng.next_u64());
-        let holder_id =
-            leasehold_core::ids::holder_id(REPOSITORY, self.runs[run].run_id, "build", "");
+        let holder_id = leasehold_core::holder_id(REPOSITORY, self.runs[run].run_id, "build", "");
         self.clients.push(Client {
             run,
             attempt,
@@ -1082,7 +1080,7 @@ impl World {
                     .params
                     .reaper
                     .as_ref()
-                    .map_or(reap::DEFAULT_SCAN_SECONDS, |r| r.scan_s);
+                    .map_or(DEFAULT_SCAN_SECONDS, |r| r.scan_s);
                 put("scan-deadline-seconds", scan_s.to_string());
             }
             // Nobody runs status.
@@ -1468,23 +1466,47 @@ impl World {
     fn send(&mut self, c: usize, command: Command, write: Option<usize>) {
         self.counters.requests += 1;
         let timeout = match &command {
-            Command::ReadFile { timeout_ms, .. } => {
+            Command::Request {
+                call: Call::ReadFile { .. },
+                timeout_ms,
+            } => {
                 self.counters.reads += 1;
                 *timeout_ms
             }
-            Command::WriteFile { timeout_ms, .. } => {
+            Command::Request {
+                call: Call::WriteFile { .. },
+                timeout_ms,
+            } => {
                 self.counters.writes += 1;
                 *timeout_ms
             }
-            Command::CreateTree { timeout_ms, .. }
-            | Command::CreateCommit { timeout_ms, .. }
-            | Command::CreateBranch { timeout_ms, .. } => {
+            Command::Request {
+                call: Call::CreateTree { .. },
+                timeout_ms,
+            }
+            | Command::Request {
+                call: Call::CreateCommit { .. },
+                timeout_ms,
+            }
+            | Command::Request {
+                call: Call::CreateBranch { .. },
+                timeout_ms,
+            } => {
                 self.counters.creates += 1;
                 *timeout_ms
             }
-            Command::GetRunAttempt { timeout_ms, .. }
-            | Command::GetJob { timeout_ms, .. }
-            | Command::ListJobs { timeout_ms, .. } => {
+            Command::Request {
+                call: Call::GetRunAttempt { .. },
+                timeout_ms,
+            }
+            | Command::Request {
+                call: Call::GetJob { .. },
+                timeout_ms,
+            }
+            | Command::Request {
+                call: Call::ListJobs { .. },
+                timeout_ms,
+            } => {
                 self.counters.reaper.actions_requests[crate::reaper::actions_index(&command)] += 1;
                 *timeout_ms
             }
@@ -1495,7 +1517,13 @@ impl World {
                 self.writes[w].sends += 1;
                 Some(w)
             }
-            (None, Command::WriteFile { content, .. }) => {
+            (
+                None,
+                Command::Request {
+                    call: Call::WriteFile { content, .. },
+                    ..
+                },
+            ) => {
                 // The clock estimate the write was planned with dates from the last answer with
                 // a `date` before it was planned: before this send, or, for a write repeated as
                 // is (after a rate limit), before its first send.
@@ -1520,16 +1548,41 @@ impl World {
         let req = self.requests.len();
         self.log(|w| format!("{} → {}", w.who(c), describe(&command)));
         let what = match &command {
-            Command::ReadFile { path, .. } if path.ends_with(".config.json") => "GET config",
-            Command::ReadFile { .. } => "GET state",
-            Command::WriteFile { .. } => "PUT state",
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
-                "GET actions"
+            Command::Request {
+                call: Call::ReadFile { path, .. },
+                ..
+            } if path.ends_with(".config.json") => "GET config",
+            Command::Request {
+                call: Call::ReadFile { .. },
+                ..
+            } => "GET state",
+            Command::Request {
+                call: Call::WriteFile { .. },
+                ..
+            } => "PUT state",
+            Command::Request {
+                call: Call::GetRunAttempt { .. },
+                ..
             }
+            | Command::Request {
+                call: Call::GetJob { .. },
+                ..
+            }
+            | Command::Request {
+                call: Call::ListJobs { .. },
+                ..
+            } => "GET actions",
             _ => "POST git",
         };
         self.check_rate(c, what);
-        if let (Some(w), Command::WriteFile { sha, .. }) = (write, &command) {
+        if let (
+            Some(w),
+            Command::Request {
+                call: Call::WriteFile { sha, .. },
+                ..
+            },
+        ) = (write, &command)
+        {
             // A new write of the core (the planted driver bug's re-sends are not).
             if self.writes[w].sends == 1 {
                 self.check_write_base(c, sha.as_deref());
@@ -1609,7 +1662,16 @@ impl World {
         // The Actions API's own refusals: a token without `actions: read`, a run it cannot see.
         let actions = matches!(
             self.requests[req].command,
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. }
+            Command::Request {
+                call: Call::GetRunAttempt { .. },
+                ..
+            } | Command::Request {
+                call: Call::GetJob { .. },
+                ..
+            } | Command::Request {
+                call: Call::ListJobs { .. },
+                ..
+            }
         );
         if actions
             && fault.is_none()
@@ -1702,8 +1764,8 @@ impl World {
             return (reply, None, None);
         }
         let mut served = None;
-        let (reply, applied) = match command {
-            Command::ReadFile { .. } => {
+        let (reply, applied) = match command.call().expect("a request") {
+            Call::ReadFile { .. } => {
                 let stale = (fault == Some(Fault::StaleRead))
                     .then_some(self.params.profile.stale_window_ms);
                 let (reply, older, version) = match stale {
@@ -1722,7 +1784,7 @@ impl World {
                 }
                 (reply, None)
             }
-            Command::WriteFile { branch, .. } => {
+            Call::WriteFile { branch, .. } => {
                 if fault == Some(Fault::Unrelated409) && self.store.branch_exists() {
                     self.count(Fault::Unrelated409);
                     let head = self.store.unrelated_commit().expect("the branch exists");
@@ -1751,10 +1813,10 @@ impl World {
                 }
                 (reply, applied)
             }
-            Command::CreateTree { .. }
-            | Command::CreateCommit { .. }
-            | Command::CreateBranch { .. } => (self.store.answer(command, self.now, None).0, None),
-            Command::GetRunAttempt { .. } | Command::GetJob { .. } | Command::ListJobs { .. } => {
+            Call::CreateTree { .. } | Call::CreateCommit { .. } | Call::CreateBranch { .. } => {
+                (self.store.answer(command, self.now, None).0, None)
+            }
+            Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
                     Some(Fault::ActionsForbidden) => {
@@ -1768,7 +1830,6 @@ impl World {
                     _ => (self.actions_answer(command), None),
                 }
             }
-            Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
         let reply = match fault {
             Some(Fault::LostAck502) => {
@@ -2197,17 +2258,7 @@ impl World {
 }
 
 fn command_timeout(command: &Command) -> Millis {
-    match command {
-        Command::ReadFile { timeout_ms, .. }
-        | Command::WriteFile { timeout_ms, .. }
-        | Command::CreateTree { timeout_ms, .. }
-        | Command::CreateCommit { timeout_ms, .. }
-        | Command::CreateBranch { timeout_ms, .. }
-        | Command::GetRunAttempt { timeout_ms, .. }
-        | Command::GetJob { timeout_ms, .. }
-        | Command::ListJobs { timeout_ms, .. } => *timeout_ms,
-        Command::Sleep { .. } | Command::Finish { .. } => 0,
-    }
+    command.timeout_ms().unwrap_or(0)
 }
 
 pub fn fed_class(reply: &Reply) -> Fed {
@@ -2228,9 +2279,13 @@ pub fn fmt_t(t: Millis) -> String {
 
 fn describe(command: &Command) -> String {
     match command {
-        Command::ReadFile {
-            path,
-            if_none_match,
+        Command::Request {
+            call:
+                Call::ReadFile {
+                    path,
+                    if_none_match,
+                    ..
+                },
             ..
         } => {
             format!(
@@ -2242,10 +2297,14 @@ fn describe(command: &Command) -> String {
                 }
             )
         }
-        Command::WriteFile {
-            content,
-            sha,
-            message,
+        Command::Request {
+            call:
+                Call::WriteFile {
+                    content,
+                    sha,
+                    message,
+                    ..
+                },
             ..
         } => {
             let revision = serde_json::from_str::<serde_json::Value>(content)
@@ -2259,15 +2318,33 @@ fn describe(command: &Command) -> String {
                     .unwrap_or_else(|| "create".into())
             )
         }
-        Command::CreateTree { .. } => "POST git/trees".into(),
-        Command::CreateCommit { .. } => "POST git/commits".into(),
-        Command::CreateBranch { branch, .. } => format!("POST git/refs {branch}"),
-        Command::GetRunAttempt {
-            run_id, attempt, ..
+        Command::Request {
+            call: Call::CreateTree { .. },
+            ..
+        } => "POST git/trees".into(),
+        Command::Request {
+            call: Call::CreateCommit { .. },
+            ..
+        } => "POST git/commits".into(),
+        Command::Request {
+            call: Call::CreateBranch { branch, .. },
+            ..
+        } => format!("POST git/refs {branch}"),
+        Command::Request {
+            call: Call::GetRunAttempt {
+                run_id, attempt, ..
+            },
+            ..
         } => format!("GET actions/runs/{run_id}/attempts/{attempt}"),
-        Command::GetJob { job_id, .. } => format!("GET actions/jobs/{job_id}"),
-        Command::ListJobs {
-            run_id, attempt, ..
+        Command::Request {
+            call: Call::GetJob { job_id, .. },
+            ..
+        } => format!("GET actions/jobs/{job_id}"),
+        Command::Request {
+            call: Call::ListJobs {
+                run_id, attempt, ..
+            },
+            ..
         } => format!("GET actions/runs/{run_id}/attempts/{attempt}/jobs"),
         Command::Sleep { .. } | Command::Finish { .. } => command.name().into(),
     }
@@ -2335,7 +2412,7 @@ mod tests {
             let p = draw_policy_once(&mut rng);
             assert_eq!(p.validate(), Ok(()), "{p:?}");
             let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&p));
-            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text)
+            let parsed = leasehold_core::parse_config("locks/sim.config.json", &text)
                 .expect("the core accepts it");
             assert_eq!(
                 parsed.lease,
@@ -2347,7 +2424,7 @@ mod tests {
                 ..p.clone()
             };
             let text = format!("{{\"capacity\": 2, \"lease\": {}}}", lease_block(&renews));
-            let parsed = leasehold_core::config::parse_config("locks/sim.config.json", &text)
+            let parsed = leasehold_core::parse_config("locks/sim.config.json", &text)
                 .expect("the core accepts reaperRenews");
             assert_eq!(
                 parsed.lease,

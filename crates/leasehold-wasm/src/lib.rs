@@ -29,7 +29,7 @@ fn core_error(e: &Error) -> JsValue {
         Error::Input(i) => js_error(
             e.code(),
             &e.to_string(),
-            &[("input", &i.input), ("rule", &i.rule)],
+            &[("input", &i.input), ("rule", &i.rule), ("value", &i.value)],
         ),
         Error::Protocol(_) => js_error(e.code(), &e.to_string(), &[]),
     }

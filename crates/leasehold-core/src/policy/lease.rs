@@ -10,34 +10,11 @@
 //!   renewal was proven before it; the rules below make sure a renewal tick always fits before
 //!   that deadline, and the deadline always falls before anyone may take the holding.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::time::Millis;
-
-/// A lease policy, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LeasePolicy {
-    /// How long a holding (or a renewal) lasts.
-    pub ttl_ms: Millis,
-    /// How often a guard renews.
-    pub renew_ms: Millis,
-    /// How long past `expiresAt` a holding still stands before another job may remove it.
-    pub grace_ms: Millis,
-    /// The hard ceiling: no renewal reaches past `acquiredAt + maxTtl`.
-    pub max_ttl_ms: Millis,
-    /// The clock disagreement tolerated between any two jobs (after correcting by GitHub's clock).
-    pub skew_ms: Millis,
-    /// The holder stops its work when less than this is left of its lease without a proven renewal.
-    pub min_remaining_ms: Millis,
-    /// Whether the reaper renews a holding whose job it proved still running (within the
-    /// ceiling), so an unguarded holder that is alive keeps its slot.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub reaper_renews: bool,
-}
-
-/// The longest a single request may take before the driver aborts it (the engine's limit).
-pub const REQUEST_BUDGET_MS: Millis = crate::engine::REQUEST_TIMEOUT_MS;
+use super::limits::REQUEST_TIMEOUT_MS;
+use crate::wire::time::Millis;
+use crate::wire::LeasePolicy;
 
 const MINUTE: Millis = 60_000;
 
@@ -94,7 +71,7 @@ impl LeasePolicy {
             // A renewal attempted at the renew tick, allowed a whole request budget and the
             // clock skew, must be proven before the holder's local deadline...
             (
-                p.renew_ms + REQUEST_BUDGET_MS + p.skew_ms
+                p.renew_ms + REQUEST_TIMEOUT_MS + p.skew_ms
                     <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms),
                 RenewTickFits,
             ),
@@ -163,52 +140,6 @@ pub enum LeaseRule {
     MinRemainingBelowRenew,
     #[error("a renewal at the renew tick (plus a 15 s request and the skew) must fit before the holder's deadline (ttl - minRemaining)")]
     RenewTickFits,
-}
-
-/// An estimate of GitHub's clock from the `date` header of its answers, as two bounds on the
-/// offset to add to the local clock. The header has a resolution of a second and was made at
-/// some instant between sending the request and reading the answer (a process may be paused in
-/// between), so GitHub's clock at local instant `x` lies in `[x + low, x + high]`:
-/// * `low = date - read_at`: used to judge others' leases and to stamp the state, so nobody is
-///   expired early and no lease is written longer than it is;
-/// * `high = date + 1 s - sent_at`: used to turn a lease's end into the holder's local deadline,
-///   so a holder stops early rather than late.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClockEstimate {
-    low: Option<i64>,
-    high: Option<i64>,
-}
-
-impl ClockEstimate {
-    /// Takes in an answer's `date` header, for a request sent at local `sent_at` and read at
-    /// local `read_at`.
-    pub fn observe(&mut self, date: Option<&str>, sent_at: Millis, read_at: Millis) {
-        if let Some(server) = date.and_then(crate::time::parse_http_date) {
-            self.low = Some(server as i64 - read_at as i64);
-            self.high = Some(server as i64 + 1_000 - sent_at.min(read_at) as i64);
-        }
-    }
-
-    /// A lower bound on GitHub's clock now (the local clock when no answer carried a date).
-    pub fn server_now(&self, now: Millis) -> Millis {
-        (now as i64 + self.low.unwrap_or(0)).max(0) as Millis
-    }
-
-    /// The earliest local instant at which GitHub's clock may already read `server_time`.
-    pub fn local_deadline_for(&self, server_time: Millis) -> Millis {
-        (server_time as i64 - self.high.unwrap_or(0)).max(0) as Millis
-    }
-
-    /// The local instant from which GitHub's clock, as this estimate judges it ([`Self::server_now`]),
-    /// reads `server_time` or later: for things that must not happen early (a renewal that is
-    /// judged due by the same estimate).
-    pub fn local_time_of(&self, server_time: Millis) -> Millis {
-        (server_time as i64 - self.low.unwrap_or(0)).max(0) as Millis
-    }
-
-    pub fn offsets(&self) -> (Option<i64>, Option<i64>) {
-        (self.low, self.high)
-    }
 }
 
 #[cfg(test)]
@@ -318,24 +249,5 @@ mod tests {
         // A one-minute lease (shorter than twice the 5-minute interval) is due after half of it.
         assert!(!p.renewal_due(10 * MINUTE + 29_000, 11 * MINUTE, MINUTE));
         assert!(p.renewal_due(10 * MINUTE + 30_000, 11 * MINUTE, MINUTE));
-    }
-
-    #[test]
-    fn clock_estimate_from_date_headers() {
-        let mut c = ClockEstimate::default();
-        assert_eq!(c.server_now(1_000_000), 1_000_000);
-        // Sent at 00:18:50 local, read at 00:19:00 local (after a pause); GitHub says 00:20:00.
-        c.observe(Some("Thu, 01 Jan 1970 00:20:00 GMT"), 1_130_000, 1_140_000);
-        assert_eq!(c.offsets(), (Some(60_000), Some(71_000)));
-        // Judging uses the low bound: never ahead of GitHub's clock.
-        assert_eq!(c.server_now(1_200_000), 1_260_000);
-        // A deadline uses the high bound: never after the instant GitHub's clock gets there.
-        assert_eq!(c.local_deadline_for(2_000_000), 1_929_000);
-        c.observe(Some("garbage"), 5, 5);
-        assert_eq!(
-            c.offsets(),
-            (Some(60_000), Some(71_000)),
-            "an unreadable date changes nothing"
-        );
     }
 }

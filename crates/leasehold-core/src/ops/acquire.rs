@@ -13,17 +13,20 @@
 //!    that never joined the queue (`timeout-minutes: 0` on a full lock) writes nothing.
 //!    Otherwise write if anything changed (enqueued), else sleep and poll.
 
-use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::inputs::{Entropy, RawInputs, Reader};
-use crate::lease::LeasePolicy;
-use crate::protocol::{
-    Command, Failure, JobSummary, LeaseView, Level, LogLine, Outcome, Reply, ResultWord,
+use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
+use crate::input::{self, Entropy, RawInputs, Reader};
+use crate::policy::limits::{
+    DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_TIMEOUT_MINUTES,
+    POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
 };
-use crate::retry::{RetryPolicy, Rng};
-use crate::state::{ClaimPlace, Holder, LockState, QueueEntry};
-use crate::time::{format_rfc3339, Millis};
+use crate::policy::{poll_interval, RetryPolicy};
+use crate::store::ClaimPlace;
+use crate::wire::time::{format_rfc3339, Millis};
+use crate::wire::{
+    AnswerClass, Call, ChangeAction, Failure, FailureCode, Holder, InputError, JobSummary,
+    LeasePolicy, LeaseView, Level, LockState, LogLine, Outcome, QueueEntry, Reply, ResultWord,
+    RunIdentity,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcquireSettings {
@@ -42,25 +45,6 @@ pub struct AcquireSettings {
     pub record_job_id: bool,
 }
 
-pub const DEFAULT_TIMEOUT_MINUTES: u64 = 60;
-pub const MAX_TIMEOUT_MINUTES: u64 = 24 * 60;
-pub const DEFAULT_POLL_SECONDS: u64 = 10;
-pub const MAX_LEASE_MINUTES: u64 = 7 * 24 * 60;
-/// The longest a waiter far back in the queue sleeps between polls.
-pub const MAX_POLL_MS: Millis = 120_000;
-
-/// How long a waiter at `position` (0-based) sleeps before its next poll. The first
-/// `capacity` waiters (the next to be admitted) poll every `poll_ms`; each further group of
-/// `capacity` waiters polls proportionally less often, up to [`MAX_POLL_MS`]. So the whole
-/// queue polls at about `capacity / poll_ms × H(n / capacity)` requests a second (H the harmonic
-/// number): it grows with the logarithm of the queue's depth, not with the number of waiters.
-/// Plus up to 25% seeded jitter, so waiters that started together drift apart.
-pub fn poll_interval(poll_ms: Millis, position: usize, capacity: u32, rng: &mut Rng) -> Millis {
-    let rank = position as u64 / u64::from(capacity.max(1)) + 1;
-    let base = poll_ms.saturating_mul(rank).min(MAX_POLL_MS.max(poll_ms));
-    base + rng.up_to(base / 4)
-}
-
 impl AcquireSettings {
     pub fn parse(raw: &RawInputs, entropy: &Entropy) -> Result<(Self, Vec<String>), InputError> {
         let mut r = Reader::new(raw);
@@ -73,11 +57,16 @@ impl AcquireSettings {
             0,
             MAX_TIMEOUT_MINUTES,
         )?;
-        let poll_s = r.int("poll-seconds", DEFAULT_POLL_SECONDS, 1, 600)?;
+        let poll_s = r.int(
+            "poll-seconds",
+            DEFAULT_POLL_SECONDS,
+            *POLL_SECONDS_RANGE.start(),
+            *POLL_SECONDS_RANGE.end(),
+        )?;
         let lease_min = r.int("lease-minutes", 0, 1, MAX_LEASE_MINUTES)?;
         // The action's default is true; a job without a runner name cannot be matched.
         let record_job_id = r.bool_or_warn("record-job-id", false) && !run.runner_name.is_empty();
-        let holder_id = ids::holder_id(&run.repository, run.run_id, &run.job, suffix);
+        let holder_id = input::holder_id(&run.repository, run.run_id, &run.job, suffix);
         let mut retry = r.retry_policy();
         // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
         retry.max_attempts_with_deadline = None;
@@ -166,16 +155,8 @@ impl AcquirePlanner {
         Decision::Finish(o)
     }
 
-    fn refuse(&self, code: &str, message: String, now: Millis) -> Decision {
-        Decision::Finish(self.failed(
-            Failure {
-                code: code.into(),
-                message,
-                class: None,
-                status: None,
-            },
-            now,
-        ))
+    fn refuse(&self, code: FailureCode, message: String, now: Millis) -> Decision {
+        Decision::Finish(self.failed(Failure::new(code, message), now))
     }
 
     /// The lease this claim asks for: `lease-minutes`, within the lock's ceiling, or else the
@@ -238,6 +219,8 @@ impl AcquirePlanner {
 }
 
 impl Planner for AcquirePlanner {
+    type Doc = LockState;
+
     fn needs_config(&self) -> bool {
         true
     }
@@ -251,22 +234,16 @@ impl Planner for AcquirePlanner {
         self.cancelled = true;
     }
 
-    fn first_probe(&mut self) -> Option<Command> {
+    fn first_probe(&mut self) -> Option<Call> {
         let run = &self.s.run;
-        self.s.record_job_id.then(|| Command::ListJobs {
+        self.s.record_job_id.then(|| Call::ListJobs {
             repository: run.repository.clone(),
             run_id: run.run_id,
             attempt: run.run_attempt,
-            timeout_ms: 0,
         })
     }
 
-    fn on_probe(
-        &mut self,
-        _sent: &Command,
-        answer: Result<Reply, Failure>,
-        log: &mut Vec<LogLine>,
-    ) {
+    fn on_probe(&mut self, _sent: &Call, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
         let run = &mut self.s.run;
         let said = match answer {
             Ok(Reply::Jobs { total_count, jobs, .. }) => {
@@ -285,7 +262,7 @@ impl Planner for AcquirePlanner {
                 }
             }
             Ok(_) => "no job id recorded: unexpected answer".to_string(),
-            Err(f) if f.class.as_deref() == Some("rate-limited") => {
+            Err(f) if f.class == Some(AnswerClass::RateLimited) => {
                 format!("no job id recorded: the lookup was rate-limited ({}); the reaper will judge the run", f.message)
             }
             Err(f) => format!("no job id recorded ({}; the token may lack actions: read); the reaper will judge the run", f.message),
@@ -321,12 +298,10 @@ impl Planner for AcquirePlanner {
                 ));
                 let mut doc = st.clone();
                 doc.holders.retain(|h| h.holder_id != id);
-                if let Some(capacity) = ctx.capacity {
-                    doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
-                }
+                ctx.admit(&mut doc);
                 return Decision::Write {
                     doc,
-                    action: "cancel",
+                    action: ChangeAction::Cancel,
                 };
             }
             let holder = st.holder(id).expect("claim found").clone();
@@ -339,7 +314,7 @@ impl Planner for AcquirePlanner {
                 holder.fence,
                 now.saturating_sub(self.started_at)
             ));
-            let lease = LeaseView::of(&holder, &ctx.lease, &ctx.clock);
+            let lease = lease_view(&holder, &ctx.lease, &ctx.clock);
             return self.held(&holder, now, lease);
         }
         // 2. The holder id holds or waits under another nonce.
@@ -356,7 +331,7 @@ impl Planner for AcquirePlanner {
                         "{id} already holds {} (fence {}); returning that holding",
                         self.s.lock, h.fence
                     ));
-                    let lease = LeaseView::of(h, &ctx.lease, &ctx.clock);
+                    let lease = lease_view(h, &ctx.lease, &ctx.clock);
                     return self.held(&h.clone(), now, lease);
                 }
                 Kin::Predecessor => {
@@ -379,7 +354,7 @@ impl Planner for AcquirePlanner {
                     h.claimed_at = Some(ctx.server_now);
                     return Decision::Write {
                         doc,
-                        action: "adopt",
+                        action: ChangeAction::Adopt,
                     };
                 }
                 Kin::Collision => return self.collision(&h.run, now),
@@ -415,12 +390,12 @@ impl Planner for AcquirePlanner {
         }
         // An invalid config stops an acquire that has not yet written anything.
         if let (Some(e), None, false) = (ctx.config_error, mine_queued, timed_out) {
-            return self.refuse("config-invalid", e.to_string(), now);
+            return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
         }
         // 3. Enqueue and admit from the front.
         let mut changed = adopted;
         let capacity = ctx
-            .capacity
+            .capacity()
             .expect("acquire plans only with a known capacity");
         if !self.cancelled {
             // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
@@ -440,16 +415,13 @@ impl Planner for AcquirePlanner {
                 doc.queue.push(self.entry(ctx.server_now, &ctx.lease));
                 changed = true;
             }
-            if !doc
-                .admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms)
-                .is_empty()
-            {
+            if !ctx.admit(&mut doc).is_empty() {
                 changed = true;
             }
             if doc.holder(id).is_some() {
                 return Decision::Write {
                     doc,
-                    action: "acquire",
+                    action: ChangeAction::Acquire,
                 };
             }
         }
@@ -469,10 +441,14 @@ impl Planner for AcquirePlanner {
                     ));
                     let mut doc = st.clone();
                     doc.queue.retain(|q| q.holder_id != id);
-                    doc.admit(capacity, ctx.server_now, ctx.lease.max_ttl_ms);
+                    ctx.admit(&mut doc);
                     Decision::Write {
                         doc,
-                        action: if self.cancelled { "cancel" } else { "timeout" },
+                        action: if self.cancelled {
+                            ChangeAction::Cancel
+                        } else {
+                            ChangeAction::Timeout
+                        },
                     }
                 }
                 // Not queued in this version. If this claim ever wrote, a read may be older than
@@ -481,9 +457,9 @@ impl Planner for AcquirePlanner {
                 None if ctx.has_written && ctx.provenance == Provenance::Read => Decision::Write {
                     doc: st.clone(),
                     action: if self.cancelled {
-                        "cancel-check"
+                        ChangeAction::CancelCheck
                     } else {
-                        "timeout-check"
+                        ChangeAction::TimeoutCheck
                     },
                 },
                 None => {
@@ -500,7 +476,7 @@ impl Planner for AcquirePlanner {
         if changed {
             return Decision::Write {
                 doc,
-                action: "enqueue",
+                action: ChangeAction::Enqueue,
             };
         }
         let position = mine_queued.expect("queued when nothing changed");
@@ -520,8 +496,8 @@ impl Planner for AcquirePlanner {
                 let at = ctx
                     .clock
                     .local_deadline_for(t)
-                    .saturating_add(1_000)
-                    .max(now + 1_000);
+                    .saturating_add(TAKEABLE_WAKE_MARGIN_MS)
+                    .max(now + TAKEABLE_WAKE_MARGIN_MS);
                 until = until.min(at);
             }
         }
@@ -545,7 +521,7 @@ fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
 impl AcquirePlanner {
     fn collision(&self, other: &RunIdentity, now: Millis) -> Decision {
         self.refuse(
-            "holder-collision",
+            FailureCode::HolderCollision,
             format!(
                 "holder id {} is already used by another job of this run attempt (runner {:?}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
                 self.s.holder_id, other.runner_name
@@ -556,54 +532,12 @@ impl AcquirePlanner {
 
     fn superseded(&self, attempt: u32, now: Millis) -> Decision {
         self.refuse(
-            "superseded",
+            FailureCode::Superseded,
             format!(
                 "holder id {} belongs to run attempt {attempt}, newer than this attempt {}; an older attempt never takes over a newer one",
                 self.s.holder_id, self.s.run.run_attempt
             ),
             now,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn polls_spread_by_queue_position() {
-        let mut rng = Rng::new(3);
-        let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
-        for (position, capacity, base) in [
-            (0, 2, 10_000),
-            (1, 2, 10_000),
-            (2, 2, 20_000),
-            (5, 2, 30_000),
-            (15, 2, 80_000),
-            (500, 2, 120_000),
-            (0, 1, 10_000),
-            (3, 1, 40_000),
-        ] {
-            let v = poll_interval(10_000, position, capacity, &mut rng);
-            assert!(
-                within(v, base),
-                "position {position} capacity {capacity}: {v}"
-            );
-        }
-        // A poll interval above the cap is kept: the cap only slows the back of the queue.
-        assert!(within(poll_interval(300_000, 9, 1, &mut rng), 300_000));
-    }
-
-    #[test]
-    fn a_deep_queue_polls_about_once_a_second_in_total() {
-        // 16 waiters on a capacity-2 lock at the default 10 s: the sum of their poll rates.
-        let rate: f64 = (0..16)
-            .map(|p| 1000.0 / (DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)) as f64)
-            .sum();
-        assert!(rate < 0.6, "{rate} polls a second");
-        let deep: f64 = (0..1000)
-            .map(|p| 1000.0 / ((DEFAULT_POLL_SECONDS * 1000 * (p / 2 + 1)).min(MAX_POLL_MS)) as f64)
-            .sum();
-        assert!(deep < 10.0, "{deep} polls a second for 1000 waiters");
     }
 }

@@ -4,14 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::retry::RetryPolicy;
+use super::ids;
+use crate::policy::limits::{
+    API_MAX_ATTEMPTS_RANGE, API_RETRY_BASE_MS_RANGE, API_RETRY_MAX_MS_RANGE, DEFAULT_STATE_BRANCH,
+};
+use crate::policy::RetryPolicy;
+use crate::wire::{InputError, RunIdentity};
 
 /// Raw inputs: `lock`, `timeout-minutes`, …, plus context such as `GITHUB_RUN_ID`.
 pub type RawInputs = BTreeMap<String, String>;
-
-pub const DEFAULT_STATE_BRANCH: &str = "leasehold-state";
 
 /// Entropy drawn by the binding (or fixed by a test) and handed in: the core draws none.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -21,6 +22,9 @@ pub struct Entropy {
     /// Unique per claim; tells this acquire's holding from any other with the same holder id.
     pub nonce: String,
 }
+
+/// A bool input's rule, in the words every bool input is checked with.
+const BOOL_RULE: &str = "must be true or false";
 
 pub(crate) struct Reader<'a> {
     raw: &'a RawInputs,
@@ -83,9 +87,8 @@ impl<'a> Reader<'a> {
         match text.parse::<u64>() {
             Ok(n) if ok(n) && text.bytes().all(|b| b.is_ascii_digit()) => n,
             _ => {
-                self.warnings.push(format!(
-                    "input `{name}` {rule} (got {text:?}); using {default}"
-                ));
+                self.warnings
+                    .push(format!("`{name}` {rule} (got {text:?}); using {default}"));
                 default
             }
         }
@@ -96,30 +99,31 @@ impl<'a> Reader<'a> {
     /// never fatal. `api-retry-max-ms` bounds `api-retry-base-ms` too.
     pub fn retry_policy(&mut self) -> RetryPolicy {
         let d = RetryPolicy::default();
-        let attempts_given = self.get("api-max-attempts").is_some();
+        let range = |r: &std::ops::RangeInclusive<u64>| {
+            format!("must be a whole number from {} to {}", r.start(), r.end())
+        };
+        let warned = self.warnings.len();
         let max_attempts = self.int_or_warn(
             "api-max-attempts",
             u64::from(d.max_attempts),
-            |n| (1..=100).contains(&n),
-            "must be a whole number from 1 to 100",
+            |n| API_MAX_ATTEMPTS_RANGE.contains(&n),
+            &range(&API_MAX_ATTEMPTS_RANGE),
         ) as u32;
+        // Set explicitly and valid: it bounds a deadline-bounded operation's attempts too.
+        let valid_attempts =
+            self.get("api-max-attempts").is_some() && self.warnings.len() == warned;
         let cap_ms = self.int_or_warn(
             "api-retry-max-ms",
             d.cap_ms,
-            |n| (1_000..=300_000).contains(&n),
-            "must be a whole number from 1000 to 300000",
+            |n| API_RETRY_MAX_MS_RANGE.contains(&n),
+            &range(&API_RETRY_MAX_MS_RANGE),
         );
         let base_ms = self.int_or_warn(
             "api-retry-base-ms",
             d.base_ms,
-            |n| (100..=60_000).contains(&n),
-            "must be a whole number from 100 to 60000",
+            |n| API_RETRY_BASE_MS_RANGE.contains(&n),
+            &range(&API_RETRY_BASE_MS_RANGE),
         );
-        let valid_attempts = attempts_given
-            && self
-                .warnings
-                .iter()
-                .all(|w| !w.starts_with("input `api-max-attempts`"));
         RetryPolicy {
             max_attempts,
             base_ms: base_ms.min(cap_ms),
@@ -130,16 +134,22 @@ impl<'a> Reader<'a> {
     }
 
     /// A boolean input in the YAML 1.2 spellings @actions/core accepts (true/True/TRUE,
-    /// false/False/FALSE). Anything else is reported and `default` is used.
-    pub fn bool_or_warn(&mut self, name: &str, default: bool) -> bool {
+    /// false/False/FALSE): the one rule for booleans. `None` when not given.
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, InputError> {
         match self.get(name) {
-            None => default,
-            Some("true" | "True" | "TRUE") => true,
-            Some("false" | "False" | "FALSE") => false,
-            Some(other) => {
-                self.warnings.push(format!(
-                    "input `{name}` must be true or false (got {other:?}); using {default}"
-                ));
+            None => Ok(None),
+            Some("true" | "True" | "TRUE") => Ok(Some(true)),
+            Some("false" | "False" | "FALSE") => Ok(Some(false)),
+            Some(other) => Err(InputError::new(name, BOOL_RULE, other)),
+        }
+    }
+
+    /// Like [`Reader::bool`], but a bad value is reported and `default` is used.
+    pub fn bool_or_warn(&mut self, name: &str, default: bool) -> bool {
+        match self.bool(name) {
+            Ok(value) => value.unwrap_or(default),
+            Err(e) => {
+                self.warnings.push(format!("{e}; using {default}"));
                 default
             }
         }
@@ -177,14 +187,25 @@ impl<'a> Reader<'a> {
     pub fn lock_target(&self) -> Result<(String, String, String), InputError> {
         let lock = self.required("lock")?;
         ids::validate_lock_name("lock", lock)?;
-        let repository = match self.get("repository") {
-            Some(r) => r,
-            None => self.required("GITHUB_REPOSITORY")?,
-        };
+        let (repository, branch) =
+            self.lock_location(|| InputError::new("GITHUB_REPOSITORY", "is required", ""))?;
+        Ok((lock.into(), repository, branch))
+    }
+
+    /// Where the locks live: `repository` (default the calling repository, `missing` when there
+    /// is none) and `state-branch`, both checked.
+    pub fn lock_location(
+        &self,
+        missing: impl FnOnce() -> InputError,
+    ) -> Result<(String, String), InputError> {
+        let repository = self
+            .get("repository")
+            .or_else(|| self.get("GITHUB_REPOSITORY"))
+            .ok_or_else(missing)?;
         ids::validate_repository("repository", repository)?;
         let branch = self.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
         ids::validate_branch("state-branch", branch)?;
-        Ok((lock.into(), repository.into(), branch.into()))
+        Ok((repository.into(), branch.into()))
     }
 
     /// The holder id to act on: `holder-id` when given (it must belong to this workflow run: an

@@ -1,36 +1,9 @@
-//! How to read GitHub's answers, and how long to wait before trying again. All of it is
-//! arithmetic on numbers handed in: the seed, `now`, and the facts of the answer.
+//! How to read GitHub's answers: the classification table every failed answer goes through.
+//! Arithmetic on the facts of the answer and `now`, nothing else.
 
-use serde::{Deserialize, Serialize};
-
-use crate::protocol::Reply;
-use crate::time::{parse_http_date, Millis};
-
-/// SplitMix64: small, fast and fully determined by its seed, so a run replays exactly.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..=max`.
-    pub fn up_to(&mut self, max: u64) -> u64 {
-        if max == u64::MAX {
-            return self.next_u64();
-        }
-        self.next_u64() % (max + 1)
-    }
-}
+use super::limits::SECONDARY_DEFAULT_WAIT_MS;
+use crate::wire::time::{parse_http_date, Millis};
+use crate::wire::{AnswerClass, Reply};
 
 /// What an answer means. The names are stable: they appear in logs and outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,16 +30,21 @@ pub enum Class {
 }
 
 impl Class {
-    pub fn name(&self) -> &'static str {
+    /// The stable word for this class (in logs and `outcome.error.class`).
+    pub fn word(&self) -> AnswerClass {
         match self {
-            Class::Conflict => "conflict",
-            Class::NotFound => "not-found",
-            Class::AlreadyExists => "already-exists",
-            Class::Refusal => "refusal",
-            Class::RateLimited { .. } => "rate-limited",
-            Class::Transient => "transient",
-            Class::UnknownOutcome => "unknown-outcome",
+            Class::Conflict => AnswerClass::Conflict,
+            Class::NotFound => AnswerClass::NotFound,
+            Class::AlreadyExists => AnswerClass::AlreadyExists,
+            Class::Refusal => AnswerClass::Refusal,
+            Class::RateLimited { .. } => AnswerClass::RateLimited,
+            Class::Transient => AnswerClass::Transient,
+            Class::UnknownOutcome => AnswerClass::UnknownOutcome,
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.word().as_str()
     }
 }
 
@@ -80,9 +58,6 @@ pub enum RequestKind {
     /// has the same sha; a ref that exists answers 422).
     Create,
 }
-
-/// GitHub's advice when a secondary limit gives no `retry-after`: wait at least a minute.
-pub const SECONDARY_DEFAULT_WAIT_MS: Millis = 60_000;
 
 /// Classifies a non-success answer. `auth_grace` says whether a 401 is still inside the grace
 /// window in which GitHub's token replication lag explains it.
@@ -180,119 +155,6 @@ pub fn retry_after_until(raw: &str, now: Millis, server_now: Option<Millis>) -> 
     }
     let at = parse_http_date(raw)?;
     Some(now.saturating_add(at.saturating_sub(server_now.unwrap_or(now))))
-}
-
-/// Retry knobs. Defaults follow GitHub's advice; ranges are checked where they are parsed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RetryPolicy {
-    /// Consecutive failed attempts of one request before giving up (attempt-bounded mode).
-    pub max_attempts: u32,
-    /// First backoff, and the floor under any wait (so `retry-after: 0` is never a hot loop).
-    pub base_ms: Millis,
-    /// Cap on the waits leasehold generates itself.
-    pub cap_ms: Millis,
-    /// Ceiling on a server-directed wait in attempt-bounded mode. Under a deadline, GitHub's
-    /// number is honoured in full instead, and the deadline bounds it.
-    pub server_ceiling_ms: Millis,
-    /// How long a streak of 401s may last before it is taken as a real refusal.
-    pub auth_grace_ms: Millis,
-    /// Under a deadline, an attempt ceiling that applies too (whichever comes first), when the
-    /// caller set one explicitly. Unset, the deadline is the only bound.
-    pub max_attempts_with_deadline: Option<u32>,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            max_attempts: 5,
-            base_ms: 1_000,
-            cap_ms: 30_000,
-            server_ceiling_ms: 60_000,
-            auth_grace_ms: 10_000,
-            max_attempts_with_deadline: None,
-        }
-    }
-}
-
-/// Full jitter: uniform in `0..=min(cap, base * 2^(attempt-1))`, but never under `base / 2`
-/// so that a retry is never immediate.
-pub fn backoff(policy: &RetryPolicy, attempt: u32, rng: &mut Rng) -> Millis {
-    let exp = policy
-        .base_ms
-        .saturating_mul(1u64 << attempt.saturating_sub(1).min(30));
-    let ceiling = exp.min(policy.cap_ms).max(policy.base_ms / 2);
-    rng.up_to(ceiling).max(policy.base_ms / 2)
-}
-
-/// When to try again after a failure, or `None` to give up.
-///
-/// * Attempt-bounded (`deadline: None`): at most `max_attempts` consecutive failures; a
-///   server-directed wait is honoured up to `server_ceiling_ms`; a primary-limit reset (an hour
-///   away, typically) is not waited on beyond the self-generated backoff.
-/// * Deadline-bounded: keep trying while the next attempt can start before the deadline; a
-///   server-directed wait is honoured in full, and the last wait is clamped so the final attempt
-///   still starts inside the budget. A primary-limit reset is waited on only when it falls
-///   inside the budget.
-pub fn next_attempt_at(
-    policy: &RetryPolicy,
-    class: Class,
-    failures: u32,
-    now: Millis,
-    deadline: Option<Millis>,
-    rng: &mut Rng,
-) -> Option<Millis> {
-    let own = now + backoff(policy, failures, rng);
-    match deadline {
-        None => {
-            if failures >= policy.max_attempts {
-                return None;
-            }
-            let at = match class {
-                Class::RateLimited {
-                    until,
-                    primary: false,
-                    ..
-                } => until
-                    .min(now + policy.server_ceiling_ms)
-                    .max(now + policy.base_ms),
-                // A primary limit reopens at its reset and not before: retrying earlier only
-                // spends attempts. Wait for a reset within the server-directed ceiling; one
-                // further away (typically most of an hour) fails fast rather than hold a runner.
-                Class::RateLimited {
-                    until,
-                    primary: true,
-                    ..
-                } => {
-                    if until > now + policy.server_ceiling_ms {
-                        return None;
-                    }
-                    until.max(now + policy.base_ms)
-                }
-                _ => own,
-            };
-            Some(at)
-        }
-        Some(deadline) => {
-            if now >= deadline
-                || policy
-                    .max_attempts_with_deadline
-                    .is_some_and(|max| failures >= max)
-            {
-                return None;
-            }
-            let at = match class {
-                Class::RateLimited {
-                    until,
-                    primary: true,
-                    ..
-                } if until > deadline => return None,
-                Class::RateLimited { until, .. } => until.max(now + policy.base_ms),
-                _ => own,
-            };
-            Some(at.min(deadline))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -519,118 +381,5 @@ mod tests {
             Some(5_000)
         );
         assert_eq!(retry_after_until("soon", 5_000, None), None);
-    }
-
-    #[test]
-    fn backoff_is_full_jitter_with_floor_and_cap() {
-        let p = RetryPolicy::default();
-        let mut rng = Rng::new(7);
-        for attempt in 1..20 {
-            for _ in 0..200 {
-                let w = backoff(&p, attempt, &mut rng);
-                assert!(w >= p.base_ms / 2 && w <= p.cap_ms, "{attempt}: {w}");
-                assert!(w <= p.base_ms << (attempt - 1).min(30), "{attempt}: {w}");
-            }
-        }
-    }
-
-    #[test]
-    fn attempt_bounded_budget() {
-        let p = RetryPolicy::default();
-        let mut rng = Rng::new(1);
-        let now = 100_000;
-        assert!(next_attempt_at(&p, Class::Transient, 4, now, None, &mut rng).is_some());
-        assert_eq!(
-            next_attempt_at(&p, Class::Transient, 5, now, None, &mut rng),
-            None
-        );
-        // A server-directed wait beyond the self-generated cap is honoured up to its own ceiling.
-        let rl = |until| Class::RateLimited {
-            until,
-            server_directed: true,
-            primary: false,
-        };
-        assert_eq!(
-            next_attempt_at(&p, rl(now + 45_000), 1, now, None, &mut rng),
-            Some(now + 45_000)
-        );
-        assert_eq!(
-            next_attempt_at(&p, rl(now + 600_000), 1, now, None, &mut rng),
-            Some(now + 60_000)
-        );
-        // retry-after: 0 is floored at the base.
-        assert_eq!(
-            next_attempt_at(&p, rl(now), 1, now, None, &mut rng),
-            Some(now + 1_000)
-        );
-        // A primary limit: wait for a near reset; fail fast on a far one.
-        let primary = |until| Class::RateLimited {
-            until,
-            server_directed: false,
-            primary: true,
-        };
-        assert_eq!(
-            next_attempt_at(&p, primary(now + 20_000), 1, now, None, &mut rng),
-            Some(now + 20_000)
-        );
-        assert_eq!(
-            next_attempt_at(&p, primary(now + 3_000_000), 1, now, None, &mut rng),
-            None
-        );
-    }
-
-    #[test]
-    fn deadline_bounded_budget() {
-        let p = RetryPolicy::default();
-        let mut rng = Rng::new(1);
-        let now = 100_000;
-        let deadline = now + 120_000;
-        // Attempts are not counted under a deadline.
-        assert!(next_attempt_at(&p, Class::Transient, 50, now, Some(deadline), &mut rng).is_some());
-        let rl = |until| Class::RateLimited {
-            until,
-            server_directed: true,
-            primary: false,
-        };
-        // Honoured in full past the attempt-bounded ceiling...
-        assert_eq!(
-            next_attempt_at(&p, rl(now + 90_000), 1, now, Some(deadline), &mut rng),
-            Some(now + 90_000)
-        );
-        // ...and clamped so the last attempt starts inside the budget.
-        assert_eq!(
-            next_attempt_at(&p, rl(now + 500_000), 1, now, Some(deadline), &mut rng),
-            Some(deadline)
-        );
-        // A primary reset after the deadline is not waited on.
-        let primary = |until| Class::RateLimited {
-            until,
-            server_directed: false,
-            primary: true,
-        };
-        assert_eq!(
-            next_attempt_at(&p, primary(deadline + 1), 1, now, Some(deadline), &mut rng),
-            None
-        );
-        assert_eq!(
-            next_attempt_at(&p, primary(now + 30_000), 1, now, Some(deadline), &mut rng),
-            Some(now + 30_000)
-        );
-        assert_eq!(
-            next_attempt_at(&p, Class::Transient, 1, deadline, Some(deadline), &mut rng),
-            None
-        );
-        // An explicit attempt ceiling applies under the deadline too: whichever comes first.
-        let capped = RetryPolicy {
-            max_attempts_with_deadline: Some(3),
-            ..RetryPolicy::default()
-        };
-        assert!(
-            next_attempt_at(&capped, Class::Transient, 2, now, Some(deadline), &mut rng).is_some()
-        );
-        assert_eq!(
-            next_attempt_at(&capped, Class::Transient, 3, now, Some(deadline), &mut rng),
-            None
-        );
     }
 }

@@ -3,10 +3,14 @@
 
 use serde::Serialize;
 
-/// A bad input, found before any request is sent. Names the input and the rule it breaks.
+use super::words::FailureCode;
+
+/// A bad input, found before any request is sent. Names the input and the rule it breaks, by
+/// the input's own name (`lease-minutes`, `GITHUB_RUN_ID`): how a user sets it (an action's
+/// input, a command-line flag, an environment variable) is the driver's to say.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "camelCase")]
-#[error("input `{input}` {rule} (got {value:?})")]
+#[error("`{input}` {rule} (got {value:?})")]
 pub struct InputError {
     pub input: String,
     pub rule: String,
@@ -44,14 +48,14 @@ pub enum StateError {
 }
 
 impl StateError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> FailureCode {
         match self {
-            StateError::NotJson { .. } => "state-not-json",
-            StateError::NoSchema => "state-no-schema",
-            StateError::NewerSchema { .. } => "state-newer-schema",
-            StateError::UnknownSchema { .. } => "state-unknown-schema",
-            StateError::Invalid { .. } => "state-invalid",
-            StateError::WrongLock { .. } => "state-wrong-lock",
+            StateError::NotJson { .. } => FailureCode::StateNotJson,
+            StateError::NoSchema => FailureCode::StateNoSchema,
+            StateError::NewerSchema { .. } => FailureCode::StateNewerSchema,
+            StateError::UnknownSchema { .. } => FailureCode::StateUnknownSchema,
+            StateError::Invalid { .. } => FailureCode::StateInvalid,
+            StateError::WrongLock { .. } => FailureCode::StateWrongLock,
         }
     }
 }

@@ -16,7 +16,7 @@
 //! attempt decides, and a running attempt keeps every entry it owns.
 //!
 //! The scan is bounded: no question is asked after the scan deadline, and what was proven is
-//! written by compare-and-swap in checkpoints (every [`CHECKPOINT_EVERY`] changes, and at the
+//! written by compare-and-swap in checkpoints (every [`REAP_CHECKPOINT_EVERY`] changes, and at the
 //! end), so a partial run changes only what it proved. A conflict re-reads the state and plans
 //! again with the answers already gathered (an attempt that is over stays over). A scan that
 //! ran out of time with entries unchecked fails visibly (`scan-deadline`), after writing what
@@ -24,24 +24,19 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::ids::{self, RunIdentity};
-use crate::inputs::{RawInputs, Reader, DEFAULT_STATE_BRANCH};
-use crate::protocol::{Command, Failure, Level, LogLine, Outcome, Reply, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::state::Removal;
-use crate::time::{format_rfc3339, Millis};
-
-pub const DEFAULT_SCAN_SECONDS: u64 = 480;
-/// Time left after the scan deadline for the last checkpoint write (and its read-back).
-pub const WRITE_BUDGET_MS: Millis = 60_000;
-/// Changes recorded per checkpoint write, at most.
-pub const CHECKPOINT_EVERY: usize = 10;
-/// Locks one reap may scan.
-pub const MAX_LOCKS: usize = 100;
+use crate::engine::{Decision, Engine, PlanCtx, Planner, Provenance, Relay, Several, Target};
+use crate::input::{self, RawInputs, Reader};
+use crate::policy::limits::{
+    DEFAULT_SCAN_SECONDS, MAX_REAP_LOCKS, REAP_CHECKPOINT_EVERY, REAP_WRITE_BUDGET_MS,
+    RENEW_EVIDENCE_MAX_AGE_MS, SCAN_SECONDS_RANGE,
+};
+use crate::policy::RetryPolicy;
+use crate::wire::time::{format_rfc3339, parse_rfc3339, Millis};
+use crate::wire::{
+    AnswerClass, Call, ChangeAction, Failure, FailureCode, InputError, Level, LockState, LogLine,
+    Outcome, Place, ReapAction, ReapEntry, ReapReason, ReapReport, Removal, Reply, ResultWord,
+    RunIdentity,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReapSettings {
@@ -63,7 +58,7 @@ impl ReapSettings {
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|n| !n.is_empty())
         {
-            ids::validate_lock_name("lock", name)?;
+            input::validate_lock_name("lock", name)?;
             if !locks.iter().any(|l| l == name) {
                 locks.push(name.to_string());
             }
@@ -71,27 +66,26 @@ impl ReapSettings {
         if locks.is_empty() {
             return Err(InputError::new("lock", "must name at least one lock", text));
         }
-        if locks.len() > MAX_LOCKS {
+        if locks.len() > MAX_REAP_LOCKS {
             return Err(InputError::new(
                 "lock",
-                &format!("names at most {MAX_LOCKS} locks"),
+                &format!("names at most {MAX_REAP_LOCKS} locks"),
                 &locks.len().to_string(),
             ));
         }
-        let repository = r
-            .get("repository")
-            .or_else(|| r.get("GITHUB_REPOSITORY"))
-            .ok_or_else(|| {
-                InputError::new(
-                    "repository",
-                    "is required (the lock repository, owner/name) outside a workflow run",
-                    "",
-                )
-            })?;
-        ids::validate_repository("repository", repository)?;
-        let state_branch = r.get("state-branch").unwrap_or(DEFAULT_STATE_BRANCH);
-        ids::validate_branch("state-branch", state_branch)?;
-        let scan_s = r.int("scan-deadline-seconds", DEFAULT_SCAN_SECONDS, 30, 3600)?;
+        let (repository, state_branch) = r.lock_location(|| {
+            InputError::new(
+                "repository",
+                "is required (the lock repository, owner/name) outside a workflow run",
+                "",
+            )
+        })?;
+        let scan_s = r.int(
+            "scan-deadline-seconds",
+            DEFAULT_SCAN_SECONDS,
+            *SCAN_SECONDS_RANGE.start(),
+            *SCAN_SECONDS_RANGE.end(),
+        )?;
         let by = match (
             r.get("GITHUB_REPOSITORY"),
             r.get("GITHUB_RUN_ID"),
@@ -103,8 +97,8 @@ impl ReapSettings {
         let retry = r.retry_policy();
         let s = ReapSettings {
             locks,
-            repository: repository.into(),
-            state_branch: state_branch.into(),
+            repository,
+            state_branch,
             by,
             scan_ms: scan_s * 1000,
             retry,
@@ -132,18 +126,16 @@ impl EvidenceKey {
         }
     }
 
-    fn question(&self) -> Command {
+    fn question(&self) -> Call {
         match self.job_id {
-            Some(job_id) => Command::GetJob {
+            Some(job_id) => Call::GetJob {
                 repository: self.repository.clone(),
                 job_id,
-                timeout_ms: 0,
             },
-            None => Command::GetRunAttempt {
+            None => Call::GetRunAttempt {
                 repository: self.repository.clone(),
                 run_id: self.run_id,
                 attempt: self.attempt,
-                timeout_ms: 0,
             },
         }
     }
@@ -187,54 +179,10 @@ pub struct JobFacts {
 /// Answers gathered so far, kept across conflicts and across the locks of one reap.
 pub type EvidenceCache = BTreeMap<EvidenceKey, Evidence>;
 
-/// How recent an "active" answer must be for the reaper to renew a holding on it.
-pub const RENEW_EVIDENCE_MAX_AGE_MS: Millis = 60_000;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Place {
-    Holding,
-    Queue,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReapAction {
-    Removed,
-    Renewed,
-    Kept,
-}
-
-/// One entry as the reaper judged it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReapEntry {
-    pub holder_id: String,
-    pub place: Place,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fence: Option<u64>,
-    pub run: RunIdentity,
-    pub action: ReapAction,
-    /// A stable word: `run-completed`, `job-completed`, `lease-expired`, `active`, `unverified`
-    /// (no answer proved anything), `unchecked` (the scan ended first).
-    pub reason: String,
-    /// What the evidence was, for people.
-    pub detail: String,
-}
-
-/// One lock's reap.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReapReport {
-    pub lock: String,
-    /// Changes written (confirmed), then what was kept in the last version seen.
-    pub entries: Vec<ReapEntry>,
-}
-
 pub struct ReapPlanner {
     pub lock: String,
     pub by: String,
-    /// The scan deadline (no question after it), set by [`ReapAll`] when the reap starts.
+    /// The scan deadline (no question after it), set when the reap starts ([`Relay::set_deadline`]).
     scan_deadline: Millis,
     pub evidence: EvidenceCache,
     /// The question in flight, and GitHub's time when it was asked.
@@ -262,11 +210,6 @@ impl ReapPlanner {
             done: Vec::new(),
             kept: Vec::new(),
         }
-    }
-
-    /// Sets the scan deadline (shared by every lock of one reap).
-    pub fn set_scan_deadline(&mut self, deadline: Millis) {
-        self.scan_deadline = deadline;
     }
 
     fn report(&self) -> ReapReport {
@@ -297,7 +240,7 @@ fn entry(
     fence: Option<u64>,
     run: &RunIdentity,
     action: ReapAction,
-    reason: &str,
+    reason: ReapReason,
     detail: String,
 ) -> ReapEntry {
     ReapEntry {
@@ -306,7 +249,7 @@ fn entry(
         fence,
         run: run.clone(),
         action,
-        reason: reason.into(),
+        reason,
         detail,
     }
 }
@@ -314,7 +257,7 @@ fn entry(
 /// Whether an entry's run identity can be asked about at all (a damaged or hand-edited entry may
 /// name no repository or a run id of 0): one that cannot is unverified, never a reason to fail.
 fn unaskable(run: &RunIdentity) -> Option<String> {
-    if ids::validate_repository("repository", &run.repository).is_err() {
+    if input::validate_repository("repository", &run.repository).is_err() {
         return Some(format!(
             "its run names no repository leasehold can ask about ({:?})",
             run.repository
@@ -331,17 +274,9 @@ fn unaskable(run: &RunIdentity) -> Option<String> {
 
 /// How the evidence about an entry's run applies to this entry.
 enum Verdict {
-    Over {
-        reason: &'static str,
-        detail: String,
-    },
-    Active {
-        status: String,
-        at: Millis,
-    },
-    Unknown {
-        why: String,
-    },
+    Over { reason: ReapReason, detail: String },
+    Active { status: String, at: Millis },
+    Unknown { why: String },
     NotAsked,
 }
 
@@ -370,7 +305,7 @@ impl ReapPlanner {
                 let conclusion = conclusion.as_deref().unwrap_or("no conclusion");
                 let Some(job) = job else {
                     return Verdict::Over {
-                        reason: "run-completed",
+                        reason: ReapReason::RunCompleted,
                         detail: format!("{} completed ({conclusion})", key.subject()),
                     };
                 };
@@ -388,7 +323,7 @@ impl ReapPlanner {
                     return Verdict::Unknown { why: format!("{} completed at {}, before this entry was made: the recorded job id is not this entry's job", key.subject(), format_rfc3339(at)) };
                 }
                 Verdict::Over {
-                    reason: "job-completed",
+                    reason: ReapReason::JobCompleted,
                     detail: format!("{} completed ({conclusion})", key.subject()),
                 }
             }
@@ -397,13 +332,15 @@ impl ReapPlanner {
 }
 
 impl Planner for ReapPlanner {
+    type Doc = LockState;
+
     fn needs_config(&self) -> bool {
         // To hand freed slots on in the same write, and for the lease policy.
         true
     }
 
     fn retry_deadline(&self) -> Option<Millis> {
-        Some(self.scan_deadline + WRITE_BUDGET_MS)
+        Some(self.scan_deadline + REAP_WRITE_BUDGET_MS)
     }
 
     fn probe_deadline(&self) -> Option<Millis> {
@@ -418,17 +355,12 @@ impl Planner for ReapPlanner {
         self.outcome(ResultWord::Failed).with_error(failure)
     }
 
-    fn on_probe(
-        &mut self,
-        _sent: &Command,
-        answer: Result<Reply, Failure>,
-        log: &mut Vec<LogLine>,
-    ) {
+    fn on_probe(&mut self, _sent: &Call, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
         let Some((key, asked_at)) = self.asking.take() else {
             return;
         };
         if let Err(f) = &answer {
-            if f.class.as_deref() == Some("rate-limited") {
+            if f.class == Some(AnswerClass::RateLimited) {
                 // Every further question would meet the same limit: write what is proven instead.
                 log.push(LogLine {
                     level: Level::Warning,
@@ -443,7 +375,7 @@ impl Planner for ReapPlanner {
                 if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) =>
             {
                 if status == "completed" {
-                    let completed_at = completed_at.as_deref().and_then(crate::time::parse_rfc3339);
+                    let completed_at = completed_at.as_deref().and_then(parse_rfc3339);
                     Evidence::Over { conclusion, job: Some(JobFacts { runner_name, completed_at }) }
                 } else {
                     Evidence::Active { status, at: asked_at }
@@ -501,12 +433,7 @@ impl Planner for ReapPlanner {
         }
         // A config that is present but invalid gives no lease policy to judge by: change nothing.
         if let Some(e) = ctx.config_error {
-            let failure = Failure {
-                code: "config-invalid".into(),
-                message: e.to_string(),
-                class: None,
-                status: None,
-            };
+            let failure = Failure::new(FailureCode::ConfigInvalid, e.to_string());
             return Decision::Finish(self.outcome(ResultWord::Failed).with_error(failure));
         }
         let scanning = ctx.now < self.scan_deadline && self.stopped.is_none();
@@ -522,18 +449,18 @@ impl Planner for ReapPlanner {
 
         for h in &st.holders {
             // A checkpoint is full: the rest waits for the next plan, after the write.
-            if changes.len() >= CHECKPOINT_EVERY {
+            if changes.len() >= REAP_CHECKPOINT_EVERY {
                 break;
             }
             let key = EvidenceKey::of(&h.run);
             let expired = server_now > policy.takeable_after(h.expires_at);
-            let mut remove = |reason: &str, detail: String, changes: &mut Vec<ReapEntry>| {
+            let mut remove = |reason: ReapReason, detail: String, changes: &mut Vec<ReapEntry>| {
                 doc.holders.retain(|x| x.holder_id != h.holder_id);
                 removals.push(Removal {
                     holder_id: h.holder_id.clone(),
                     fence: h.fence,
                     expires_at: h.expires_at,
-                    reason: reason.into(),
+                    reason: reason.removal().expect("a removal has a removal reason"),
                 });
                 changes.push(entry(
                     &h.holder_id,
@@ -545,7 +472,7 @@ impl Planner for ReapPlanner {
                     detail,
                 ));
             };
-            let keep = |reason: &str, detail: String, kept: &mut Vec<ReapEntry>| {
+            let keep = |reason: ReapReason, detail: String, kept: &mut Vec<ReapEntry>| {
                 kept.push(entry(
                     &h.holder_id,
                     Place::Holding,
@@ -585,7 +512,7 @@ impl Planner for ReapPlanner {
                             Some(h.fence),
                             &h.run,
                             ReapAction::Renewed,
-                            "active",
+                            ReapReason::Active,
                             format!(
                                 "{} is {status}: lease renewed until {}",
                                 key.subject(),
@@ -594,7 +521,7 @@ impl Planner for ReapPlanner {
                         ));
                     } else {
                         keep(
-                            "active",
+                            ReapReason::Active,
                             format!("{} is {status}", key.subject()),
                             &mut kept,
                         );
@@ -602,7 +529,7 @@ impl Planner for ReapPlanner {
                 }
                 Verdict::Unknown { why } if expired => {
                     remove(
-                        "lease-expired",
+                        ReapReason::LeaseExpired,
                         format!(
                             "lease ran out at {} and {} could not be proven ({why})",
                             format_rfc3339(h.expires_at),
@@ -613,7 +540,7 @@ impl Planner for ReapPlanner {
                 }
                 Verdict::Unknown { why } => {
                     keep(
-                        "unverified",
+                        ReapReason::Unverified,
                         format!(
                             "{why}; kept until its lease runs out at {}",
                             format_rfc3339(h.expires_at)
@@ -626,7 +553,7 @@ impl Planner for ReapPlanner {
                 // alive is kept (and renewed, when the policy says so).
                 Verdict::NotAsked if expired && !scanning => {
                     remove(
-                        "lease-expired",
+                        ReapReason::LeaseExpired,
                         format!(
                             "lease ran out at {} (not renewed; not checked: the scan ended first)",
                             format_rfc3339(h.expires_at)
@@ -638,12 +565,12 @@ impl Planner for ReapPlanner {
                     if scanning && next_question.is_none() {
                         next_question = Some(key);
                     }
-                    keep("unchecked", unchecked(), &mut kept);
+                    keep(ReapReason::Unchecked, unchecked(), &mut kept);
                 }
             }
         }
         for q in &st.queue {
-            if changes.len() >= CHECKPOINT_EVERY {
+            if changes.len() >= REAP_CHECKPOINT_EVERY {
                 break;
             }
             let key = EvidenceKey::of(&q.run);
@@ -666,7 +593,7 @@ impl Planner for ReapPlanner {
                     None,
                     &q.run,
                     ReapAction::Kept,
-                    "active",
+                    ReapReason::Active,
                     format!("{} is {status}", key.subject()),
                 )),
                 Verdict::Unknown { why } => kept.push(entry(
@@ -675,7 +602,7 @@ impl Planner for ReapPlanner {
                     None,
                     &q.run,
                     ReapAction::Kept,
-                    "unverified",
+                    ReapReason::Unverified,
                     why,
                 )),
                 Verdict::NotAsked => {
@@ -688,7 +615,7 @@ impl Planner for ReapPlanner {
                         None,
                         &q.run,
                         ReapAction::Kept,
-                        "unchecked",
+                        ReapReason::Unchecked,
                         unchecked(),
                     ));
                 }
@@ -697,16 +624,16 @@ impl Planner for ReapPlanner {
         self.kept = kept;
 
         // Checkpoint: write what is proven once a checkpoint is full, or once nothing is left to ask.
-        if changes.len() >= CHECKPOINT_EVERY || (!changes.is_empty() && next_question.is_none()) {
-            if let Some(capacity) = ctx.capacity {
-                let admitted = doc.admit(capacity, server_now, policy.max_ttl_ms);
-                if !admitted.is_empty() {
-                    ctx.info(format!(
-                        "handing freed slots of {} to {}",
-                        self.lock,
-                        admitted.join(", ")
-                    ));
-                }
+        if changes.len() >= REAP_CHECKPOINT_EVERY
+            || (!changes.is_empty() && next_question.is_none())
+        {
+            let admitted = ctx.admit(&mut doc);
+            if !admitted.is_empty() {
+                ctx.info(format!(
+                    "handing freed slots of {} to {}",
+                    self.lock,
+                    admitted.join(", ")
+                ));
             }
             for c in &changes {
                 let verb = match c.action {
@@ -730,7 +657,7 @@ impl Planner for ReapPlanner {
             self.intended = changes;
             return Decision::Write {
                 doc,
-                action: "reap",
+                action: ChangeAction::Reap,
             };
         }
         if let Some(key) = next_question {
@@ -738,24 +665,29 @@ impl Planner for ReapPlanner {
             self.asking = Some((key, server_now));
             return Decision::Probe(question);
         }
-        let unchecked = self.kept.iter().filter(|e| e.reason == "unchecked").count();
+        let unchecked = self
+            .kept
+            .iter()
+            .filter(|e| e.reason == ReapReason::Unchecked)
+            .count();
         if unchecked > 0 {
             let (code, why) = match &self.stopped {
                 Some(limit) => (
-                    "rate-limited",
+                    FailureCode::RateLimited,
                     format!("GitHub rate-limited the Actions API ({limit})"),
                 ),
-                None => ("scan-deadline", "the scan deadline passed".to_string()),
+                None => (
+                    FailureCode::ScanDeadline,
+                    "the scan deadline passed".to_string(),
+                ),
             };
-            return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure {
-                code: code.into(),
-                message: format!(
+            return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure::new(
+                code,
+                format!(
                     "{why} with {unchecked} entries of {} not checked; they were left as they are",
                     self.lock
                 ),
-                class: None,
-                status: None,
-            }));
+            )));
         }
         let report = self.report();
         let count = |a: ReapAction| report.entries.iter().filter(|e| e.action == a).count();
@@ -773,94 +705,49 @@ impl Planner for ReapPlanner {
 /// A reap of one or more locks: one engine per lock, run one after another within one scan
 /// deadline, sharing the answers gathered (a run that owns entries in several locks is asked
 /// about once).
-pub struct ReapAll {
-    engines: Vec<crate::engine::Engine<ReapPlanner>>,
-    current: usize,
-    outcomes: Vec<Outcome>,
-    by: String,
-    scan_ms: Millis,
+pub fn reap_all(s: &ReapSettings, seed: u64) -> Several<ReapPlanner> {
+    let engines = s
+        .locks
+        .iter()
+        .enumerate()
+        .map(|(i, lock)| {
+            let target = Target {
+                lock: lock.clone(),
+                state_branch: s.state_branch.clone(),
+                holder_id: s.by.clone(),
+                retry: s.retry.clone(),
+            };
+            Engine::new(
+                ReapPlanner::new(lock.clone(), s.by.clone()),
+                target,
+                seed.wrapping_add(i as u64),
+            )
+        })
+        .collect();
+    Several::new(engines, s.scan_ms)
 }
 
-impl ReapAll {
-    pub fn new(s: &ReapSettings, seed: u64) -> Self {
-        let engines = s
-            .locks
-            .iter()
-            .enumerate()
-            .map(|(i, lock)| {
-                let target = crate::engine::Target {
-                    lock: lock.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.by.clone(),
-                    retry: s.retry.clone(),
-                };
-                crate::engine::Engine::new(
-                    ReapPlanner::new(lock.clone(), s.by.clone()),
-                    target,
-                    seed.wrapping_add(i as u64),
-                )
-            })
-            .collect();
-        ReapAll {
-            engines,
-            current: 0,
-            outcomes: Vec::new(),
-            by: s.by.clone(),
-            scan_ms: s.scan_ms,
-        }
+impl Relay for ReapPlanner {
+    type Shared = EvidenceCache;
+
+    fn set_deadline(&mut self, deadline: Millis) {
+        self.scan_deadline = deadline;
     }
 
-    pub fn step(
-        &mut self,
-        event: crate::protocol::Event,
-    ) -> Result<crate::protocol::Step, crate::error::ProtocolError> {
-        use crate::protocol::{Event, Step};
-        let now = match &event {
-            Event::Start { now }
-            | Event::Reply { now, .. }
-            | Event::Timer { now }
-            | Event::Cancel { now } => *now,
-        };
-        if let (Event::Start { now }, 0) = (&event, self.current) {
-            for e in &mut self.engines {
-                e.planner.set_scan_deadline(now + self.scan_ms);
-            }
-        }
-        let mut step = self.engines[self.current].step(event)?;
-        loop {
-            let Command::Finish { outcome } = &step.command else {
-                return Ok(step);
-            };
-            self.outcomes.push((**outcome).clone());
-            if self.current + 1 >= self.engines.len() {
-                let outcome = self.combined();
-                return Ok(Step {
-                    command: Command::Finish {
-                        outcome: Box::new(outcome),
-                    },
-                    log: step.log,
-                });
-            }
-            // The next lock, with what was learnt so far.
-            let evidence = std::mem::take(&mut self.engines[self.current].planner.evidence);
-            self.current += 1;
-            self.engines[self.current].planner.evidence = evidence;
-            let mut log = step.log;
-            let next = self.engines[self.current].step(Event::Start { now })?;
-            log.extend(next.log);
-            step = Step {
-                command: next.command,
-                log,
-            };
-        }
+    fn take_shared(&mut self) -> EvidenceCache {
+        std::mem::take(&mut self.evidence)
     }
 
-    fn combined(&self) -> Outcome {
-        if let [only] = self.outcomes.as_slice() {
+    fn give_shared(&mut self, evidence: EvidenceCache) {
+        self.evidence = evidence;
+    }
+
+    fn combine(outcomes: &[Outcome]) -> Outcome {
+        if let [only] = outcomes {
             return only.clone();
         }
-        let success = self.outcomes.iter().all(|o| o.success);
-        let locks: Vec<&str> = self.outcomes.iter().map(|o| o.lock.as_str()).collect();
+        let success = outcomes.iter().all(|o| o.success);
+        let locks: Vec<&str> = outcomes.iter().map(|o| o.lock.as_str()).collect();
         let mut o = Outcome::new(
             if success {
                 ResultWord::Reaped
@@ -869,20 +756,16 @@ impl ReapAll {
             },
             success,
             &locks.join(", "),
-            &self.by,
+            &outcomes[0].holder_id,
         );
-        o.error = self
-            .outcomes
-            .iter()
-            .find_map(|x| x.error.clone())
-            .map(|mut e| {
-                let failed = self.outcomes.iter().filter(|x| !x.success).count();
-                if failed > 1 {
-                    e.message = format!("{} (and {} more locks failed)", e.message, failed - 1);
-                }
-                e
-            });
-        for x in &self.outcomes {
+        o.error = outcomes.iter().find_map(|x| x.error.clone()).map(|mut e| {
+            let failed = outcomes.iter().filter(|x| !x.success).count();
+            if failed > 1 {
+                e.message = format!("{} (and {} more locks failed)", e.message, failed - 1);
+            }
+            e
+        });
+        for x in outcomes {
             o.reaped.extend(x.reaped.iter().cloned());
             o.stats.add(&x.stats);
         }

@@ -10,13 +10,13 @@
 //! `release-unrecorded` (the budget ran out before the removal was recorded).
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::time::Millis;
-
-pub const DEFAULT_DEADLINE_SECONDS: u64 = 120;
+use crate::input::{RawInputs, Reader};
+use crate::policy::limits::{
+    CLEANUP_DEADLINE_SECONDS, DEFAULT_RELEASE_DEADLINE_SECONDS, RELEASE_DEADLINE_SECONDS_RANGE,
+};
+use crate::policy::RetryPolicy;
+use crate::wire::time::Millis;
+use crate::wire::{ChangeAction, Failure, FailureCode, InputError, LockState, Outcome, ResultWord};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseSettings {
@@ -42,9 +42,6 @@ pub struct ReleaseSettings {
     pub min_revision: Option<u64>,
 }
 
-/// How long the post step's cleanup may retry.
-pub const CLEANUP_DEADLINE_SECONDS: u64 = 30;
-
 impl ReleaseSettings {
     pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
         let mut r = Reader::new(raw);
@@ -53,9 +50,13 @@ impl ReleaseSettings {
         let holder_id = r.holder_id(&run)?;
         let deadline_s = r.int_or_warn(
             "release-deadline-seconds",
-            DEFAULT_DEADLINE_SECONDS,
-            |n| n == 0 || (30..=3600).contains(&n),
-            "must be 0 or a whole number from 30 to 3600",
+            DEFAULT_RELEASE_DEADLINE_SECONDS,
+            |n| n == 0 || RELEASE_DEADLINE_SECONDS_RANGE.contains(&n),
+            &format!(
+                "must be 0 or a whole number from {} to {}",
+                RELEASE_DEADLINE_SECONDS_RANGE.start(),
+                RELEASE_DEADLINE_SECONDS_RANGE.end()
+            ),
         );
         let retry = r.retry_policy();
         let settings = ReleaseSettings {
@@ -127,6 +128,8 @@ impl ReleasePlanner {
 }
 
 impl Planner for ReleasePlanner {
+    type Doc = LockState;
+
     fn needs_config(&self) -> bool {
         false
     }
@@ -163,8 +166,8 @@ impl Planner for ReleasePlanner {
         // Running out of budget leaves the record in doubt: say so distinctly. A refusal or an
         // unreadable state is a plain failure.
         let unrecorded = matches!(
-            failure.code.as_str(),
-            "api-unavailable" | "stale-reads" | "contention"
+            failure.code,
+            FailureCode::ApiUnavailable | FailureCode::StaleReads | FailureCode::Contention
         );
         let mut o = self.outcome(if unrecorded {
             ResultWord::ReleaseUnrecorded
@@ -193,7 +196,7 @@ impl Planner for ReleasePlanner {
                 if ctx.provenance == Provenance::Read {
                     return Decision::Write {
                         doc,
-                        action: "release-check",
+                        action: ChangeAction::ReleaseCheck,
                     };
                 }
                 ctx.warn(format!(
@@ -204,17 +207,14 @@ impl Planner for ReleasePlanner {
             }
             doc.holders.retain(|h| h.holder_id != id);
             // Hand the slot on in the same write when the capacity is known to be fresh.
-            let admitted = ctx
-                .capacity
-                .map(|c| doc.admit(c, ctx.server_now, ctx.lease.max_ttl_ms))
-                .unwrap_or_default();
+            let admitted = ctx.admit(&mut doc);
             if !admitted.is_empty() {
                 ctx.info(format!("handing the slot to {}", admitted.join(", ")));
             }
             self.intent = Some(ResultWord::Released);
             return Decision::Write {
                 doc,
-                action: "release",
+                action: ChangeAction::Release,
             };
         }
         if let Some(i) = st.queue_index(id).filter(|&i| ours(&st.queue[i].nonce)) {
@@ -222,7 +222,7 @@ impl Planner for ReleasePlanner {
                 if ctx.provenance == Provenance::Read {
                     return Decision::Write {
                         doc,
-                        action: "release-check",
+                        action: ChangeAction::ReleaseCheck,
                     };
                 }
                 ctx.warn(format!(
@@ -235,7 +235,7 @@ impl Planner for ReleasePlanner {
             self.intent.get_or_insert(ResultWord::QueueCleaned);
             return Decision::Write {
                 doc,
-                action: "leave-queue",
+                action: ChangeAction::LeaveQueue,
             };
         }
         // Absent. If our own write made this version, our removal landed. Absence in a mere
@@ -273,7 +273,7 @@ impl Planner for ReleasePlanner {
             // write without a sha, which GitHub refuses if the file exists after all.
             Provenance::Read => Decision::Write {
                 doc,
-                action: "release-check",
+                action: ChangeAction::ReleaseCheck,
             },
         }
     }

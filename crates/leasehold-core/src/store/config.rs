@@ -3,17 +3,9 @@
 
 use serde::Deserialize;
 
-use crate::error::ConfigError;
-use crate::lease::LeasePolicy;
-use crate::state::{ConfigRecord, MAX_CAPACITY};
-use crate::time::Millis;
-
-/// How long a config read stays fresh. Acquire re-reads it after this, also while waiting, so a
-/// raised capacity unblocks waiters that are already queued.
-pub const CONFIG_TTL_MS: Millis = 5 * 60 * 1000;
-
-/// Capacity when there is no config file: a mutex, which can never over-run a resource.
-pub const DEFAULT_CAPACITY: u32 = 1;
+use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
+use crate::wire::time::Millis;
+use crate::wire::{ConfigError, ConfigRecord, LeasePolicy};
 
 pub fn config_path(lock: &str) -> String {
     format!("locks/{lock}.config.json")

@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::LeaseView;
-use crate::time::Millis;
+use crate::wire::time::Millis;
+use crate::wire::LeaseView;
 
 /// The shortest wait before retrying a renewal that failed.
 pub const RETRY_FLOOR_MS: Millis = 5_000;

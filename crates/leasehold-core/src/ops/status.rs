@@ -1,10 +1,9 @@
 //! status: a read-only look at the lock — its holders, its queue and its capacity. Never writes.
 
 use crate::engine::{Decision, PlanCtx, Planner};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::time::Millis;
+use crate::input::{RawInputs, Reader};
+use crate::wire::time::Millis;
+use crate::wire::{Failure, InputError, LockState, Outcome, ResultWord};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusSettings {
@@ -35,6 +34,8 @@ impl StatusPlanner {
 }
 
 impl Planner for StatusPlanner {
+    type Doc = LockState;
+
     fn needs_config(&self) -> bool {
         true
     }
@@ -45,7 +46,7 @@ impl Planner for StatusPlanner {
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
         let mut o = self.outcome(ResultWord::Status);
-        o.capacity = ctx.capacity;
+        o.capacity = ctx.capacity();
         Decision::Finish(o)
     }
 }

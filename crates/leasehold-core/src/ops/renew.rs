@@ -10,12 +10,11 @@
 //! back), or this claim absent from a version that our own compare-and-swap write was accepted
 //! on. An absence seen only in a read may be a stale cache, so it is confirmed by a write first.
 
-use crate::engine::{Decision, PlanCtx, Planner, Provenance};
-use crate::error::InputError;
-use crate::inputs::{RawInputs, Reader};
-use crate::protocol::{Failure, Outcome, ResultWord};
-use crate::retry::RetryPolicy;
-use crate::time::{format_rfc3339, Millis};
+use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
+use crate::input::{RawInputs, Reader};
+use crate::policy::RetryPolicy;
+use crate::wire::time::{format_rfc3339, Millis};
+use crate::wire::{ChangeAction, Failure, FailureCode, InputError, LockState, Outcome, ResultWord};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenewSettings {
@@ -38,11 +37,7 @@ impl RenewSettings {
         let run = r.run_identity()?;
         let holder_id = r.holder_id(&run)?;
         let nonce = r.nonce()?;
-        let if_due = match r.get("if-due") {
-            None | Some("false" | "False" | "FALSE") => false,
-            Some("true" | "True" | "TRUE") => true,
-            Some(other) => return Err(InputError::new("if-due", "must be true or false", other)),
-        };
+        let if_due = r.bool("if-due")?.unwrap_or(false);
         let retry = r.retry_policy();
         let s = RenewSettings {
             lock,
@@ -81,16 +76,16 @@ impl RenewPlanner {
     }
 
     fn lost(&self, why: String) -> Decision {
-        Decision::Finish(self.outcome(ResultWord::Lost).with_error(Failure {
-            code: "lost".into(),
-            message: why,
-            class: None,
-            status: None,
-        }))
+        Decision::Finish(
+            self.outcome(ResultWord::Lost)
+                .with_error(Failure::new(FailureCode::Lost, why)),
+        )
     }
 }
 
 impl Planner for RenewPlanner {
+    type Doc = LockState;
+
     fn needs_config(&self) -> bool {
         true
     }
@@ -105,7 +100,7 @@ impl Planner for RenewPlanner {
         match st.holder(id) {
             Some(h) if h.nonce == self.s.nonce => {
                 let policy = ctx.lease.clone();
-                let lease = crate::protocol::LeaseView::of(h, &policy, &ctx.clock);
+                let lease = lease_view(h, &policy, &ctx.clock);
                 let finish = |result: ResultWord, planner: &Self| {
                     let mut o = planner.outcome(result);
                     o.fence = Some(h.fence);
@@ -140,7 +135,7 @@ impl Planner for RenewPlanner {
                 self.wrote = Some(target);
                 Decision::Write {
                     doc,
-                    action: "renew",
+                    action: ChangeAction::Renew,
                 }
             }
             // Another claim holds this holder id. Proven when it is a newer attempt's (nonces
@@ -157,7 +152,7 @@ impl Planner for RenewPlanner {
             }
             Some(_) => Decision::Write {
                 doc: st.clone(),
-                action: "renew-check",
+                action: ChangeAction::RenewCheck,
             },
             None => match ctx.provenance {
                 Provenance::Written => {
@@ -177,7 +172,7 @@ impl Planner for RenewPlanner {
                 // A read may be stale: confirm the absence on this version before calling it lost.
                 Provenance::Read => Decision::Write {
                     doc: st.clone(),
-                    action: "renew-check",
+                    action: ChangeAction::RenewCheck,
                 },
             },
         }

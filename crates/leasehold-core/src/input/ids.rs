@@ -1,8 +1,6 @@
 //! Names and identities, validated before anything is sent.
 
-use serde::{Deserialize, Serialize};
-
-use crate::error::InputError;
+use crate::wire::InputError;
 
 /// A lock name: `[A-Za-z0-9._-]{1,80}`, and not `.` or `..` (it becomes a file name).
 pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
@@ -94,25 +92,6 @@ pub fn validate_job(input: &str, value: &str) -> Result<(), InputError> {
         ));
     }
     Ok(())
-}
-
-/// Where a holder comes from. Recorded in the state so an operator (and later, the reaper) can
-/// find the run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RunIdentity {
-    pub repository: String,
-    pub run_id: u64,
-    pub run_attempt: u32,
-    pub job: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub runner_name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub url: String,
-    /// The job's numeric id in the Actions API, when acquire could identify exactly one active
-    /// job of this name on this runner; the reaper then judges the job rather than the run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub job_id: Option<u64>,
 }
 
 /// `<repository>:<run id>:<job>` with `:<suffix>` when a suffix is given. The run attempt is

@@ -1,0 +1,21 @@
+//! Who may hold next. An admission rule turns waiters into holders when the rule allows; the
+//! operations that free or join a slot (acquire, release, reap) call it in the same write, and
+//! the document kind names the rule its config selects ([`crate::store::Document::admission`]).
+//! FIFO with a capacity is the first rule.
+
+mod fifo;
+
+pub use fifo::Fifo;
+
+use crate::wire::time::Millis;
+
+/// A rule deciding who, of the waiters in a document, becomes a holder now.
+pub trait Admission<D> {
+    /// Admits waiters of `doc` while the rule allows, each as a holder with the next fence and a
+    /// lease of at most `max_ttl_ms` from `now` (GitHub's clock). Returns the holder ids
+    /// admitted, in order. Admits nobody while the document holds as many as the rule allows.
+    fn admit(&self, doc: &mut D, now: Millis, max_ttl_ms: Millis) -> Vec<String>;
+
+    /// How many may hold at once (reported in outcomes, and how far a waiter's poll is spaced).
+    fn capacity(&self) -> u32;
+}

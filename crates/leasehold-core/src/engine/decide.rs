@@ -1,0 +1,111 @@
+//! Planning on the version known: read the config when the plan needs a fresh one, let the
+//! planner decide, and turn its decision into the next command (a write spaced from others, a
+//! sleep, a question, a finish).
+
+use super::{Decision, Engine, Pending, PlanCtx, Planner, Provenance, Wake};
+use crate::policy::limits::{MAX_BUSY_DEFERRALS, MIN_WRITE_GAP_MS};
+use crate::store::{self, Document};
+use crate::wire::time::Millis;
+use crate::wire::{Call, Command, LeasePolicy, LogLine, SleepReason};
+
+impl<P: Planner> Engine<P> {
+    pub(super) fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        self.decide_inner(now, log, false)
+    }
+
+    pub(super) fn decide(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        let exists = self.known.as_ref().is_some_and(|k| k.sha.is_some());
+        self.decide_inner(now, log, exists)
+    }
+
+    fn decide_inner(&mut self, now: Millis, log: &mut Vec<LogLine>, exists: bool) -> Command {
+        // Config records carry GitHub's time (they are shared through the state): judge their
+        // freshness by it too.
+        let server_now = self.clock.server_now(now);
+        let fresh = self
+            .capacity_record()
+            .filter(|r| store::is_fresh(r, server_now))
+            .cloned();
+        if self.planner.needs_config() && fresh.is_none() {
+            let call = Call::ReadFile {
+                path: store::config_path(&self.target.lock),
+                git_ref: None,
+                if_none_match: self.config.etag.clone(),
+            };
+            return self.issue(call, Pending::ConfigRead, now);
+        }
+        let known = self.known.as_ref().expect("state known before planning");
+        let lease = fresh
+            .as_ref()
+            .and_then(|r| r.lease.clone())
+            .unwrap_or_else(LeasePolicy::unconfigured);
+        let mut ctx = PlanCtx {
+            now,
+            server_now,
+            lease,
+            clock: self.clock,
+            has_written: self.stats.writes > 0,
+            removed: Vec::new(),
+            state: &known.doc,
+            exists,
+            provenance: known.provenance,
+            admission: fresh.as_ref().map(P::Doc::admission),
+            config_error: self.config.error.as_ref(),
+            rng: &mut self.rng,
+            log,
+        };
+        let decision = self.planner.plan(&mut ctx);
+        let removed = std::mem::take(&mut ctx.removed);
+        match decision {
+            Decision::Write { mut doc, action } => {
+                // Somebody else wrote this version less than a second ago: the lock is busy.
+                // Let it settle, then read again and plan on what is there by then. This keeps
+                // the writes to one lock, across all its writers, about a second apart, as
+                // GitHub asks, and spares a write that would most likely conflict. At most a
+                // few times in a row, so a lock that never goes quiet is still written.
+                let busy = known
+                    .doc
+                    .last_change()
+                    .filter(|c| c.by != self.target.holder_id)
+                    .map(|c| c.at + MIN_WRITE_GAP_MS);
+                if let (Some(settle), Provenance::Read) = (busy, known.provenance) {
+                    if server_now < settle && self.busy_deferrals < MAX_BUSY_DEFERRALS {
+                        self.busy_deferrals += 1;
+                        let until = now + (settle - server_now) + self.rng.up_to(MIN_WRITE_GAP_MS);
+                        return self.sleep(until, SleepReason::WriteSpacing, Wake::Reread);
+                    }
+                }
+                self.busy_deferrals = 0;
+                doc.stamp(server_now, &self.target.holder_id, action.clone(), removed);
+                if let Some(ours) = fresh {
+                    if doc.config_record().is_none_or(|r| r.read_at < ours.read_at) {
+                        doc.set_config_record(ours);
+                    }
+                }
+                let call = Call::WriteFile {
+                    path: P::Doc::path(&self.target.lock),
+                    branch: self.target.state_branch.clone(),
+                    content: doc.render(),
+                    sha: known.sha.clone(),
+                    message: format!(
+                        "leasehold: {action} {} by {}",
+                        self.target.lock, self.target.holder_id
+                    ),
+                };
+                self.pending_doc = Some(doc);
+                self.unconfirmed = None;
+                match self
+                    .last_write_at
+                    .map(|t| t + MIN_WRITE_GAP_MS)
+                    .filter(|&at| at > now)
+                {
+                    Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call)),
+                    None => self.issue(call, Pending::StateWrite, now),
+                }
+            }
+            Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
+            Decision::Probe(question) => self.issue(question, Pending::Probe, now),
+            Decision::Finish(outcome) => self.finish(outcome),
+        }
+    }
+}

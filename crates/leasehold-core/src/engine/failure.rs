@@ -1,0 +1,231 @@
+//! What a failed answer means, by its class and the request it answered: read again, retry
+//! within the budget, read back a write whose outcome is unknown, or fail. Questions to the
+//! Actions API fail softly: the planner goes on without the answer.
+
+use super::{ConfigKnowledge, Engine, Known, Pending, Planner, Provenance, Wake};
+use crate::policy::limits::{
+    CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MAX_DOUBLINGS, CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY,
+    MAX_CONFLICTS_IN_ROW,
+};
+use crate::policy::{next_attempt_at, Class};
+use crate::store::{self, Document};
+use crate::wire::time::Millis;
+use crate::wire::{Call, Command, ConfigRecord, FailureCode, Level, LogLine, Reply, SleepReason};
+
+impl<P: Planner> Engine<P> {
+    pub(super) fn on_failure(
+        &mut self,
+        sent: Call,
+        pending: Pending,
+        class: Class,
+        reply: &Reply,
+        now: Millis,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
+        let (status, message) = match reply {
+            Reply::Http {
+                status, message, ..
+            } => (Some(*status), message.clone()),
+            Reply::Transport { message, .. } => (None, message.clone()),
+            _ => (None, String::new()),
+        };
+        let what = match status {
+            Some(s) => format!("{} answered {s} {message}", sent.name()),
+            None => format!("{} failed: {message}", sent.name()),
+        };
+        if pending == Pending::Probe {
+            return self.on_probe_failure(sent, class, what, status, now, log);
+        }
+        match (class, pending) {
+            (Class::NotFound, Pending::StateRead) => {
+                if self.max_revision.is_some() {
+                    // The file was there before: a 404 now is a stale cache (or a deleted file,
+                    // which leasehold never does). Never plan on it.
+                    return self.stale(now, log);
+                }
+                self.failures = 0;
+                let doc = P::Doc::empty(&self.target.lock);
+                self.known = Some(Known {
+                    doc,
+                    sha: None,
+                    etag: None,
+                    provenance: Provenance::Read,
+                });
+                self.decide_absent(now, log)
+            }
+            (Class::NotFound, Pending::ConfigRead) => {
+                self.failures = 0;
+                log.push(LogLine {
+                    level: Level::Info,
+                    text: format!(
+                        "no {} on the default branch: capacity {DEFAULT_CAPACITY}",
+                        store::config_path(&self.target.lock)
+                    ),
+                });
+                self.config = ConfigKnowledge {
+                    record: Some(ConfigRecord {
+                        capacity: DEFAULT_CAPACITY,
+                        lease: None,
+                        sha: None,
+                        read_at: self.clock.server_now(now),
+                    }),
+                    etag: None,
+                    error: None,
+                };
+                self.decide(now, log)
+            }
+            (Class::NotFound, Pending::StateWrite)
+                if self.known.as_ref().is_some_and(|k| k.sha.is_some()) =>
+            {
+                // The file was read, so the branch exists: GitHub answers 404 to a token that
+                // may read but not write.
+                self.pending_doc = None;
+                self.fail(
+                    FailureCode::Refused,
+                    format!("{what} (the state file exists: the token may lack contents: write on the lock repository)"),
+                    Some(Class::Refusal),
+                    status,
+                    now,
+                )
+            }
+            (Class::NotFound, Pending::StateWrite) => {
+                self.pending_doc = None;
+                self.branch_missing(now, log)
+            }
+            (Class::AlreadyExists, Pending::Branch) => self.branch_created_elsewhere(now, log),
+            (Class::Conflict, _) => {
+                self.pending_doc = None;
+                #[cfg(feature = "planted-bugs")]
+                if crate::planted::active(crate::planted::Bug::ConflictIsFailure) {
+                    return self.fail(
+                        FailureCode::Contention,
+                        format!("conflict: {what}"),
+                        Some(class),
+                        status,
+                        now,
+                    );
+                }
+                self.stats.conflicts += 1;
+                self.conflicts_in_row += 1;
+                if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
+                    return self.fail(
+                        FailureCode::Contention,
+                        format!("{MAX_CONFLICTS_IN_ROW} compare-and-swap conflicts in a row"),
+                        Some(class),
+                        status,
+                        now,
+                    );
+                }
+                if self.planner.retry_deadline().is_some_and(|d| now >= d) {
+                    return self.fail(FailureCode::Contention, format!("the deadline passed with the last write refused by a conflict ({what})"), Some(class), status, now);
+                }
+                // Every conflict means somebody else's write landed. Back off with full jitter,
+                // doubling per conflict in a row, so contenders spread out instead of colliding
+                // again (and a crowd starting together stays under GitHub's 80 writes a minute).
+                let spread = (CONFLICT_BACKOFF_MS
+                    << (self.conflicts_in_row - 1).min(CONFLICT_BACKOFF_MAX_DOUBLINGS))
+                .min(CONFLICT_BACKOFF_CAP_MS);
+                let until = now + self.rng.up_to(spread);
+                log.push(LogLine {
+                    level: Level::Debug,
+                    text: format!("conflict: {what}; reading again in {} ms", until - now),
+                });
+                self.sleep(until, SleepReason::Contention, Wake::Reread)
+            }
+            (Class::UnknownOutcome, _) => {
+                // Never re-send: read back, and let the plan recognise the write by its effect
+                // (or the read-back by being exactly the version this write would have made).
+                self.unconfirmed = self.pending_doc.take();
+                self.unknown_streak += 1;
+                match next_attempt_at(
+                    &self.target.retry,
+                    class,
+                    self.unknown_streak,
+                    now,
+                    self.planner.retry_deadline(),
+                    &mut self.rng,
+                ) {
+                    Some(at) => {
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!(
+                                "{what}: the write may have been applied; reading it back in {} ms",
+                                at - now
+                            ),
+                        });
+                        self.sleep(at, SleepReason::Backoff, Wake::Reread)
+                    }
+                    None => self.fail(
+                        FailureCode::ApiUnavailable,
+                        format!("gave up after {what}"),
+                        Some(class),
+                        status,
+                        now,
+                    ),
+                }
+            }
+            (Class::Transient | Class::RateLimited { .. }, _) => {
+                self.failures += 1;
+                let deadline = self.planner.retry_deadline();
+                match next_attempt_at(
+                    &self.target.retry,
+                    class,
+                    self.failures,
+                    now,
+                    deadline,
+                    &mut self.rng,
+                ) {
+                    None => {
+                        let budget = match deadline {
+                            Some(_) => "the retry deadline passed".to_string(),
+                            None => format!("{} attempts", self.failures),
+                        };
+                        self.fail(
+                            FailureCode::ApiUnavailable,
+                            format!("gave up after {budget}: {what}"),
+                            Some(class),
+                            status,
+                            now,
+                        )
+                    }
+                    Some(at) => {
+                        let reason = if matches!(class, Class::RateLimited { .. }) {
+                            self.stats.rate_limit_waits += 1;
+                            SleepReason::RateLimit
+                        } else {
+                            SleepReason::Backoff
+                        };
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!(
+                                "{} ({}): retrying in {} ms",
+                                what,
+                                class.name(),
+                                at - now
+                            ),
+                        });
+                        // A request that failed this way was not applied (a rate-limited or
+                        // unsent write is refused before it is processed), so repeating it as is
+                        // is safe; it is still a compare-and-swap.
+                        self.sleep(at, reason, Wake::Retry(sent, pending))
+                    }
+                }
+            }
+            (Class::NotFound | Class::Refusal | Class::AlreadyExists, _) => {
+                let hint = match status {
+                    Some(401) => " (the token was refused: check that it is valid and not expired)",
+                    Some(403) => " (the token lacks permission: it needs contents: write on the lock repository)",
+                    Some(404) => " (repository not found, or the token cannot see it)",
+                    _ => "",
+                };
+                self.fail(
+                    FailureCode::Refused,
+                    format!("{what}{hint}"),
+                    Some(class),
+                    status,
+                    now,
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! The machinery every lock operation shares: read the state document, plan, write it back
+//! with a compare-and-swap on the sha that was read, and deal with whatever GitHub answers.
+//!
+//! An operation is an [`Engine`] around a [`Planner`]. The engine owns the I/O protocol
+//! (which request is in flight, what a reply means, when to retry, when a read is stale); the
+//! planner owns the decision for one version of the state (write this, sleep until then,
+//! finish with that). Plans are recomputed from scratch on every version of the state, so a
+//! conflict, a lost acknowledgement or a stale read all resolve the same way: read, plan again.
+//!
+//! Safety rests on three rules kept here:
+//! 1. Every write carries the sha of the version it was planned on (compare-and-swap); a write
+//!    planned on a missing file carries none, and GitHub refuses it (422) once the file exists.
+//! 2. Every version carries a revision one higher than the one it replaced; a read that comes
+//!    back with a lower revision than one already seen is stale and is read again, never acted on.
+//! 3. A write whose outcome is unknown is never re-sent as is: the state is read back and the
+//!    plan recomputed, so a write that landed is recognised by its effect (the claim's nonce).
+
+mod bootstrap;
+mod clock;
+mod decide;
+mod failure;
+mod plan;
+mod probe;
+mod reply;
+mod several;
+
+pub use clock::{lease_view, ClockEstimate};
+pub use plan::{Decision, PlanCtx, Planner, Provenance, Target};
+pub use several::{Relay, Several};
+
+use crate::policy::limits::{MAX_REQUESTS, MIN_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS};
+use crate::policy::Class;
+use crate::policy::{RequestKind, Rng};
+use crate::store::Document;
+use crate::wire::time::Millis;
+use crate::wire::{
+    Call, Command, ConfigError, ConfigRecord, Event, Failure, FailureCode, LogLine, Outcome,
+    ProtocolError, SleepReason, Stats, Step,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    StateRead,
+    ConfigRead,
+    StateWrite,
+    Tree,
+    Commit,
+    Branch,
+    /// A question to the Actions API.
+    Probe,
+}
+
+impl Pending {
+    fn kind(self) -> RequestKind {
+        match self {
+            Pending::StateRead | Pending::ConfigRead | Pending::Probe => RequestKind::Read,
+            Pending::StateWrite => RequestKind::Write,
+            Pending::Tree | Pending::Commit | Pending::Branch => RequestKind::Create,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Wake {
+    Poll,
+    Reread,
+    Retry(Call, Pending),
+    /// A planned write held back to keep writes [`MIN_WRITE_GAP_MS`] apart.
+    Send(Call),
+    /// A question was rate limited: go on without its answer once the limit allows a request.
+    AfterProbe,
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    NotStarted,
+    Awaiting(Call, Pending),
+    Sleeping(Wake),
+    Done,
+}
+
+struct Known<D> {
+    doc: D,
+    sha: Option<String>,
+    etag: Option<String>,
+    provenance: Provenance,
+}
+
+#[derive(Default)]
+struct ConfigKnowledge {
+    record: Option<ConfigRecord>,
+    etag: Option<String>,
+    error: Option<ConfigError>,
+}
+
+/// One operation on one document: the I/O protocol around a [`Planner`].
+pub struct Engine<P: Planner> {
+    pub planner: P,
+    target: Target,
+    rng: Rng,
+    stats: Stats,
+    phase: Phase,
+    known: Option<Known<P::Doc>>,
+    max_revision: Option<u64>,
+    config: ConfigKnowledge,
+    pending_doc: Option<P::Doc>,
+    failures: u32,
+    auth_streak_since: Option<Millis>,
+    conflicts_in_row: u32,
+    stale_reads_in_row: u32,
+    last_write_at: Option<Millis>,
+    /// GitHub's clock, estimated from the `date` of its answers: leases are judged by it.
+    clock: ClockEstimate,
+    /// When the request in flight was sent (for the clock estimate).
+    request_sent_at: Millis,
+    /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
+    unconfirmed: Option<P::Doc>,
+    branch_missing_seen: bool,
+    /// Writes in a row whose outcome stayed unknown; only a confirmed write ends the streak.
+    unknown_streak: u32,
+    /// Writes put off in a row because the lock was busy.
+    busy_deferrals: u32,
+}
+
+impl<P: Planner> Engine<P> {
+    pub fn new(planner: P, target: Target, seed: u64) -> Self {
+        Engine {
+            planner,
+            target,
+            rng: Rng::new(seed),
+            stats: Stats::default(),
+            phase: Phase::NotStarted,
+            known: None,
+            max_revision: None,
+            config: ConfigKnowledge::default(),
+            pending_doc: None,
+            failures: 0,
+            auth_streak_since: None,
+            conflicts_in_row: 0,
+            stale_reads_in_row: 0,
+            last_write_at: None,
+            clock: ClockEstimate::default(),
+            request_sent_at: 0,
+            unconfirmed: None,
+            branch_missing_seen: false,
+            unknown_streak: 0,
+            busy_deferrals: 0,
+        }
+    }
+
+    /// Starts from a revision already seen (by an earlier step of the same job): any older
+    /// answer is then a stale cache, read again rather than acted on.
+    pub fn with_min_revision(mut self, revision: Option<u64>) -> Self {
+        self.max_revision = revision;
+        self
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
+    }
+
+    /// Feeds one event; returns the one thing to do next.
+    pub fn step(&mut self, event: Event) -> Result<Step, ProtocolError> {
+        let mut log = Vec::new();
+        let phase = std::mem::replace(&mut self.phase, Phase::Done);
+        let command = match (phase, event) {
+            (Phase::NotStarted, Event::Start { now }) => match self.planner.start(now) {
+                Some(outcome) => self.finish(outcome),
+                None => match self.planner.first_probe() {
+                    Some(question) => self.issue(question, Pending::Probe, now),
+                    None => self.read_state(now, false),
+                },
+            },
+            (Phase::Awaiting(sent, pending), Event::Reply { now, reply }) => {
+                self.on_reply(sent, pending, now, reply, &mut log)?
+            }
+            (Phase::Sleeping(wake), Event::Timer { now }) => match wake {
+                Wake::Poll => {
+                    self.stats.polls += 1;
+                    self.read_state(now, true)
+                }
+                Wake::Reread => self.read_state(now, false),
+                Wake::Retry(call, pending) => {
+                    self.stats.retries += 1;
+                    self.issue(call, pending, now)
+                }
+                Wake::Send(call) => self.issue(call, Pending::StateWrite, now),
+                Wake::AfterProbe => self.after_probe(now, &mut log),
+            },
+            // Cancelled while sleeping: plan again at once on the state already known (time is
+            // short: the runner kills the job 10 s after its first signal).
+            (Phase::Sleeping(_), Event::Cancel { now }) => {
+                self.planner.cancel();
+                self.pending_doc = None;
+                match (&self.known, &self.unconfirmed) {
+                    // A write may have landed: the known version may be out of date.
+                    (Some(_), None) => self.decide(now, &mut log),
+                    _ => self.read_state(now, false),
+                }
+            }
+            (phase, event) => {
+                let state = match &phase {
+                    Phase::NotStarted => "not started".to_string(),
+                    Phase::Awaiting(c, _) => format!("awaiting the answer to {}", c.name()),
+                    Phase::Sleeping(_) => "sleeping".to_string(),
+                    Phase::Done => "finished".to_string(),
+                };
+                self.phase = phase;
+                return Err(ProtocolError {
+                    event: event.name().into(),
+                    state,
+                });
+            }
+        };
+        Ok(Step { command, log })
+    }
+
+    /// Sends `call` now, with the time limit of this moment (so a request sent later than
+    /// planned never runs far past the retry deadline).
+    fn issue(&mut self, call: Call, pending: Pending, now: Millis) -> Command {
+        if self.stats.requests >= MAX_REQUESTS {
+            return self.fail(
+                FailureCode::RequestBudget,
+                format!("sent {MAX_REQUESTS} requests without finishing"),
+                None,
+                None,
+                now,
+            );
+        }
+        self.stats.requests += 1;
+        match pending.kind() {
+            RequestKind::Write => {
+                self.stats.writes += 1;
+                self.last_write_at = Some(now);
+            }
+            RequestKind::Read if pending == Pending::Probe => self.stats.lookups += 1,
+            RequestKind::Read => self.stats.reads += 1,
+            RequestKind::Create => {}
+        }
+        self.request_sent_at = now;
+        let timeout_ms = self.timeout_ms(now);
+        self.phase = Phase::Awaiting(call.clone(), pending);
+        Command::Request { call, timeout_ms }
+    }
+
+    fn timeout_ms(&self, now: Millis) -> Millis {
+        match self.planner.retry_deadline() {
+            Some(deadline) => deadline
+                .saturating_sub(now)
+                .clamp(MIN_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
+            None => REQUEST_TIMEOUT_MS,
+        }
+    }
+
+    fn read_state(&mut self, now: Millis, conditional: bool) -> Command {
+        let if_none_match = if conditional {
+            self.known.as_ref().and_then(|k| k.etag.clone())
+        } else {
+            None
+        };
+        let call = Call::ReadFile {
+            path: P::Doc::path(&self.target.lock),
+            git_ref: Some(self.target.state_branch.clone()),
+            if_none_match,
+        };
+        self.issue(call, Pending::StateRead, now)
+    }
+
+    fn sleep(&mut self, until: Millis, reason: SleepReason, wake: Wake) -> Command {
+        self.phase = Phase::Sleeping(wake);
+        Command::Sleep {
+            until_ms: until,
+            reason,
+        }
+    }
+
+    fn finish(&mut self, mut outcome: Outcome) -> Command {
+        outcome.stats = self.stats.clone();
+        if let Some(known) = &self.known {
+            known.doc.report(&mut outcome);
+        }
+        if outcome.capacity.is_none() {
+            outcome.capacity = self.capacity_record().map(|r| r.capacity);
+        }
+        self.phase = Phase::Done;
+        Command::Finish {
+            outcome: Box::new(outcome),
+        }
+    }
+
+    fn fail(
+        &mut self,
+        code: FailureCode,
+        message: String,
+        class: Option<Class>,
+        status: Option<u16>,
+        now: Millis,
+    ) -> Command {
+        let failure = Failure {
+            code,
+            message,
+            class: class.map(|c| c.word()),
+            status,
+        };
+        let outcome = self.planner.failed(failure, now);
+        self.finish(outcome)
+    }
+
+    /// The freshest capacity record we know: our own config read, or the one in the state.
+    fn capacity_record(&self) -> Option<&ConfigRecord> {
+        let ours = self.config.record.as_ref();
+        let theirs = self.known.as_ref().and_then(|k| k.doc.config_record());
+        match (ours, theirs) {
+            (Some(a), Some(b)) => Some(if b.read_at > a.read_at { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// After a probe's answer: read the state if it was never read, else plan again on it.
+    fn after_probe(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        match &self.known {
+            None => self.read_state(now, false),
+            Some(_) => self.decide(now, log),
+        }
+    }
+}

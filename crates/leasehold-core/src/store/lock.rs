@@ -1,0 +1,371 @@
+//! The lock state, the first kind of stored document: one JSON file per lock,
+//! `locks/<lock>.json` on the state branch (its shape is `wire::LockState`).
+//!
+//! It is versioned by `schema`; a document this version cannot fully understand is refused,
+//! never rewritten (unknown fields are refused too: rewriting would drop them).
+
+use super::Document;
+use crate::admission::{Admission, Fifo};
+use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
+use crate::wire::time::Millis;
+use crate::wire::{
+    Change, ChangeAction, ConfigRecord, Holder, LockState, Outcome, Removal, RemovalReason,
+    StateError,
+};
+
+/// The schema this version of leasehold reads and writes.
+pub const SCHEMA: u64 = 1;
+
+impl Document for LockState {
+    type Admission = Fifo;
+
+    fn path(lock: &str) -> String {
+        format!("locks/{lock}.json")
+    }
+
+    fn empty(lock: &str) -> Self {
+        LockState {
+            schema: SCHEMA,
+            lock: lock.into(),
+            revision: 0,
+            fence: 0,
+            config: None,
+            holders: Vec::new(),
+            queue: Vec::new(),
+            last_change: None,
+        }
+    }
+
+    /// Parses and checks a state document. Fails closed on anything it cannot vouch for.
+    fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| StateError::NotJson {
+                detail: e.to_string(),
+            })?;
+        let schema = value
+            .get("schema")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or(StateError::NoSchema)?;
+        if schema > SCHEMA {
+            return Err(StateError::NewerSchema {
+                found: schema,
+                supported: SCHEMA,
+            });
+        }
+        if schema != SCHEMA {
+            return Err(StateError::UnknownSchema { found: schema });
+        }
+        let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
+            schema,
+            detail: e.to_string(),
+        })?;
+        if state.lock != lock {
+            return Err(StateError::WrongLock {
+                expected: lock.into(),
+                found: state.lock,
+            });
+        }
+        state
+            .check()
+            .map_err(|detail| StateError::Invalid { schema, detail })?;
+        Ok(state)
+    }
+
+    /// Pretty JSON with a final newline: the form written to GitHub.
+    fn render(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("state serializes");
+        text.push('\n');
+        text
+    }
+
+    fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Marks a new version: bumps the revision and says who changed it and why.
+    fn stamp(&mut self, now: Millis, by: &str, action: ChangeAction, removed: Vec<Removal>) {
+        self.revision += 1;
+        self.last_change = Some(Change {
+            at: now,
+            by: by.into(),
+            action,
+            removed,
+        });
+    }
+
+    fn last_change(&self) -> Option<&Change> {
+        self.last_change.as_ref()
+    }
+
+    fn config_record(&self) -> Option<&ConfigRecord> {
+        self.config.as_ref()
+    }
+
+    fn set_config_record(&mut self, record: ConfigRecord) {
+        self.config = Some(record);
+    }
+
+    fn report(&self, outcome: &mut Outcome) {
+        if outcome.state.is_none() {
+            outcome.state = Some(self.clone());
+        }
+    }
+
+    fn admission(record: &ConfigRecord) -> Fifo {
+        Fifo {
+            capacity: record.capacity,
+        }
+    }
+}
+
+/// The lock state's API for callers outside the crate (the simulator, tests, tools): the same
+/// reading, writing and FIFO admission the engine reaches through [`Document`] and [`Fifo`].
+impl LockState {
+    pub fn empty(lock: &str) -> Self {
+        <Self as Document>::empty(lock)
+    }
+
+    pub fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
+        <Self as Document>::parse(text, lock)
+    }
+
+    /// Pretty JSON with a final newline: the form written to GitHub.
+    pub fn to_document(&self) -> String {
+        self.render()
+    }
+
+    /// FIFO admission up to `capacity` (see [`Fifo`]).
+    pub fn admit(&mut self, capacity: u32, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
+        Fifo { capacity }.admit(self, now, max_ttl_ms)
+    }
+}
+
+impl LockState {
+    /// Structural rules every version of the file must keep.
+    fn check(&self) -> Result<(), String> {
+        if self.holders.len() > MAX_CAPACITY as usize {
+            return Err(format!(
+                "{} holders, more than the maximum capacity {MAX_CAPACITY}",
+                self.holders.len()
+            ));
+        }
+        if self.queue.len() > MAX_QUEUE {
+            return Err(format!(
+                "{} queue entries, more than {MAX_QUEUE}",
+                self.queue.len()
+            ));
+        }
+        let mut ids: Vec<&str> = self.holders.iter().map(|h| h.holder_id.as_str()).collect();
+        ids.extend(self.queue.iter().map(|q| q.holder_id.as_str()));
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("holder id {:?} appears twice", w[0]));
+        }
+        let mut fences: Vec<u64> = self.holders.iter().map(|h| h.fence).collect();
+        fences.sort_unstable();
+        if fences.windows(2).any(|w| w[0] == w[1]) {
+            return Err("two holders share a fence".into());
+        }
+        if fences.last().is_some_and(|&f| f > self.fence) {
+            return Err(format!(
+                "a holder's fence is above the lock's fence counter {}",
+                self.fence
+            ));
+        }
+        if let Some(c) = &self.config {
+            if !(1..=MAX_CAPACITY).contains(&c.capacity) {
+                return Err(format!(
+                    "recorded capacity {} is outside 1..={MAX_CAPACITY}",
+                    c.capacity
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn holder(&self, holder_id: &str) -> Option<&Holder> {
+        self.holders.iter().find(|h| h.holder_id == holder_id)
+    }
+
+    pub fn queue_index(&self, holder_id: &str) -> Option<usize> {
+        self.queue.iter().position(|q| q.holder_id == holder_id)
+    }
+
+    /// Is this exact claim (holder id and nonce) holding or waiting?
+    pub fn find_claim(&self, holder_id: &str, nonce: &str) -> Option<ClaimPlace> {
+        if self
+            .holders
+            .iter()
+            .any(|h| h.holder_id == holder_id && h.nonce == nonce)
+        {
+            return Some(ClaimPlace::Holding);
+        }
+        self.queue
+            .iter()
+            .position(|q| q.holder_id == holder_id && q.nonce == nonce)
+            .map(ClaimPlace::Queued)
+    }
+
+    /// Removes every holding whose lease ran out: `judge_now` (GitHub's clock as estimated) is
+    /// past `expiresAt + grace + skew`. Returns what was removed.
+    pub fn expire(&mut self, judge_now: Millis, grace_ms: Millis, skew_ms: Millis) -> Vec<Removal> {
+        let takeable = |h: &Holder| {
+            judge_now
+                > h.expires_at
+                    .saturating_add(grace_ms)
+                    .saturating_add(skew_ms)
+        };
+        let removed: Vec<Removal> = self
+            .holders
+            .iter()
+            .filter(|h| takeable(h))
+            .map(|h| Removal {
+                holder_id: h.holder_id.clone(),
+                fence: h.fence,
+                expires_at: h.expires_at,
+                reason: RemovalReason::LeaseExpired,
+            })
+            .collect();
+        self.holders.retain(|h| !takeable(h));
+        removed
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimPlace {
+    Holding,
+    /// 0-based index in the queue.
+    Queued(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{QueueEntry, RunIdentity};
+
+    fn run(n: u64) -> RunIdentity {
+        RunIdentity {
+            repository: "o/r".into(),
+            run_id: n,
+            run_attempt: 1,
+            job: "j".into(),
+            runner_name: String::new(),
+            url: String::new(),
+            job_id: None,
+        }
+    }
+
+    fn entry(id: &str) -> QueueEntry {
+        QueueEntry {
+            holder_id: id.into(),
+            nonce: format!("n-{id}"),
+            run: run(1),
+            lease_ms: 60_000,
+            enqueued_at: 0,
+            last_seen_at: 0,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_reads_strictly() {
+        let mut s = LockState::empty("deploy");
+        s.queue.push(entry("a"));
+        Fifo { capacity: 1 }.admit(&mut s, 1_000, 600_000);
+        s.stamp(1_000, "a", ChangeAction::Acquire, Vec::new());
+        let text = s.render();
+        assert!(
+            text.contains("\"acquiredAt\": \"1970-01-01T00:00:01.000Z\""),
+            "{text}"
+        );
+        assert_eq!(LockState::parse(&text, "deploy").unwrap(), s);
+        assert!(matches!(
+            LockState::parse(&text, "other"),
+            Err(StateError::WrongLock { .. })
+        ));
+        let extra = text.replacen("\"schema\": 1,", "\"schema\": 1, \"surprise\": true,", 1);
+        assert!(matches!(
+            LockState::parse(&extra, "deploy"),
+            Err(StateError::Invalid { .. })
+        ));
+    }
+
+    #[test]
+    fn schema_fails_closed() {
+        assert_eq!(
+            LockState::parse(r#"{"schema": 2, "lock": "x"}"#, "x"),
+            Err(StateError::NewerSchema {
+                found: 2,
+                supported: 1
+            })
+        );
+        assert_eq!(
+            LockState::parse(r#"{"schema": 0}"#, "x"),
+            Err(StateError::UnknownSchema { found: 0 })
+        );
+        assert_eq!(
+            LockState::parse(r#"{"lock": "x"}"#, "x"),
+            Err(StateError::NoSchema)
+        );
+        assert_eq!(
+            LockState::parse(r#"{"schema": "1"}"#, "x"),
+            Err(StateError::NoSchema)
+        );
+        assert!(matches!(
+            LockState::parse("{", "x"),
+            Err(StateError::NotJson { .. })
+        ));
+    }
+
+    #[test]
+    fn refuses_damaged_state() {
+        let mut s = LockState::empty("x");
+        s.queue = vec![entry("a"), entry("b")];
+        Fifo { capacity: 2 }.admit(&mut s, 0, 600_000);
+        let mut dup = s.clone();
+        dup.holders[1].fence = dup.holders[0].fence;
+        assert!(LockState::parse(&dup.render(), "x").is_err());
+        let mut low = s.clone();
+        low.fence = 1;
+        assert!(LockState::parse(&low.render(), "x").is_err());
+        let mut twice = s.clone();
+        twice.queue.push(entry("a"));
+        assert!(LockState::parse(&twice.render(), "x").is_err());
+    }
+
+    #[test]
+    fn expires_only_past_grace_and_skew() {
+        let mut s = LockState::empty("x");
+        s.queue = vec![entry("a"), entry("b")];
+        Fifo { capacity: 2 }.admit(&mut s, 0, 600_000); // both expire at 60_000
+        s.holders[1].expires_at = 90_000;
+        assert!(
+            s.clone()
+                .expire(60_000 + 5_000 + 1_000, 5_000, 1_000)
+                .is_empty(),
+            "not strictly past"
+        );
+        let mut t = s.clone();
+        let removed = t.expire(66_001, 5_000, 1_000);
+        assert_eq!(
+            removed
+                .iter()
+                .map(|r| r.holder_id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["a"]
+        );
+        assert_eq!(removed[0].reason, RemovalReason::LeaseExpired);
+        assert_eq!(t.holders.len(), 1);
+        // A lease longer than the ceiling is cut to it on admission.
+        let mut u = LockState::empty("x");
+        u.queue = vec![entry("c")];
+        Fifo { capacity: 1 }.admit(&mut u, 0, 30_000);
+        assert_eq!(
+            (
+                u.holders[0].expires_at,
+                u.holders[0].lease_ms,
+                u.holders[0].ceiling_at
+            ),
+            (30_000, 30_000, 30_000)
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! What the driver feeds the core: [`Event`]s, and the [`Reply`] GitHub gave to a request.
+
+use serde::{Deserialize, Serialize};
+
+use super::time::Millis;
+
+/// An event the driver feeds to an operation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Event {
+    /// The operation begins. Exactly once, first.
+    Start { now: Millis },
+    /// The answer to the request the last command asked for.
+    Reply { now: Millis, reply: Reply },
+    /// The time the last `sleep` command named has come.
+    Timer { now: Millis },
+    /// The job is being cancelled (the runner sent SIGINT or SIGTERM). Fed instead of `timer`
+    /// while sleeping; the operation then leaves what it joined and finishes quickly.
+    Cancel { now: Millis },
+}
+
+/// One answer from GitHub, normalized by the driver. Success shapes depend on the request;
+/// anything else is `http` (an HTTP answer that was not a success) or `transport` (no answer).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Reply {
+    /// `readFile` found the file (200). `content` is the decoded text.
+    File {
+        sha: String,
+        content: String,
+        #[serde(default)]
+        etag: Option<String>,
+        /// The `date` header: GitHub's clock, for judging leases.
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `readFile` with `ifNoneMatch`: unchanged (304).
+    NotModified,
+    /// `writeFile` succeeded (200 or 201): the new blob sha of the file.
+    Written {
+        sha: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `createTree`, `createCommit` or `createBranch` succeeded: the new object's sha.
+    Created { sha: String },
+    /// An HTTP answer that is not a success (including 404 and 409), with the facts that matter.
+    #[serde(rename_all = "camelCase")]
+    Http {
+        status: u16,
+        #[serde(default)]
+        message: String,
+        /// Raw `retry-after` header (delta-seconds or an HTTP date).
+        #[serde(default)]
+        retry_after: Option<String>,
+        /// `x-ratelimit-remaining`.
+        #[serde(default)]
+        ratelimit_remaining: Option<u64>,
+        /// `x-ratelimit-reset`, epoch seconds.
+        #[serde(default)]
+        ratelimit_reset: Option<u64>,
+        /// The `date` header.
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `getRunAttempt` succeeded: the run attempt's `status` and `conclusion`.
+    #[serde(rename_all = "camelCase")]
+    Run {
+        run_id: u64,
+        run_attempt: u32,
+        status: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `getJob` succeeded.
+    #[serde(rename_all = "camelCase")]
+    Job {
+        id: u64,
+        run_id: u64,
+        /// Not every answer carries it (GitHub's description does not require it).
+        #[serde(default)]
+        run_attempt: Option<u32>,
+        #[serde(default)]
+        name: String,
+        status: String,
+        #[serde(default)]
+        conclusion: Option<String>,
+        #[serde(default)]
+        runner_name: Option<String>,
+        /// RFC 3339, once completed.
+        #[serde(default)]
+        completed_at: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listJobs` succeeded: the first page (up to 100 jobs) of the attempt's jobs.
+    #[serde(rename_all = "camelCase")]
+    Jobs {
+        total_count: u64,
+        jobs: Vec<JobSummary>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
+    /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
+    Transport { sent: bool, message: String },
+}
+
+/// One job of a run attempt, as `listJobs` reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobSummary {
+    pub id: u64,
+    #[serde(default)]
+    pub name: String,
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub runner_name: Option<String>,
+}
+
+impl Event {
+    /// The local time the event carries.
+    pub fn now(&self) -> Millis {
+        match self {
+            Event::Start { now }
+            | Event::Reply { now, .. }
+            | Event::Timer { now }
+            | Event::Cancel { now } => *now,
+        }
+    }
+
+    /// A stable name for protocol errors.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Start { .. } => "start",
+            Event::Reply { .. } => "reply",
+            Event::Timer { .. } => "timer",
+            Event::Cancel { .. } => "cancel",
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! What crosses a boundary, as plain serde data: the events the driver feeds the core and the
+//! commands it gets back ([`Event`], [`Reply`], [`Command`], [`Step`], [`Outcome`]), the errors
+//! (each with a stable code), the stable words (result words, failure codes, reasons, actions),
+//! and the shapes of the documents kept on GitHub. Nothing here decides anything; everything
+//! else in the crate depends on it, and it depends on nothing else.
+
+mod command;
+mod document;
+mod error;
+mod event;
+mod outcome;
+pub mod time;
+mod words;
+
+pub use command::{Call, Command, Level, LogLine, SleepReason, Step, TreeFile};
+pub use document::{
+    Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
+};
+pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
+pub use event::{Event, JobSummary, Reply};
+pub use outcome::{
+    Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+};
+pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};

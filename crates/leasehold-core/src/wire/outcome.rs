@@ -1,0 +1,252 @@
+//! How an operation ends: the [`Outcome`] the driver turns into outputs, a summary and an exit
+//! code, without deciding any of it.
+
+use serde::{Deserialize, Serialize};
+
+use super::document::{LockState, RunIdentity};
+use super::time::Millis;
+use super::words::{AnswerClass, FailureCode, ReapReason};
+
+/// The stable result word of an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultWord {
+    /// acquire: this job holds a slot.
+    Acquired,
+    /// acquire: the timeout passed before a slot came free; the queue entry was removed.
+    Timeout,
+    /// acquire: the job was cancelled while waiting; the queue entry was removed.
+    Cancelled,
+    /// release: the holding was removed.
+    Released,
+    /// release: the job was only waiting; its queue entry was removed.
+    QueueCleaned,
+    /// release: nothing of this holder id was in the lock (confirmed against the latest state).
+    Noop,
+    /// release: the resource was released by the job but the lock state could not be updated
+    /// within the release's budget. The record is in doubt; the step fails.
+    ReleaseUnrecorded,
+    /// status: the summary was read.
+    Status,
+    /// cleanup: switched off (`release-on-exit: false`); nothing was sent.
+    Skipped,
+    /// renew: the lease was extended (or is at its ceiling already).
+    Renewed,
+    /// renew with `if-due`: not due yet; nothing written.
+    NotDue,
+    /// renew: this claim no longer holds (proven).
+    Lost,
+    /// reap: every holder and queue entry was judged; what was proven over was removed.
+    Reaped,
+    /// The operation could not complete; see `error`.
+    Failed,
+}
+
+impl ResultWord {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultWord::Acquired => "acquired",
+            ResultWord::Timeout => "timeout",
+            ResultWord::Cancelled => "cancelled",
+            ResultWord::Released => "released",
+            ResultWord::QueueCleaned => "queue-cleaned",
+            ResultWord::Noop => "noop",
+            ResultWord::ReleaseUnrecorded => "release-unrecorded",
+            ResultWord::Status => "status",
+            ResultWord::Skipped => "skipped",
+            ResultWord::Renewed => "renewed",
+            ResultWord::NotDue => "not-due",
+            ResultWord::Lost => "lost",
+            ResultWord::Reaped => "reaped",
+            ResultWord::Failed => "failed",
+        }
+    }
+}
+
+/// Why an operation failed, in data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    pub code: FailureCode,
+    pub message: String,
+    /// The class of the last failed answer (`refusal`, `transient`, …) when one caused this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<AnswerClass>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+/// Counters over one operation, reported at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Requests sent (every command that was a request).
+    pub requests: u32,
+    pub reads: u32,
+    pub writes: u32,
+    /// Reads answered 304.
+    pub not_modified: u32,
+    /// Compare-and-swap conflicts (409, or 422 for a file that appeared).
+    pub conflicts: u32,
+    /// Requests repeated after a failure.
+    pub retries: u32,
+    pub rate_limit_waits: u32,
+    /// Reads that came back older than a version already seen.
+    pub stale_reads: u32,
+    pub polls: u32,
+    /// Actions API requests (run attempts and jobs looked up).
+    #[serde(default)]
+    pub lookups: u32,
+}
+
+/// Everything an operation reports when it finishes. The driver turns it into step outputs,
+/// a job summary and the exit code; it decides none of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub result: ResultWord,
+    /// Whether the step succeeded (false fails the step).
+    pub success: bool,
+    pub lock: String,
+    pub holder_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acquired: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_ms: Option<Millis>,
+    /// Waiters ahead of this job when it enqueued, plus one (0: admitted without waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Failure>,
+    /// The last state known, for the job summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<LockState>,
+    pub stats: Stats,
+    /// This claim's lease, when it holds (acquire, renew): what a guard needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeaseView>,
+    /// reap: what was judged, and what was done, lock by lock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reaped: Vec<ReapReport>,
+}
+
+impl Stats {
+    /// Adds another operation's counters (a reap of several locks reports their sum).
+    pub fn add(&mut self, o: &Stats) {
+        self.requests += o.requests;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.not_modified += o.not_modified;
+        self.conflicts += o.conflicts;
+        self.retries += o.retries;
+        self.rate_limit_waits += o.rate_limit_waits;
+        self.stale_reads += o.stale_reads;
+        self.polls += o.polls;
+        self.lookups += o.lookups;
+    }
+}
+
+impl Outcome {
+    /// An outcome with the fields every operation reports; the rest start empty.
+    pub fn new(result: ResultWord, success: bool, lock: &str, holder_id: &str) -> Self {
+        Outcome {
+            result,
+            success,
+            lock: lock.into(),
+            holder_id: holder_id.into(),
+            acquired: None,
+            released: None,
+            fence: None,
+            nonce: None,
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: None,
+            state: None,
+            stats: Stats::default(),
+            lease: None,
+            reaped: Vec::new(),
+        }
+    }
+
+    /// This outcome, failed for `failure`.
+    pub fn with_error(mut self, failure: Failure) -> Self {
+        self.error = Some(failure);
+        self
+    }
+}
+
+/// A holding's lease as its holder must act on it. `expiresAt` and `ceilingAt` are on GitHub's
+/// clock (as written in the state); `localDeadline` and `renewAt` are on the local clock, already
+/// corrected by the estimated offset to GitHub's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseView {
+    pub expires_at: Millis,
+    pub ceiling_at: Millis,
+    /// Stop the protected work by then unless a renewal is proven first.
+    pub local_deadline: Millis,
+    /// When a renewal is due.
+    pub renew_at: Millis,
+    pub renew_ms: Millis,
+    pub ttl_ms: Millis,
+}
+
+impl Failure {
+    /// A failure decided by the operation itself (no failed answer behind it).
+    pub fn new(code: FailureCode, message: String) -> Self {
+        Failure {
+            code,
+            message,
+            class: None,
+            status: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Place {
+    Holding,
+    Queue,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReapAction {
+    Removed,
+    Renewed,
+    Kept,
+}
+
+/// One entry as the reaper judged it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReapEntry {
+    pub holder_id: String,
+    pub place: Place,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    pub run: RunIdentity,
+    pub action: ReapAction,
+    pub reason: ReapReason,
+    /// What the evidence was, for people.
+    pub detail: String,
+}
+
+/// One lock's reap.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReapReport {
+    pub lock: String,
+    /// Changes written (confirmed), then what was kept in the last version seen.
+    pub entries: Vec<ReapEntry>,
+}
