@@ -463,6 +463,11 @@ impl Guard {
             .is_some_and(|r| r.awaited && r.until.is_none_or(|until| now < until))
     }
 
+    /// Why the guard stops (or stopped) the child, once it began to.
+    pub fn stopping_for(&self) -> Option<KillReason> {
+        self.killed
+    }
+
     /// Whether a renewal is still running in the driver (awaited or given up on).
     pub fn renewal_running(&self) -> bool {
         self.renewal.is_some()

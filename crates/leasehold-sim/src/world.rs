@@ -30,6 +30,7 @@ use crate::reaper::ReaperParams;
 use crate::report::Counters;
 use crate::rng::SimRng;
 use crate::store::{http, http_date, Store};
+use leasehold_core::guard::Phase;
 
 /// Real (GitHub's) time at which every simulation starts: 2027-01-15.
 pub const T0: Millis = 1_800_000_000_000;
@@ -1102,6 +1103,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.abandoned(req) {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.requests[req].answered = true;
                 let reply = self.requests[req]
                     .reply
@@ -1115,6 +1119,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.abandoned(req) {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.requests[req].answered = true;
                 let reply = Reply::Transport {
                     sent: true,
@@ -1130,6 +1137,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.clients[c].epoch != epoch {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.clients[c].sleeping = false;
                 let now = self.clients[c].clock.local(self.now);
                 self.feed(c, Event::Timer { now });
@@ -1162,7 +1172,7 @@ impl World {
                 {
                     return;
                 }
-                self.end_work_step(c, "the work stopped after the guard's signal");
+                self.work_stopped(c);
             }
             Ev::HoldCrash(c, gen) => {
                 if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold {
@@ -1217,11 +1227,12 @@ impl World {
                         }
                     }
                     Stage::Hold => {
-                        // The work step is cancelled (the guard passes SIGINT on to the work,
-                        // which stops); the release step (always()) runs.
+                        // The work step is cancelled: SIGINT to the guard, which forwards it to
+                        // the work (it stops); once the guard finishes, the release step
+                        // (always()) runs.
                         self.count(Fault::Cancel);
                         self.clients[c].cancelled = true;
-                        self.end_work_step(c, "run cancelled during the work step");
+                        self.cancel_work_step(c);
                     }
                     // always() steps are not cancelled; a job not started yet never runs.
                     _ => {}
@@ -1940,7 +1951,12 @@ impl World {
         let stage = self.clients[c].stage;
         let what = match stage {
             Stage::Acquire => "acquire",
-            Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => {
+            Stage::Hold
+                if self.clients[c]
+                    .guard
+                    .as_ref()
+                    .is_some_and(|g| g.machine.phase() == Phase::Verifying) =>
+            {
                 "guard-verify"
             }
             Stage::Hold => "renew",
