@@ -156,10 +156,13 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
 
   test('a renewal still running when the child exits is finished and its outcome reported', async () => {
     const h = await held();
-    // The renewal at ~10 s writes late (5 s); the child has ended at 11 s by then.
-    const rule = emu.faults.add({ method: 'PUT', path: new RegExp(`locks/${h.lock}\\.json$`), action: { latencyMs: 5_000 } });
+    const run = cliGuard(h, node('setTimeout(() => process.exit(5), 11000)'));
+    await run.started;
+    // Once the holding is verified: the renewal at ~10 s writes late (8 s); the child has ended
+    // at 11 s by then.
+    const rule = emu.faults.add({ method: 'PUT', path: new RegExp(`locks/${h.lock}\\.json$`), action: { latencyMs: 8_000 } });
     try {
-      const g = await cliGuard(h, node('setTimeout(() => process.exit(5), 11000)'));
+      const g = await run;
       assert.equal(rule.fired, 1, 'the renewal wrote');
       assert.equal(g.code, 5, g.stderr);
       const end = g.events.at(-1);
@@ -173,9 +176,11 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
 
   test('a renewal that never ends after the child exits is reported as of unknown outcome', async () => {
     const h = await held();
-    // Every write of the lock state is held: the renewal cannot end before its deadline.
-    const rule = emu.faults.add({ method: 'PUT', path: new RegExp(`locks/${h.lock}\\.json$`), times: Infinity, action: { pause: true } });
     const run = cliGuard(h, node('setTimeout(() => process.exit(6), 11000)'));
+    await run.started;
+    const rule = emu.faults.add({ method: 'PUT', path: new RegExp(`locks/${h.lock}\\.json$`), times: Infinity, action: { pause: true } });
+    // Once the holding is verified, every write of the lock state is held: the renewal cannot
+    // end before its deadline.
     try {
       await run.exited;
       rule.remove(); // the held write lands; the renewal's last request ends, and the guard's process
