@@ -2,16 +2,15 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   CONTEXT,
-  EXIT,
   apiBaseUrl,
   checkGuardInputs,
   createTransport,
   guard,
   runOperation
-} from "./shared-66P7PQNO.mjs";
+} from "./shared-ZYBR2UAM.mjs";
 import {
   loadCore
-} from "./shared-GTPURL7H.mjs";
+} from "./shared-LLDF532U.mjs";
 
 // actions/lib/cli.mjs
 var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "scan-deadline-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
@@ -63,7 +62,7 @@ async function main(argv) {
   if (verb === "reap") return reap(core, inputs, token);
   if (verb === "guard" && command.length === 0) throw usage("guard needs a command after --");
   if (verb === "guard" && inputs["if-due"]) throw usage("--if-due is for renew: a guard renews on the lease's own schedule");
-  const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs["kill-grace-seconds"], "--kill-grace-seconds");
+  const { plan, machine } = checkGuardInputs(core, inputs);
   for (const w of plan.warnings) logger.warning(w);
   const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === "renew") {
@@ -72,7 +71,7 @@ async function main(argv) {
     emit({ event: "renew", result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
     return outcome.success ? 0 : 1;
   }
-  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs });
+  const { exitCode } = await guard({ core, machine, inputs, argv: command, perform, emit, logger, secrets: [token] });
   return exitCode;
 }
 async function reap(core, inputs, token) {
@@ -90,6 +89,6 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     console.error(`leasehold: ${error.input ? `[${error.input}] ` : ""}${errorMessage(error)}`);
-    process.exitCode = error.usage || error.code === "invalid-input" ? EXIT.usage : 1;
+    process.exitCode = error.usage || error.code === "invalid-input" ? loadCore().exitCodes.usage : 1;
   }
 );

@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-Z7OWDX67.mjs";
-import "./shared-66P7PQNO.mjs";
-import "./shared-GTPURL7H.mjs";
+} from "./shared-SMD5MPPW.mjs";
+import "./shared-ZYBR2UAM.mjs";
+import "./shared-LLDF532U.mjs";
 
 // actions/renew/main.mjs
 await run("renew");

@@ -14,13 +14,15 @@
 // Exit codes: guard passes the child's own exit code through (128 + signal number when a signal
 // ended it, 127 when it could not be started); 70 the holding was lost and the child was
 // stopped; 71 the local deadline passed without a proven renewal and the child was stopped;
-// 72 the holding could not be verified at start (the child never ran); 64 bad usage.
+// 72 the holding could not be verified at start (the child never ran); 64 bad usage (the core's
+// guard::EXIT_CODES). The child's environment carries no credential (GITHUB_TOKEN,
+// LEASEHOLD_TOKEN, nor any variable holding the token's value).
 // renew: 0 renewed or not due, 1 otherwise. reap: one JSON line (the verdicts), 0 when every
 // entry was judged, 1 otherwise (the scan deadline passed, or GitHub refused).
 import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { EXIT, checkGuardInputs, guard } from './guard.mjs';
+import { checkGuardInputs, guard } from './guard.mjs';
 import { loadCore } from './wasm.mjs';
 
 const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'scan-deadline-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
@@ -78,7 +80,7 @@ async function main(argv) {
   if (verb === 'guard' && command.length === 0) throw usage('guard needs a command after --');
   if (verb === 'guard' && inputs['if-due']) throw usage('--if-due is for renew: a guard renews on the lease\'s own schedule');
   // Every input is checked before anything is sent.
-  const { plan, killGraceMs } = checkGuardInputs(core, inputs, inputs['kill-grace-seconds'], '--kill-grace-seconds');
+  const { plan, machine } = checkGuardInputs(core, inputs);
   for (const w of plan.warnings) logger.warning(w);
   const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
   if (verb === 'renew') {
@@ -87,7 +89,7 @@ async function main(argv) {
     emit({ event: 'renew', result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
     return outcome.success ? 0 : 1;
   }
-  const { exitCode } = await guard({ core, inputs, argv: command, perform, emit, logger, killGraceMs });
+  const { exitCode } = await guard({ core, machine, inputs, argv: command, perform, emit, logger, secrets: [token] });
   return exitCode;
 }
 
@@ -107,6 +109,6 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     console.error(`leasehold: ${error.input ? `[${error.input}] ` : ''}${errorMessage(error)}`);
-    process.exitCode = error.usage || error.code === 'invalid-input' ? EXIT.usage : 1;
+    process.exitCode = error.usage || error.code === 'invalid-input' ? loadCore().exitCodes.usage : 1;
   },
 );

@@ -9,7 +9,7 @@ export const INPUTS = {
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
-  guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce'],
+  guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
 };
 
 export const OUTPUTS = {

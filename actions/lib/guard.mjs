@@ -1,139 +1,173 @@
 // The guard: runs a child process (no shell, in its own process group) under a live holding.
-// It verifies the holding, renews it on the core's schedule (one renewal at a time), and stops
-// the child's process group when a renewal proves the holding lost or the local deadline passes
-// without a proven renewal. What to do next is the core's decision (guardDecide); this module
-// only performs it: spawn, renew, wait, kill.
+// Every decision is the core's guard machine (`core.Guard`): when to verify, renew, wait and
+// stop, what the exit code is. This module performs its commands (start a renewal, spawn the
+// child, arm the one timer, signal the group, finish) and turns what happens into its events
+// (a renewal ended, the timer fired, the child exited, a signal arrived).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { runOperation, systemClock } from './driver.mjs';
 
-/** Exit codes of the guard itself (a child that ends on its own passes its code through). */
-export const EXIT = { usage: 64, lost: 70, deadline: 71, notHeld: 72 };
+/** The signals the guard forwards to the child's process group. */
+export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-const signalNumber = (name) => constants.signals[name] ?? 0;
+/** Names under which a credential reaches this process; never passed on to the child. */
+const CREDENTIAL_NAMES = ['INPUT_TOKEN', 'GITHUB_TOKEN', 'LEASEHOLD_TOKEN'];
 
 /**
- * Checks a guard's inputs before anything is sent: the renew operation's (lock, nonce, holder id,
- * run context…; its errors name the input) and the kill grace (`graceText`, in seconds, 1 to
- * 300; a bad one is an error naming `graceName`). Returns { plan, killGraceMs }.
+ * Checks a guard's inputs before anything is sent, all in the core: the renew operation's (lock,
+ * nonce, holder id, run context…) and the guard's own (`kill-grace-seconds`); an error names the
+ * input. Returns { plan, machine }: the renewals' plan and the guard machine.
  */
-export function checkGuardInputs(core, inputs, graceText, graceName) {
+export function checkGuardInputs(core, inputs) {
   const probe = new core.Operation('renew', inputs, undefined);
   const plan = probe.plan;
   probe.free?.();
-  const grace = (graceText ?? '').trim() || '10';
-  if (!/^\d+$/.test(grace) || Number(grace) < 1 || Number(grace) > 300) {
-    throw Object.assign(new Error(`${graceName} must be a whole number from 1 to 300 (got ${JSON.stringify(grace)})`), { code: 'invalid-input', input: 'kill-grace-seconds' });
-  }
-  return { plan, killGraceMs: Number(grace) * 1000 };
+  return { plan, machine: new core.Guard(inputs) };
 }
 
 /**
- * guard({ core: { Operation, guardDecide }, inputs, argv, perform, emit, logger, clock,
- *         killGraceMs }) → Promise<{ exitCode, reason }>
- * `inputs` are the renew operation's raw inputs (lock, nonce, holder-id, context…); `emit(obj)`
- * writes one JSON line; `perform` is the GitHub transport.
+ * The child's environment: `env` without any credential (the names above, and any variable
+ * whose value holds one of `secrets`).
  */
-export async function guard({ core, inputs, argv, perform, emit, logger, clock = systemClock, killGraceMs = 10_000 }) {
-  const renew = async () => {
-    const op = new core.Operation('renew', inputs, undefined);
-    try {
-      return await runOperation({ op, perform, logger, clock });
-    } finally {
-      op.free?.();
-    }
-  };
-
-  const first = await renew();
-  if (first.result !== 'renewed') {
-    emit({ event: 'guard-refused', lock: first.lock, holderId: first.holderId, result: first.result, error: first.error ?? null });
-    return { exitCode: EXIT.notHeld, reason: 'not-held' };
+export function childEnv(env, secrets) {
+  const values = secrets.map((s) => (s ?? '').trim()).filter(Boolean);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (CREDENTIAL_NAMES.includes(name) || values.some((s) => String(value).includes(s))) continue;
+    out[name] = value;
   }
-  let lease = first.lease;
-  let last = 'none';
-  let lastAttemptAt = null;
-  let renewals = 0;
+  return out;
+}
 
-  const child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', detached: true });
-  let exited = null;
-  const exit = new Promise((resolve) => {
-    child.on('exit', (code, signal) => resolve((exited = { code, signal })));
-    child.on('error', (error) => resolve((exited = { code: null, signal: null, error: error.message })));
-  });
-  emit({
-    event: 'guard-start',
-    lock: first.lock,
-    holderId: first.holderId,
-    fence: first.fence ?? null,
-    pid: child.pid ?? null,
-    argv,
-    expiresAt: new Date(lease.expiresAt).toISOString(),
-    localDeadline: new Date(lease.localDeadline).toISOString(),
-  });
+function childExit(code, signal) {
+  if (signal) return { kind: 'signalled', signal, number: constants.signals[signal] ?? 0 };
+  return { kind: 'exited', code: code ?? 0 };
+}
 
+/** What guard-exit says of the child (as `child_process` reports it). */
+function childFields(child) {
+  return {
+    childExitCode: child?.kind === 'exited' ? child.code : null,
+    childSignal: child?.kind === 'signalled' ? child.signal : null,
+    error: child?.kind === 'spawn-failed' ? child.message : null,
+  };
+}
+
+/**
+ * guard({ core: { Operation }, machine, inputs, argv, perform, emit, logger, clock, env, secrets })
+ *   → Promise<{ exitCode, reason }>
+ * `machine` is a fresh `core.Guard`; `inputs` are the renew operation's raw inputs; `emit(obj)`
+ * writes one JSON line; `perform` is the GitHub transport; `secrets` are values the child's
+ * environment must not carry.
+ */
+export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [] }) {
+  const events = [];
+  let wake = null;
+  let fatal = null;
+  const push = (event) => {
+    events.push(event);
+    wake?.();
+  };
+  let first = null; // the verification's outcome
+  let child = null;
+  let timer = null;
+  const disarm = () => timer?.abort();
+  const arm = (at) => {
+    disarm();
+    const controller = (timer = new AbortController());
+    clock.sleepUntil(at, controller.signal).then(() => {
+      if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
+    });
+  };
+  const renew = (kind) => {
+    const op = new core.Operation('renew', inputs, undefined);
+    runOperation({ op, perform, logger, clock })
+      .then(
+        (outcome) => {
+          if (kind === 'verified') first = outcome;
+          push({ kind, now: clock.now(), outcome });
+        },
+        (error) => {
+          fatal = error;
+          wake?.();
+        },
+      )
+      .finally(() => op.free?.());
+  };
+  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
   const group = (signal) => {
     try {
-      process.kill(-child.pid, signal);
+      if (child?.pid) process.kill(-child.pid, signal);
     } catch {
-      // Already gone.
+      // Nothing left in the group.
     }
   };
-  const forward = (signal) => group(signal);
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, forward);
+  const start = (lease) => {
+    child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', detached: true, env: childEnv(env, secrets) });
+    let ended = false;
+    child.on('exit', (code, signal) => {
+      if (!ended) push({ kind: 'child-exited', now: clock.now(), exit: childExit(code, signal) });
+      ended = true;
+    });
+    child.on('error', (error) => {
+      if (!ended) push({ kind: 'child-exited', now: clock.now(), exit: { kind: 'spawn-failed', message: error.message } });
+      ended = true;
+    });
+    for (const s of FORWARDED) process.on(s, forward);
+    emit({
+      event: 'guard-start',
+      lock: first.lock,
+      holderId: first.holderId,
+      fence: first.fence ?? null,
+      pid: child.pid ?? null,
+      argv,
+      expiresAt: new Date(lease.expiresAt).toISOString(),
+      localDeadline: new Date(lease.localDeadline).toISOString(),
+    });
+  };
 
-  let killed = null;
   try {
-    while (!exited) {
-      const decision = core.guardDecide({ now: clock.now(), lease, last, lastAttemptAt, killGraceMs });
-      if (decision.action === 'renew') {
-        // A renewal still retrying at the local deadline has not proven anything: the deadline
-        // wins (the renewal may finish in the background; its answer is ignored).
-        const controller = new AbortController();
-        const outcome = await Promise.race([
-          renew(),
-          clock.sleepUntil(decision.until, controller.signal).then(() => null),
-          exit.then(() => null),
-        ]);
-        controller.abort();
-        renewals += 1;
-        lastAttemptAt = clock.now();
-        if (outcome === null) {
-          continue; // the deadline came (or the child ended): ask the core again
-        } else if (outcome.result === 'renewed') {
-          lease = outcome.lease;
-          last = 'renewed';
-        } else if (outcome.result === 'not-due') {
-          // Held, not due yet by GitHub's clock: the lease already proven stands, and the core
-          // spaces the next try.
-          last = 'not-due';
-        } else if (outcome.result === 'lost') {
-          last = 'lost';
-          logger.warning(`leasehold guard: ${outcome.error?.message ?? 'the holding was lost'}`);
-        } else {
-          last = 'failed';
-          logger.warning(`leasehold guard: renewal failed (${outcome.error?.code ?? outcome.result}: ${outcome.error?.message ?? ''}); the child runs on until ${new Date(lease.localDeadline).toISOString()}`);
+    let step = machine.step({ kind: 'started', now: clock.now() });
+    for (;;) {
+      for (const line of step.log ?? []) logger[line.level](`leasehold guard: ${line.text}`);
+      for (const command of step.commands) {
+        switch (command.kind) {
+          case 'verify':
+            renew('verified');
+            break;
+          case 'renew':
+            renew('renewal-ended');
+            break;
+          case 'spawn':
+            start(command.lease);
+            break;
+          case 'wait-until':
+            arm(command.at);
+            break;
+          case 'signal':
+            group(command.signal);
+            break;
+          case 'finish': {
+            const { exitCode, reason } = command;
+            if (reason === 'not-held') {
+              emit({ event: 'guard-refused', lock: first.lock, holderId: first.holderId, result: first.result, error: first.error ?? null });
+            } else {
+              const { childExitCode, childSignal, error } = childFields(command.child);
+              emit({ event: 'guard-exit', reason, exitCode, childExitCode, childSignal, renewals: command.renewals, error });
+            }
+            return { exitCode, reason };
+          }
+          default:
+            throw new Error(`leasehold guard: unknown command ${command.kind}`);
         }
-      } else if (decision.action === 'wait') {
-        const controller = new AbortController();
-        await Promise.race([clock.sleepUntil(decision.until, controller.signal), exit]);
-        controller.abort();
-      } else {
-        killed = decision.reason;
-        logger.warning(`leasehold guard: stopping the child (${killed === 'lost' ? 'the holding was lost' : 'the local deadline passed without a proven renewal'})`);
-        group('SIGTERM');
-        const timer = setTimeout(() => group('SIGKILL'), killGraceMs);
-        await exit;
-        clearTimeout(timer);
       }
+      while (events.length === 0 && !fatal) await new Promise((resolve) => (wake = resolve));
+      wake = null;
+      if (fatal) throw fatal;
+      step = machine.step(events.shift());
     }
   } finally {
-    for (const s of signals) process.off(s, forward);
+    disarm();
+    for (const s of FORWARDED) process.off(s, forward);
   }
-
-  const childExit = exited.error ? 127 : (exited.code ?? 128 + signalNumber(exited.signal));
-  const exitCode = killed ? EXIT[killed] : childExit;
-  const reason = killed ?? (exited.error ? 'spawn-failed' : 'child-exited');
-  emit({ event: 'guard-exit', reason, exitCode, childExitCode: exited.code, childSignal: exited.signal, renewals, error: exited.error ?? null });
-  return { exitCode, reason };
 }

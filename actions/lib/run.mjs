@@ -155,13 +155,14 @@ export async function runGuard() {
   try {
     const core_ = loadCore();
     const inputs = collectInputs('guard');
-    const { plan, killGraceMs } = checkGuardInputs(core_, inputs, process.env[inputEnvName('kill-grace-seconds')], 'input `kill-grace-seconds`');
+    const { plan, machine } = checkGuardInputs(core_, inputs);
     const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
     for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
-    const perform = transportFor(plan, tokenInput());
+    const token = tokenInput();
+    const perform = transportFor(plan, token);
     const emit = (obj) => core.info(JSON.stringify(obj));
-    const { exitCode, reason } = await guard({ core: core_, inputs, argv, perform, emit, logger, killGraceMs });
+    const { exitCode, reason } = await guard({ core: core_, machine, inputs, argv, perform, emit, logger, secrets: [token] });
     core.setOutput('exit-code', String(exitCode));
     core.setOutput('result', reason);
     if (exitCode !== 0) core.setFailed(`leasehold guard: ${reason} (exit code ${exitCode})`);

@@ -731,7 +731,7 @@ impl World {
     pub(crate) fn check_work_stop(&mut self, c: usize) {
         let cl = &self.clients[c];
         let Some(g) = cl.guard.as_ref() else { return };
-        if g.work == Work::NotStarted || cl.zombie_since.is_some() {
+        if matches!(g.work, Work::NotStarted | Work::Gone) || cl.zombie_since.is_some() {
             return;
         }
         let Some(until) = cl.belief_until else { return };
@@ -1109,7 +1109,7 @@ mod tests {
         cl.holding = Some(st.holders[0].fence);
         cl.belief_until = Some(until);
         cl.belief_from = "renewal 3".into();
-        let mut g = Guard::new(GuardMode::Verify, lease);
+        let mut g = Guard::new(GuardMode::Verify, lease, 10_000);
         g.work = Work::Running;
         cl.guard = Some(g);
         (w, st)

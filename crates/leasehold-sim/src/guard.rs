@@ -1,19 +1,24 @@
-//! The work step of a job that acquired, run under a guard exactly as `actions/lib/guard.mjs`
-//! runs it: the guard verifies the holding with a renewal (or, for an embedder of the core,
-//! starts from acquire's lease), starts the work, and then asks `leasehold_core::guard::decide`
-//! what to do next: renew (one renewal at a time, raced against the local deadline), wait, or
-//! kill the work (SIGTERM, then SIGKILL after the kill grace). Renewals are `renew` operations
-//! driven like every other operation (same driver loop, same faults). What the guard acts on is
-//! the *proven* lease: from acquire's outcome or a renewal it saw end `renewed`; the checker's
-//! belief window (invariant 5) is exactly that lease's local deadline.
+//! The work step of a job that acquired, run under a guard: the core's guard machine
+//! (`leasehold_core::guard::Guard`), the same one `actions/lib/guard.mjs` drives. This file is
+//! only its driver in the simulated world, as guard.mjs is in node: it performs the machine's
+//! commands (start the verifying renewal or a renewal, start the work, arm the one timer, signal
+//! the work's process group, finish the step) and feeds back what happens (a renewal ended, the
+//! timer fired, the work exited, a cancel's SIGINT). Renewals are `renew` operations driven like
+//! every other operation (same driver loop, same faults). What the guard acts on is the lease the
+//! machine holds as proven: acquire's, the verification's, then each renewal's it took in; the
+//! checker's belief window (invariant 5) is exactly that lease's local deadline.
 //!
 //! Also here: the expiry sweep, a later job that comes along once every job has ended while a
 //! crashed job that nobody reran still has a holding (or a queue entry) in the lock.
 
-use leasehold_core::guard::{decide, GuardDecision, GuardInput, KillReason, LastRenewal};
+use std::collections::VecDeque;
+
+use leasehold_core::guard::{
+    ChildExit, FinishReason, Guard as Machine, GuardCommand, GuardEvent, GuardSettings, KillReason,
+    Phase, Signal,
+};
 use leasehold_core::time::Millis;
-use leasehold_core::{LeaseView, Outcome};
-use leasehold_core::{OperationKind, ResultWord};
+use leasehold_core::{LeaseView, OperationKind, Outcome, RawInputs, ResultWord};
 
 use crate::check::Invariant;
 use crate::fault::Fault;
@@ -25,58 +30,55 @@ pub enum GuardMode {
     /// The guard action and `leasehold guard` (`actions/lib/guard.mjs`): verify the holding with
     /// a renewal first; the work runs only if it ends `renewed`, under its lease.
     Verify,
-    /// An embedder of the core: drive `guard::decide` from acquire's outcome at once, renewing
-    /// with `if-due` (so `not-due` answers happen).
+    /// An embedder of the core: the machine starts from acquire's lease at once, renewing with
+    /// `if-due` (so `not-due` answers happen).
     FromAcquire,
 }
 
+/// The work's process group, as the world models it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Work {
     NotStarted,
     Running,
     /// The guard sent SIGTERM; the work is gone by the kill grace.
     Stopping,
+    /// The work has exited (checked against its deadline then); the guard may still be waiting
+    /// for the kill grace's SIGKILL or a renewal's outcome.
+    Gone,
 }
 
-/// The guard of one work step.
+/// The guard of one work step: the core's machine, and what its driver keeps.
 #[derive(Clone, Debug)]
 pub struct Guard {
     pub mode: GuardMode,
-    /// The lease as last proven: acquire's, the verification's, then each renewal's that ended
-    /// `renewed` while the guard waited for it.
-    pub lease: LeaseView,
-    pub last: LastRenewal,
-    /// Local time the last renewal attempt ended (or was given up on).
-    pub last_attempt_at: Option<Millis>,
-    /// The verification renewal is running (before the work starts).
-    pub verifying: bool,
-    /// A renewal the guard waits for, raced against this local time (the deadline less the kill
-    /// grace).
-    pub renewing: Option<Millis>,
+    pub machine: Machine,
+    pub work: Work,
+    /// Bumped at every timer armed: only the latest `GuardWake` counts.
+    pub timer: u64,
+    /// Local time the armed timer is for.
+    pub timer_at: Option<Millis>,
     /// The renewal running started while the proven lease's deadline was still ahead.
     pub renewal_live: bool,
-    pub work: Work,
-    pub killed: Option<KillReason>,
-    /// Bumped at every new guard timer: only the latest `GuardWake` counts.
-    pub timer: u64,
-    /// Renewals the guard acted on.
-    pub renewals: u64,
 }
 
 impl Guard {
-    pub fn new(mode: GuardMode, lease: LeaseView) -> Self {
+    /// `kill_grace_ms` is read as the input `kill-grace-seconds`, by the core's reader.
+    pub fn new(mode: GuardMode, lease: LeaseView, kill_grace_ms: Millis) -> Self {
+        let raw: RawInputs = [(
+            "kill-grace-seconds".to_string(),
+            (kill_grace_ms / 1_000).to_string(),
+        )]
+        .into_iter()
+        .collect();
+        let settings = GuardSettings::parse(&raw).expect("the simulation's kill grace is valid");
+        let start = (mode == GuardMode::FromAcquire).then_some(lease);
         Guard {
             mode,
-            lease,
-            last: LastRenewal::None,
-            last_attempt_at: None,
-            verifying: false,
-            renewing: None,
-            renewal_live: false,
+            machine: Machine::with_settings(settings, start),
             work: Work::NotStarted,
-            killed: None,
             timer: 0,
-            renewals: 0,
+            timer_at: None,
+            renewal_live: false,
         }
     }
 }
@@ -89,6 +91,15 @@ impl World {
             .expect("a work step has a guard")
     }
 
+    /// The work's state, while the guard's step lasts (the guard may have finished on the
+    /// same instant, acting on its timer first).
+    fn work_of(&self, c: usize) -> Option<Work> {
+        let cl = &self.clients[c];
+        (cl.stage == Stage::Hold)
+            .then_some(cl.guard.as_ref().map(|g| g.work))
+            .flatten()
+    }
+
     fn local_now(&self, c: usize) -> Millis {
         self.clients[c].clock.local(self.now)
     }
@@ -97,58 +108,169 @@ impl World {
         self.runs[self.clients[c].run].settings.kill_grace_ms
     }
 
+    fn belief_live(&self, c: usize) -> bool {
+        self.clients[c].belief_until.is_some_and(|u| u > self.now)
+    }
+
     /// Acquire finished `acquired` (its lease is already the proven one): the work step starts.
     pub(crate) fn start_guard(&mut self, c: usize, lease: LeaseView) {
-        let mode = self.runs[self.clients[c].run].settings.guard_mode;
-        let now = self.now;
+        let settings = &self.runs[self.clients[c].run].settings;
+        let (mode, grace) = (settings.guard_mode, settings.kill_grace_ms);
         let cl = &mut self.clients[c];
         cl.stage = Stage::Hold;
         cl.hold_gen += 1;
         cl.epoch += 1;
-        let live = cl.belief_until.is_some_and(|u| u > now);
-        cl.guard = Some(Guard::new(mode, lease));
+        cl.guard = Some(Guard::new(mode, lease, grace));
         match mode {
             GuardMode::Verify => {
                 self.counters.guard.verifying += 1;
-                let g = self.guard(c);
-                g.verifying = true;
-                g.renewal_live = live;
                 self.log(|w| {
                     format!(
                         "{} guard starts: verifying the holding with a renewal",
                         w.who(c)
                     )
                 });
-                self.start_op(c, OperationKind::Renew);
             }
             GuardMode::FromAcquire => {
                 self.counters.guard.from_acquire += 1;
                 self.log(|w| format!("{} guard starts from acquire's lease", w.who(c)));
-                self.spawn_work(c);
+            }
+        }
+        let now = self.local_now(c);
+        self.guard_feed(c, GuardEvent::Started { now });
+    }
+
+    /// Feeds the machine one event and performs its commands, in order; what performing them
+    /// makes happen at once (the work exiting on SIGKILL or SIGINT) is fed next.
+    fn guard_feed(&mut self, c: usize, event: GuardEvent) {
+        let mut queue = VecDeque::from([event]);
+        while let Some(event) = queue.pop_front() {
+            if self.violation.is_some() || self.clients[c].stage != Stage::Hold {
+                return;
+            }
+            let g = self.guard(c);
+            let (phase, lease) = (g.machine.phase(), g.machine.lease().cloned());
+            let step = match g.machine.step(event) {
+                Ok(step) => step,
+                Err(e) => {
+                    let message = format!("{} guard: {e}", self.who(c));
+                    return self.violate(Invariant::Protocol, message);
+                }
+            };
+            for line in step.log {
+                self.log(|w| format!("{} guard: {}", w.who(c), line.text));
+            }
+            let g = self.guard(c);
+            let renewals = g.machine.renewals();
+            let (now_phase, stopping_for) = (g.machine.phase(), g.machine.stopping_for());
+            let proven = g
+                .machine
+                .lease()
+                .cloned()
+                .filter(|l| Some(l) != lease.as_ref());
+            self.counters.guard.max_renewals = self.counters.guard.max_renewals.max(renewals);
+            if let Some(lease) = proven {
+                let from = if phase == Phase::Verifying {
+                    "the guard's verification".to_string()
+                } else {
+                    format!("renewal {renewals}")
+                };
+                self.prove(c, lease, from);
+            }
+            if let (false, Some(reason)) = (phase == Phase::Stopping, stopping_for) {
+                if now_phase == Phase::Stopping {
+                    self.count_kill(c, reason);
+                }
+            }
+            for command in step.commands {
+                self.guard_perform(c, command, &mut queue);
             }
         }
     }
 
-    fn guard_input(&self, c: usize) -> GuardInput {
+    fn count_kill(&mut self, c: usize, reason: KillReason) {
+        let local = self.local_now(c);
+        let grace = self.kill_grace(c);
         let g = self.clients[c].guard.as_ref().expect("a guard");
-        GuardInput {
-            now: self.local_now(c),
-            lease: g.lease.clone(),
-            last: g.last,
-            last_attempt_at: g.last_attempt_at,
-            kill_grace_ms: self.kill_grace(c),
+        let late = g
+            .machine
+            .lease()
+            .is_some_and(|l| local > l.local_deadline.saturating_sub(grace) + 1_000);
+        match reason {
+            KillReason::Deadline => {
+                self.counters.guard.kills_deadline += 1;
+                if late {
+                    self.counters.guard.kills_after_pause += 1;
+                }
+            }
+            KillReason::Lost => self.counters.guard.kills_lost += 1,
+        }
+        self.log(|w| {
+            format!(
+                "{} guard kills the work ({reason:?}{})",
+                w.who(c),
+                if late {
+                    ", late: resumed from a pause"
+                } else {
+                    ""
+                }
+            )
+        });
+    }
+
+    fn guard_perform(&mut self, c: usize, command: GuardCommand, then: &mut VecDeque<GuardEvent>) {
+        match command {
+            GuardCommand::Verify => {
+                let live = self.belief_live(c);
+                self.guard(c).renewal_live = live;
+                self.start_op(c, OperationKind::Renew);
+            }
+            GuardCommand::Renew { until } => {
+                let live = self.belief_live(c);
+                self.guard(c).renewal_live = live;
+                let at = self.clients[c].clock.real_at(until, self.now);
+                self.log(|w| {
+                    format!(
+                        "{} guard renews (until {} ms from now)",
+                        w.who(c),
+                        at - w.now
+                    )
+                });
+                self.start_op(c, OperationKind::Renew);
+            }
+            GuardCommand::Spawn { .. } => self.spawn_work(c),
+            GuardCommand::WaitUntil { at } => {
+                let real = self.clients[c].clock.real_at(at, self.now);
+                let g = self.guard(c);
+                g.timer += 1;
+                g.timer_at = Some(at);
+                let timer = g.timer;
+                self.push(real, Ev::GuardWake(c, timer));
+                self.log(|w| format!("{} guard waits {} ms", w.who(c), real - w.now));
+            }
+            GuardCommand::Signal { signal } => self.signal_work(c, signal, then),
+            GuardCommand::Finish(f) => {
+                let why = match (f.reason, &f.child) {
+                    (FinishReason::NotHeld, _) => {
+                        self.counters.guard.not_held += 1;
+                        "the guard could not verify the holding (not-held): the work never runs"
+                    }
+                    (FinishReason::Deadline, None) => {
+                        self.counters.guard.no_work += 1;
+                        "the proven lease's deadline has passed: the guard never starts the work"
+                    }
+                    (FinishReason::Lost | FinishReason::Deadline, _) => {
+                        "the work stopped after the guard's signal"
+                    }
+                    _ => "the work ends",
+                };
+                self.end_work_step(c, why);
+            }
         }
     }
 
-    /// Starts the work under the proven lease, unless its deadline has passed already.
+    /// The guard starts the work under the proven lease.
     fn spawn_work(&mut self, c: usize) {
-        if let GuardDecision::Kill { .. } = decide(&self.guard_input(c)) {
-            self.counters.guard.no_work += 1;
-            return self.end_work_step(
-                c,
-                "the proven lease's deadline has passed: the guard never starts the work",
-            );
-        }
         self.guard(c).work = Work::Running;
         let gen = self.clients[c].hold_gen;
         let hold = self.runs[self.clients[c].run].settings.hold_ms;
@@ -170,120 +292,68 @@ impl World {
             let at = self.now + self.rng.between(1_000, hold.max(1_000));
             self.push(at, Ev::DeclaredLost(run));
         }
-        self.guard_step(c);
     }
 
-    /// One turn of the guard's loop: ask the core, then renew, wait or kill.
-    fn guard_step(&mut self, c: usize) {
-        let g = self.clients[c].guard.as_ref().expect("a guard");
-        if g.work != Work::Running || g.verifying || g.renewing.is_some() || g.killed.is_some() {
-            return;
-        }
-        let input = self.guard_input(c);
-        match decide(&input) {
-            GuardDecision::Kill { reason } => self.guard_kill(c, reason),
-            GuardDecision::Renew { until } => {
-                let live = self.clients[c].belief_until.is_some_and(|u| u > self.now);
-                let at = self.clients[c].clock.real_at(until, self.now);
-                let g = self.guard(c);
-                g.renewing = Some(until);
-                g.renewal_live = live;
-                g.timer += 1;
-                let timer = g.timer;
-                self.push(at, Ev::GuardWake(c, timer));
-                self.log(|w| {
-                    format!(
-                        "{} guard renews (until {} ms from now)",
-                        w.who(c),
-                        at - w.now
-                    )
+    /// A signal to the work's process group. SIGTERM: the work is gone by the kill grace
+    /// (measured on the local clock). SIGKILL or a forwarded SIGINT: it is gone at once.
+    fn signal_work(&mut self, c: usize, signal: Signal, then: &mut VecDeque<GuardEvent>) {
+        let work = self.guard(c).work;
+        match (signal, work) {
+            (Signal::Term, Work::Running) => {
+                self.guard(c).work = Work::Stopping;
+                let local = self.local_now(c);
+                let grace = self.kill_grace(c);
+                let latest = self.clients[c].clock.real_at(local + grace, self.now);
+                let at = self.now + self.rng.below(latest - self.now + 1);
+                let gen = self.clients[c].hold_gen;
+                self.push(at, Ev::ChildGone(c, gen));
+            }
+            (Signal::Kill | Signal::Int | Signal::Hup, Work::Running | Work::Stopping) => {
+                let (name, number) = match signal {
+                    Signal::Kill => ("SIGKILL", 9),
+                    Signal::Int => ("SIGINT", 2),
+                    _ => ("SIGHUP", 1),
+                };
+                let now = self.work_gone(c);
+                then.push_back(GuardEvent::ChildExited {
+                    now,
+                    exit: ChildExit::Signalled {
+                        signal: name.into(),
+                        number,
+                    },
                 });
-                self.start_op(c, OperationKind::Renew);
             }
-            GuardDecision::Wait { until } => {
-                let at = self.clients[c].clock.real_at(until, self.now);
-                let g = self.guard(c);
-                g.timer += 1;
-                let timer = g.timer;
-                self.push(at, Ev::GuardWake(c, timer));
-                self.log(|w| format!("{} guard waits {} ms", w.who(c), at - w.now));
-            }
+            _ => {}
         }
     }
 
-    /// The guard's timer: a wait ended, or the deadline a renewal raced came first (the renewal
-    /// goes on in the background; its answer is ignored).
+    /// The work has exited: it is checked against its deadline now. Returns the local time.
+    fn work_gone(&mut self, c: usize) -> Millis {
+        self.check_work_stop(c);
+        self.guard(c).work = Work::Gone;
+        self.local_now(c)
+    }
+
+    /// The guard's timer fired.
     pub(crate) fn guard_wake(&mut self, c: usize) {
-        let local = self.local_now(c);
-        let g = self.guard(c);
-        if g.renewing.take().is_some() {
-            g.last_attempt_at = Some(local);
-            self.counters.guard.ignored += 1;
-            self.log(|w| {
-                format!(
-                    "{} guard: the renewal is not proven by the deadline; it is ignored",
-                    w.who(c)
-                )
-            });
-        }
-        self.guard_step(c);
+        self.guard(c).timer_at = None;
+        let now = self.local_now(c);
+        self.guard_feed(c, GuardEvent::TimerFired { now });
     }
 
-    /// SIGTERM to the work; it is gone by the kill grace (SIGKILL), measured on the local clock.
-    fn guard_kill(&mut self, c: usize, reason: KillReason) {
-        let local = self.local_now(c);
-        let grace = self.kill_grace(c);
-        let g = self.guard(c);
-        g.killed = Some(reason);
-        g.work = Work::Stopping;
-        g.timer += 1;
-        let late = local > g.lease.local_deadline.saturating_sub(grace) + 1_000;
-        if g.renewing.take().is_some() {
-            g.last_attempt_at = Some(local);
-            self.counters.guard.ignored += 1;
-        }
-        match reason {
-            KillReason::Deadline => {
-                self.counters.guard.kills_deadline += 1;
-                if late {
-                    self.counters.guard.kills_after_pause += 1;
-                }
-            }
-            KillReason::Lost => self.counters.guard.kills_lost += 1,
-        }
-        let latest = self.clients[c].clock.real_at(local + grace, self.now);
-        let at = self.now + self.rng.below(latest - self.now + 1);
-        let gen = self.clients[c].hold_gen;
-        self.push(at, Ev::ChildGone(c, gen));
-        self.log(|w| {
-            format!(
-                "{} guard kills the work ({reason:?}{})",
-                w.who(c),
-                if late {
-                    ", late: resumed from a pause"
-                } else {
-                    ""
-                }
-            )
-        });
-    }
-
-    /// A guard that was stopped (a pause) re-checks its deadline before acting on anything, as a
-    /// real guard's timer fires first when its process resumes.
+    /// A guard that was stopped (a pause) acts on its timer first when it resumes, before
+    /// anything else, as a real guard's timer fires first when its process resumes.
     pub(crate) fn guard_recheck(&mut self, c: usize) {
         if self.clients[c].stage != Stage::Hold {
             return;
         }
-        let grace = self.kill_grace(c);
         let local = self.local_now(c);
-        let Some(g) = self.clients[c].guard.as_ref() else {
+        let Some(g) = self.clients[c].guard.as_mut() else {
             return;
         };
-        if g.work == Work::Running
-            && g.killed.is_none()
-            && local >= g.lease.local_deadline.saturating_sub(grace)
-        {
-            self.guard_kill(c, KillReason::Deadline);
+        if g.timer_at.is_some_and(|at| local >= at) {
+            g.timer += 1; // the pending wake is stale now
+            self.guard_wake(c);
         }
     }
 
@@ -291,9 +361,10 @@ impl World {
     /// started while the proven lease was live.
     pub(crate) fn renewal_counts(&self, c: usize) -> bool {
         let local = self.local_now(c);
-        self.clients[c].guard.as_ref().is_some_and(|g| {
-            g.renewal_live && (g.verifying || g.renewing.is_some_and(|until| local < until))
-        })
+        self.clients[c]
+            .guard
+            .as_ref()
+            .is_some_and(|g| g.renewal_live && g.machine.awaits_renewal(local))
     }
 
     /// Takes in a newly proven lease.
@@ -303,7 +374,6 @@ impl World {
         cl.belief_until = Some(until);
         cl.belief_from = from;
         cl.acquired_late = cl.stale_answer_ms;
-        self.guard(c).lease = lease;
     }
 
     /// A renewal (or the verification) finished.
@@ -317,87 +387,89 @@ impl World {
         if self.violation.is_some() {
             return;
         }
-        let local = self.local_now(c);
+        let now = self.local_now(c);
         let g = self.guard(c);
-        if g.verifying {
-            g.verifying = false;
-            if let (ResultWord::Renewed, Some(lease)) = (result, outcome.lease) {
-                self.prove(c, lease, "the guard's verification".into());
-                return self.spawn_work(c);
-            }
-            self.counters.guard.not_held += 1;
+        let verifying = g.machine.phase() == Phase::Verifying;
+        let awaited = g.machine.awaits_renewal(now);
+        if verifying {
             if result == ResultWord::Lost {
                 self.clients[c].holding = None;
             }
-            return self.end_work_step(
-                c,
-                "the guard could not verify the holding (not-held): the work never runs",
-            );
+            let outcome = Box::new(outcome);
+            return self.guard_feed(c, GuardEvent::Verified { now, outcome });
         }
-        let Some(until) = g.renewing.take() else {
-            // Given up on already (the deadline came first, or the work was stopped).
-            return self.log(|w| format!("{} guard ignores the late renewal answer", w.who(c)));
-        };
-        g.timer += 1;
-        g.last_attempt_at = Some(local);
-        if local >= until {
-            // Answered after the deadline it raced (the process was paused): the guard's timer
-            // fires first; the answer is ignored.
-            self.counters.guard.ignored += 1;
-            return self.guard_step(c);
-        }
-        g.renewals += 1;
-        let renewals = g.renewals;
-        self.counters.guard.max_renewals = self.counters.guard.max_renewals.max(renewals);
-        match (result, outcome.lease) {
-            (ResultWord::Renewed, Some(lease)) => {
-                self.counters.guard.renewed += 1;
-                if lease.expires_at >= lease.ceiling_at {
-                    self.counters.guard.at_ceiling += 1;
+        if awaited {
+            match (result, &outcome.lease) {
+                (ResultWord::Renewed, Some(lease)) => {
+                    self.counters.guard.renewed += 1;
+                    if lease.expires_at >= lease.ceiling_at {
+                        self.counters.guard.at_ceiling += 1;
+                    }
                 }
-                self.guard(c).last = LastRenewal::Renewed;
-                self.prove(c, lease, format!("renewal {renewals}"));
+                (ResultWord::NotDue, _) => self.counters.guard.not_due += 1,
+                (ResultWord::Lost, _) => {
+                    self.counters.guard.lost += 1;
+                    // Proven lost: the belief ends at once (the work stops within the kill grace).
+                    self.clients[c].holding = None;
+                }
+                _ => self.counters.guard.failed += 1,
             }
-            (ResultWord::NotDue, _) => {
-                // Held, not due yet by GitHub's clock: as guard.mjs does, the lease already proven
-                // stands and `decide` spaces the next try.
-                self.counters.guard.not_due += 1;
-                self.guard(c).last = LastRenewal::NotDue;
-            }
-            (ResultWord::Lost, _) => {
-                self.counters.guard.lost += 1;
-                self.guard(c).last = LastRenewal::Lost;
-                // Proven lost: the belief ends at once (the work stops within the kill grace).
-                self.clients[c].holding = None;
-            }
-            _ => {
-                self.counters.guard.failed += 1;
-                self.guard(c).last = LastRenewal::Failed;
-            }
+        } else {
+            // Given up on already (the deadline came first), or answered after it.
+            self.counters.guard.ignored += 1;
+            self.log(|w| format!("{} guard ignores the late renewal answer", w.who(c)));
         }
-        self.guard_step(c);
+        let outcome = Box::new(outcome);
+        self.guard_feed(c, GuardEvent::RenewalEnded { now, outcome });
     }
 
     /// The work ended on its own.
     pub(crate) fn work_ended(&mut self, c: usize) {
-        if self.clients[c]
-            .guard
-            .as_ref()
-            .is_some_and(|g| g.work == Work::Running)
-        {
-            self.counters.guard.work_done += 1;
+        match self.work_of(c) {
+            Some(Work::Running) => self.counters.guard.work_done += 1,
+            Some(Work::Stopping) => {}
+            _ => return,
         }
-        self.end_work_step(c, "the work ends");
+        let now = self.work_gone(c);
+        let exit = ChildExit::Exited { code: 0 };
+        self.guard_feed(c, GuardEvent::ChildExited { now, exit });
     }
 
-    /// The guard's step is over (the work ended, was stopped, or never started): the release
-    /// step (`if: always()`) runs. A renewal still running is abandoned with the step.
+    /// The work stopped after the guard's SIGTERM.
+    pub(crate) fn work_stopped(&mut self, c: usize) {
+        if self.work_of(c) != Some(Work::Stopping) {
+            return;
+        }
+        let now = self.work_gone(c);
+        let exit = ChildExit::Signalled {
+            signal: "SIGTERM".into(),
+            number: 15,
+        };
+        self.guard_feed(c, GuardEvent::ChildExited { now, exit });
+    }
+
+    /// The run is cancelled during the work step: the runner sends the guard SIGINT. Once the
+    /// work runs, the guard forwards it (the work stops on it); before, the guard has no handler
+    /// and ends on it.
+    pub(crate) fn cancel_work_step(&mut self, c: usize) {
+        let Some(work) = self.work_of(c) else { return };
+        if work == Work::NotStarted {
+            return self.end_work_step(c, "run cancelled during the work step");
+        }
+        let now = self.local_now(c);
+        let signal = Signal::Int;
+        self.guard_feed(c, GuardEvent::SignalReceived { now, signal });
+    }
+
+    /// The guard's step is over (the machine finished, or the guard ended on a signal before
+    /// the work started): the release step (`if: always()`) runs. A renewal still running is
+    /// abandoned with the step.
     pub(crate) fn end_work_step(&mut self, c: usize, why: &str) {
         self.check_work_stop(c);
         if self.clients[c]
             .guard
             .as_ref()
-            .is_some_and(|g| g.verifying || g.renewing.is_some())
+            .is_some_and(|g| g.machine.renewal_running())
         {
             self.counters.guard.ignored += 1;
         }

@@ -42,19 +42,23 @@
 //! A job that acquired runs its work under a guard ([`guard`]), as `actions/lib/guard.mjs` runs
 //! its command. Half the jobs verify the holding first with a renewal, as the guard action does
 //! (the work starts only if it ends `renewed`; otherwise the step fails, *not-held*); the others
-//! are embedders of the core that start from acquire's lease and renew with `if-due`. Then the
-//! guard asks `leasehold_core::guard::decide` — with the lease last proven, the last renewal's
-//! result and when it ended, and its kill grace (1 to 30 s) — and does what it says. *Renew*: a
-//! `renew` operation (lock, the claim's nonce, the job's own holder id or none, the run context),
-//! driven through the same driver loop and faults as every other operation, one at a time, raced
-//! against the decision's deadline: a renewal not proven by then is given up on (it goes on in
-//! the background, ignored, until the step ends). *Wait*: a timer on the job's own clock. *Kill*:
-//! SIGTERM to the work, gone by the kill grace (SIGKILL). Only a renewal the guard sees end
-//! `renewed` replaces the lease it acts on; `lost` ends the holding's belief at once and kills
-//! the work; `not-due` (held, not due yet) and failures leave the proven lease as it is, as in
-//! guard.mjs: `guard::decide` spaces the next try (a tenth of the renew interval, at least 5 s;
-//! after `not-due` no sooner than `renewAt`), and the work runs on until the deadline. When the work is over (it ended, was killed, or never started),
-//! the release step runs, as after any failed step.
+//! are embedders of the core that start from acquire's lease and renew with `if-due`. The guard
+//! is the core's guard machine (`leasehold_core::guard::Guard`), the same one guard.mjs drives;
+//! `src/guard.rs` only performs its commands and feeds back what happened. Its schedule
+//! (`guard::decide`, with the lease last proven, the last renewal's result and when it ended,
+//! and the kill grace, 1 to 30 s): *renew*: a `renew` operation (lock, the claim's nonce, the
+//! job's own holder id or none, the run context), driven through the same driver loop and faults
+//! as every other operation, one at a time, raced against the machine's deadline: a renewal not
+//! proven by then is given up on (it goes on in the background, ignored, until the step ends).
+//! *Wait*: a timer on the job's own clock. *Stop*: SIGTERM to the work's group, and SIGKILL at the
+//! kill grace (also when the work has exited already). Only a renewal the machine takes in as
+//! `renewed` replaces the lease it acts on; `lost` ends the holding's belief at once and stops
+//! the work; `not-due` (held, not due yet) and failures leave the proven lease as it is: the
+//! schedule spaces the next try (a tenth of the renew interval, at least 5 s; after `not-due` no
+//! sooner than `renewAt`), and the work runs on until the deadline. A renewal running when the
+//! work ends is waited for (until its deadline) and reported. A cancel is SIGINT to the guard,
+//! which forwards it to the work. When the machine finishes (the work ended, was stopped, or
+//! never started), the release step runs, as after any failed step.
 //!
 //! A process paused mid-guard re-checks its deadline on resuming before it acts on anything else,
 //! as a real guard's timer fires first when its process resumes. A crash is SIGKILL: no release

@@ -29,6 +29,7 @@ use crate::reaper::ReaperParams;
 use crate::report::Counters;
 use crate::rng::SimRng;
 use crate::store::{http, http_date, Store};
+use leasehold_core::guard::Phase;
 use leasehold_github_model::{Job, Timing};
 
 /// Real (GitHub's) time at which every simulation starts: 2027-01-15.
@@ -1126,6 +1127,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.abandoned(req) {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.requests[req].answered = true;
                 let reply = self.requests[req]
                     .reply
@@ -1139,6 +1143,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.abandoned(req) {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.requests[req].answered = true;
                 let reply = Reply::Transport {
                     sent: true,
@@ -1154,6 +1161,9 @@ impl World {
                     return;
                 }
                 self.guard_recheck(c);
+                if self.clients[c].epoch != epoch {
+                    return; // the guard, acting on its timer first, ended the step
+                }
                 self.clients[c].sleeping = false;
                 let now = self.clients[c].clock.local(self.now);
                 self.feed(c, Event::Timer { now });
@@ -1186,7 +1196,7 @@ impl World {
                 {
                     return;
                 }
-                self.end_work_step(c, "the work stopped after the guard's signal");
+                self.work_stopped(c);
             }
             Ev::HoldCrash(c, gen) => {
                 if self.clients[c].hold_gen != gen || self.clients[c].stage != Stage::Hold {
@@ -1243,11 +1253,12 @@ impl World {
                         }
                     }
                     Stage::Hold => {
-                        // The work step is cancelled (the guard passes SIGINT on to the work,
-                        // which stops); the release step (always()) runs.
+                        // The work step is cancelled: SIGINT to the guard, which forwards it to
+                        // the work (it stops); once the guard finishes, the release step
+                        // (always()) runs.
                         self.count(Fault::Cancel);
                         self.clients[c].cancelled = true;
-                        self.end_work_step(c, "run cancelled during the work step");
+                        self.cancel_work_step(c);
                     }
                     // always() steps are not cancelled; a job not started yet never runs.
                     _ => {}
@@ -1998,7 +2009,12 @@ impl World {
         let stage = self.clients[c].stage;
         let what = match stage {
             Stage::Acquire => "acquire",
-            Stage::Hold if self.clients[c].guard.as_ref().is_some_and(|g| g.verifying) => {
+            Stage::Hold
+                if self.clients[c]
+                    .guard
+                    .as_ref()
+                    .is_some_and(|g| g.machine.phase() == Phase::Verifying) =>
+            {
                 "guard-verify"
             }
             Stage::Hold => "renew",

@@ -96,13 +96,42 @@ impl Operation {
     }
 }
 
-/// What a guard does next: `guardDecide({now, lease, last, lastAttemptAt})` →
-/// `{action: "renew"} | {action: "wait", until} | {action: "kill", reason}`.
-#[wasm_bindgen(js_name = guardDecide)]
-pub fn guard_decide(input: JsValue) -> Result<JsValue, JsValue> {
-    let input: leasehold_core::guard::GuardInput =
-        serde_wasm_bindgen::from_value(input).map_err(|e| bad_argument("guard input", e))?;
-    to_js(&leasehold_core::guard::decide(&input))
+/// A guard's loop as a state machine: `new Guard(inputs)` reads `kill-grace-seconds` (an error
+/// names it); `step(event)` takes `{kind: "started"|"verified"|"renewal-ended"|"timer-fired"|
+/// "child-exited"|"signal-received", now, ...}` and returns `{commands: [{kind, ...}], log?}`.
+#[wasm_bindgen]
+pub struct Guard {
+    inner: leasehold_core::guard::Guard,
+}
+
+#[wasm_bindgen]
+impl Guard {
+    #[wasm_bindgen(constructor)]
+    pub fn new(inputs: JsValue) -> Result<Guard, JsValue> {
+        let inputs: RawInputs =
+            serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
+        let inner = leasehold_core::guard::Guard::new(&inputs).map_err(|e| core_error(&e))?;
+        Ok(Guard { inner })
+    }
+
+    /// The guard's settings: `{killGraceMs}`.
+    #[wasm_bindgen(getter)]
+    pub fn settings(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.settings())
+    }
+
+    pub fn step(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+        let event: leasehold_core::guard::GuardEvent =
+            serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
+        let step = self.inner.step(event).map_err(|e| core_error(&e))?;
+        to_js(&step)
+    }
+}
+
+/// The guard's exit codes: `{usage, lost, deadline, notHeld, spawnFailed, signalBase}`.
+#[wasm_bindgen(js_name = guardExitCodes)]
+pub fn guard_exit_codes() -> Result<JsValue, JsValue> {
+    to_js(&leasehold_core::guard::EXIT_CODES)
 }
 
 /// The version of the core, for logs.

@@ -1,16 +1,68 @@
-//! What a guard does next. A guard runs a child process under a live holding: it renews the
-//! lease on a timer, one renewal at a time, and stops the child when the holding is proven lost
-//! or when the local deadline passes without a proven renewal. A renewal that fails for a
-//! transport reason is not a lost holding: the child runs on until the local deadline, and the
-//! renewal is retried before it.
+//! The guard. A guard runs a child process under a live holding: it verifies the holding with a
+//! renewal, starts the child, renews the lease on a timer (one renewal at a time), and stops the
+//! child's process group when the holding is proven lost or when the local deadline passes
+//! without a proven renewal. A renewal that fails for a transport reason is not a lost holding:
+//! the child runs on until the local deadline, and the renewal is retried before it.
+//!
+//! [`decide`] holds the schedule (when to renew, how long to wait, when to stop); [`Guard`] is
+//! the whole loop as a sans-IO state machine around it. A driver (the guard action and
+//! `leasehold guard` in `actions/lib/guard.mjs`, and the simulator) feeds it [`GuardEvent`]s and
+//! performs the [`GuardCommand`]s each step returns, in order; none of them blocks. The driver
+//! keeps at most one timer: a `wait-until` replaces the one armed before.
+//!
+//! ```text
+//!  started           → verify
+//!  verified renewed  → spawn, wait-until(renew at)        (or finish 71: deadline already past)
+//!  verified other    → finish 72 not-held
+//!  timer fired       → renew(until), wait-until(until)   | wait-until(t) | stop
+//!  renewal ended     → wait-until(t) | renew… | stop
+//!  stop              → signal SIGTERM, wait-until(now + kill grace)
+//!  timer (grace)     → signal SIGKILL (to the group, even when the child has exited), finish
+//!  child exited      → finish | (renewal in flight) wait for it until its deadline, then finish
+//!  signal received   → signal (the same, to the group)
+//! ```
 
 use serde::{Deserialize, Serialize};
 
-use crate::wire::time::Millis;
-use crate::wire::LeaseView;
+use crate::input::{RawInputs, Reader};
+use crate::wire::time::{format_rfc3339, Millis};
+use crate::wire::{
+    AnswerClass, Error, InputError, LeaseView, Level, LogLine, Outcome, ProtocolError, ResultWord,
+};
 
 /// The shortest wait before retrying a renewal that failed.
 pub const RETRY_FLOOR_MS: Millis = 5_000;
+
+/// `kill-grace-seconds`: its default and range (whole seconds).
+pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
+
+/// The guard's exit codes, in one place. A child that ends by itself passes its own code through
+/// (`signal_base` + the signal's number when a signal ended it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExitCodes {
+    /// Bad usage (the command line), or an input that breaks its rule.
+    pub usage: i32,
+    /// A renewal proved the holding lost; the child was stopped.
+    pub lost: i32,
+    /// The local deadline passed without a proven renewal; the child was stopped.
+    pub deadline: i32,
+    /// The holding could not be verified at start; the child never ran.
+    pub not_held: i32,
+    /// The child could not be started.
+    pub spawn_failed: i32,
+    /// Added to the number of the signal that ended the child.
+    pub signal_base: i32,
+}
+
+pub const EXIT_CODES: ExitCodes = ExitCodes {
+    usage: 64,
+    lost: 70,
+    deadline: 71,
+    not_held: 72,
+    spawn_failed: 127,
+    signal_base: 128,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -63,12 +115,10 @@ pub enum KillReason {
     Deadline,
 }
 
+/// The schedule: what a guard whose child runs does next.
 pub fn decide(input: &GuardInput) -> GuardDecision {
     // The child must be gone by the local deadline: the stop begins a kill grace before it.
-    let deadline = input
-        .lease
-        .local_deadline
-        .saturating_sub(input.kill_grace_ms);
+    let deadline = stop_at(&input.lease, input.kill_grace_ms);
     if input.last == LastRenewal::Lost {
         return GuardDecision::Kill {
             reason: KillReason::Lost,
@@ -96,6 +146,662 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
             until: next.min(deadline),
         }
     }
+}
+
+/// When the stop must begin under `lease`: a kill grace before its local deadline.
+fn stop_at(lease: &LeaseView, kill_grace_ms: Millis) -> Millis {
+    lease.local_deadline.saturating_sub(kill_grace_ms)
+}
+
+/// The guard's own inputs (the renewals' inputs are the renew operation's).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardSettings {
+    /// `kill-grace-seconds`, in milliseconds: SIGTERM, then SIGKILL this much later.
+    pub kill_grace_ms: Millis,
+}
+
+impl GuardSettings {
+    /// Reads `kill-grace-seconds` (whole seconds, 1 to 300, default 10).
+    pub fn parse(inputs: &RawInputs) -> Result<Self, InputError> {
+        let (default, min, max) = KILL_GRACE_SECONDS;
+        let seconds = Reader::new(inputs).int("kill-grace-seconds", default, min, max)?;
+        Ok(GuardSettings {
+            kill_grace_ms: seconds * 1_000,
+        })
+    }
+}
+
+/// A signal the guard sends or receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Signal {
+    #[serde(rename = "SIGINT")]
+    Int,
+    #[serde(rename = "SIGTERM")]
+    Term,
+    #[serde(rename = "SIGHUP")]
+    Hup,
+    #[serde(rename = "SIGKILL")]
+    Kill,
+}
+
+impl Signal {
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Int => "SIGINT",
+            Signal::Term => "SIGTERM",
+            Signal::Hup => "SIGHUP",
+            Signal::Kill => "SIGKILL",
+        }
+    }
+}
+
+/// How the child ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ChildExit {
+    /// It exited with `code`.
+    Exited { code: i32 },
+    /// A signal ended it (`number` as the platform numbers it).
+    Signalled { signal: String, number: i32 },
+    /// It could not be started.
+    SpawnFailed { message: String },
+}
+
+/// What the driver tells the guard. `now` is the local clock, in milliseconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum GuardEvent {
+    /// The guard starts.
+    Started { now: Millis },
+    /// The verifying renewal (after `verify`) ended with `outcome` (a renew operation's).
+    Verified { now: Millis, outcome: Box<Outcome> },
+    /// A renewal (after `renew`) ended with `outcome` (a renew operation's).
+    RenewalEnded { now: Millis, outcome: Box<Outcome> },
+    /// The armed timer fired.
+    TimerFired { now: Millis },
+    /// The child ended (or could not be started).
+    ChildExited { now: Millis, exit: ChildExit },
+    /// The guard received SIGINT, SIGTERM or SIGHUP.
+    SignalReceived { now: Millis, signal: Signal },
+}
+
+impl GuardEvent {
+    fn name(&self) -> &'static str {
+        match self {
+            GuardEvent::Started { .. } => "started",
+            GuardEvent::Verified { .. } => "verified",
+            GuardEvent::RenewalEnded { .. } => "renewal-ended",
+            GuardEvent::TimerFired { .. } => "timer-fired",
+            GuardEvent::ChildExited { .. } => "child-exited",
+            GuardEvent::SignalReceived { .. } => "signal-received",
+        }
+    }
+}
+
+/// What the driver does, in the order given; none of these blocks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum GuardCommand {
+    /// Start the verifying renewal (a renew operation); its end is `verified`.
+    Verify,
+    /// Start the child (no shell, in its own process group) under `lease`, and forward the
+    /// signals the guard receives from now on (`signal-received`).
+    Spawn { lease: LeaseView },
+    /// Start a renewal (a renew operation); its end is `renewal-ended`. Not proven by `until`
+    /// (local clock), it proves nothing.
+    Renew { until: Millis },
+    /// Arm the timer for `at` (local clock), replacing the one armed before; `timer-fired` then.
+    WaitUntil { at: Millis },
+    /// Send `signal` to the child's process group.
+    Signal { signal: Signal },
+    /// Done: exit with `exit_code`.
+    Finish(Finish),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finish {
+    pub exit_code: i32,
+    pub reason: FinishReason,
+    /// How the child ended (none: it never ran).
+    pub child: Option<ChildExit>,
+    /// Renewals after the verification that ended or were given up on.
+    pub renewals: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishReason {
+    /// The child ended by itself.
+    ChildExited,
+    /// The child could not be started.
+    SpawnFailed,
+    /// A renewal proved the holding lost; the child was stopped.
+    Lost,
+    /// The local deadline passed without a proven renewal; the child was stopped (or never
+    /// started: the verification's lease was past it already).
+    Deadline,
+    /// The verification did not renew the holding; the child never ran.
+    NotHeld,
+}
+
+impl FinishReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishReason::ChildExited => "child-exited",
+            FinishReason::SpawnFailed => "spawn-failed",
+            FinishReason::Lost => "lost",
+            FinishReason::Deadline => "deadline",
+            FinishReason::NotHeld => "not-held",
+        }
+    }
+}
+
+/// The guard's answer to one event.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardStep {
+    pub commands: Vec<GuardCommand>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<LogLine>,
+}
+
+/// Where the guard is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    /// Not started.
+    Ready,
+    /// The verifying renewal runs; no child yet.
+    Verifying,
+    /// The child runs.
+    Running,
+    /// The child's group got SIGTERM; SIGKILL follows at the kill grace.
+    Stopping,
+    /// The child ended by itself while a renewal ran: waiting for it, until its deadline.
+    Draining,
+    Finished,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::Ready => "ready",
+            Phase::Verifying => "verifying",
+            Phase::Running => "running",
+            Phase::Stopping => "stopping",
+            Phase::Draining => "draining",
+            Phase::Finished => "finished",
+        }
+    }
+}
+
+/// What a renewal's outcome means to the guard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Renewal {
+    Renewed(LeaseView),
+    NotDue,
+    Lost(String),
+    Failed {
+        code: String,
+        message: String,
+    },
+    /// Its last write was sent and never answered, and could not be read back.
+    Unknown(String),
+}
+
+impl Renewal {
+    fn of(outcome: &Outcome) -> Renewal {
+        let message = || outcome.error.as_ref().map(|e| e.message.clone());
+        match (outcome.result, &outcome.lease) {
+            (ResultWord::Renewed, Some(lease)) => Renewal::Renewed(lease.clone()),
+            (ResultWord::NotDue, _) => Renewal::NotDue,
+            (ResultWord::Lost, _) => {
+                Renewal::Lost(message().unwrap_or_else(|| "the holding was lost".into()))
+            }
+            _ => match &outcome.error {
+                Some(e) if e.class == Some(AnswerClass::UnknownOutcome) => {
+                    Renewal::Unknown(e.message.clone())
+                }
+                Some(e) => Renewal::Failed {
+                    code: e.code.to_string(),
+                    message: e.message.clone(),
+                },
+                None => Renewal::Failed {
+                    code: outcome.result.as_str().into(),
+                    message: "ended without a lease".into(),
+                },
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Renewal::Renewed(l) => format!("renewed (expires {})", format_rfc3339(l.expires_at)),
+            Renewal::NotDue => "not due".into(),
+            Renewal::Lost(m) => format!("lost ({m})"),
+            Renewal::Failed { code, message } => format!("failed ({code}: {message})"),
+            Renewal::Unknown(m) => format!("unknown outcome: the write may have landed ({m})"),
+        }
+    }
+}
+
+/// A renewal the driver is running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct InFlight {
+    /// Its deadline (none for the verification).
+    until: Option<Millis>,
+    /// The guard still waits for it (false: given up on at the deadline; its end changes
+    /// nothing, but is reported).
+    awaited: bool,
+}
+
+/// The guard's loop as a state machine.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    settings: GuardSettings,
+    phase: Phase,
+    /// The lease as last proven: the verification's (or the one the guard started from), then
+    /// each awaited renewal's that ended `renewed` in time.
+    lease: Option<LeaseView>,
+    last: LastRenewal,
+    last_attempt_at: Option<Millis>,
+    renewals: u64,
+    renewal: Option<InFlight>,
+    killed: Option<KillReason>,
+    /// When SIGKILL goes to the group (stopping), and whether it went.
+    kill_at: Option<Millis>,
+    kill_sent: bool,
+    child: Option<ChildExit>,
+}
+
+impl Guard {
+    /// A guard that verifies the holding with a renewal first (the guard action and the CLI).
+    pub fn new(inputs: &RawInputs) -> Result<Guard, Error> {
+        Ok(Guard::with_settings(GuardSettings::parse(inputs)?, None))
+    }
+
+    /// A guard with its settings; `lease` given, it starts the child under it at once (an
+    /// embedder that just acquired), else it verifies first.
+    pub fn with_settings(settings: GuardSettings, lease: Option<LeaseView>) -> Guard {
+        Guard {
+            settings,
+            phase: Phase::Ready,
+            lease,
+            last: LastRenewal::None,
+            last_attempt_at: None,
+            renewals: 0,
+            renewal: None,
+            killed: None,
+            kill_at: None,
+            kill_sent: false,
+            child: None,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn settings(&self) -> &GuardSettings {
+        &self.settings
+    }
+
+    /// The lease as last proven.
+    pub fn lease(&self) -> Option<&LeaseView> {
+        self.lease.as_ref()
+    }
+
+    pub fn renewals(&self) -> u64 {
+        self.renewals
+    }
+
+    /// Whether the guard waits for a renewal that could still prove the holding at `now`: the
+    /// verification, or a renewal before its deadline.
+    pub fn awaits_renewal(&self, now: Millis) -> bool {
+        self.renewal
+            .is_some_and(|r| r.awaited && r.until.is_none_or(|until| now < until))
+    }
+
+    /// Why the guard stops (or stopped) the child, once it began to.
+    pub fn stopping_for(&self) -> Option<KillReason> {
+        self.killed
+    }
+
+    /// Whether a renewal is still running in the driver (awaited or given up on).
+    pub fn renewal_running(&self) -> bool {
+        self.renewal.is_some()
+    }
+
+    /// Feeds one event; returns what to do, in order.
+    pub fn step(&mut self, event: GuardEvent) -> Result<GuardStep, Error> {
+        let mut out = GuardStep {
+            commands: Vec::new(),
+            log: Vec::new(),
+        };
+        let unexpected = |phase: Phase, event: &GuardEvent| {
+            Error::Protocol(ProtocolError {
+                event: event.name().into(),
+                state: format!("the guard is {}", phase.as_str()),
+            })
+        };
+        match (self.phase, &event) {
+            (Phase::Ready, GuardEvent::Started { now }) => match self.lease.clone() {
+                Some(lease) => self.spawn(*now, lease, &mut out),
+                None => {
+                    self.phase = Phase::Verifying;
+                    self.renewal = Some(InFlight {
+                        until: None,
+                        awaited: true,
+                    });
+                    out.commands.push(GuardCommand::Verify);
+                }
+            },
+            (Phase::Verifying, GuardEvent::Verified { now, outcome }) => {
+                self.renewal = None;
+                match Renewal::of(outcome) {
+                    Renewal::Renewed(lease) => {
+                        self.lease = Some(lease.clone());
+                        self.spawn(*now, lease, &mut out);
+                    }
+                    other => {
+                        say(
+                            &mut out,
+                            Level::Warning,
+                            format!(
+                                "the holding could not be verified: {}; the command does not run",
+                                other.describe()
+                            ),
+                        );
+                        self.finish(FinishReason::NotHeld, &mut out);
+                    }
+                }
+            }
+            (
+                Phase::Running | Phase::Stopping | Phase::Draining,
+                GuardEvent::RenewalEnded { now, outcome },
+            ) => {
+                let Some(inflight) = self.renewal.take() else {
+                    return Err(unexpected(self.phase, &event));
+                };
+                self.renewal_ended(*now, inflight, &Renewal::of(outcome), &mut out);
+            }
+            (Phase::Running, GuardEvent::TimerFired { now }) => {
+                let now = *now;
+                match self.renewal {
+                    Some(InFlight {
+                        until: Some(until),
+                        awaited: true,
+                    }) if now < until => {
+                        // Early: the renewal's deadline is not here yet.
+                        out.commands.push(GuardCommand::WaitUntil { at: until });
+                    }
+                    Some(r) if r.awaited => {
+                        // The deadline came first: a renewal not proven by it proves nothing.
+                        self.give_up_renewal(now, &mut out);
+                        self.schedule(now, &mut out);
+                    }
+                    _ => self.schedule(now, &mut out),
+                }
+            }
+            (Phase::Stopping, GuardEvent::TimerFired { now }) if !self.kill_sent => {
+                let kill_at = self.kill_at.unwrap_or(*now);
+                if *now < kill_at {
+                    out.commands.push(GuardCommand::WaitUntil { at: kill_at });
+                } else {
+                    // To the group even when the child has exited: what it started may live on.
+                    self.kill_sent = true;
+                    out.commands.push(GuardCommand::Signal {
+                        signal: Signal::Kill,
+                    });
+                    if self.child.is_some() {
+                        self.finish_stopped(&mut out);
+                    }
+                }
+            }
+            (Phase::Draining, GuardEvent::TimerFired { now }) => match self.renewal {
+                Some(InFlight {
+                    until: Some(until), ..
+                }) if *now < until => out.commands.push(GuardCommand::WaitUntil { at: until }),
+                _ => {
+                    self.renewal = None;
+                    self.renewals += 1;
+                    say(&mut out, Level::Warning, "the renewal running when the command ended did not end by the local deadline: its outcome is unknown".into());
+                    self.finish_child(&mut out);
+                }
+            },
+            (Phase::Running, GuardEvent::ChildExited { exit, .. }) => {
+                self.child = Some(exit.clone());
+                if self.renewal.is_some_and(|r| r.awaited) {
+                    // Finish the renewal and report it; its deadline timer is armed already.
+                    self.phase = Phase::Draining;
+                    say(
+                        &mut out,
+                        Level::Info,
+                        "the command ended while a renewal runs: waiting for its outcome".into(),
+                    );
+                } else {
+                    self.finish_child(&mut out);
+                }
+            }
+            (Phase::Stopping, GuardEvent::ChildExited { exit, .. }) if self.child.is_none() => {
+                self.child = Some(exit.clone());
+                if self.kill_sent {
+                    self.finish_stopped(&mut out);
+                }
+                // Else SIGKILL still goes to the group at the kill grace.
+            }
+            (
+                Phase::Running | Phase::Stopping | Phase::Draining,
+                GuardEvent::SignalReceived { signal, .. },
+            ) if *signal != Signal::Kill => {
+                out.commands.push(GuardCommand::Signal { signal: *signal });
+            }
+            _ => return Err(unexpected(self.phase, &event)),
+        }
+        Ok(out)
+    }
+
+    /// Starts the child under `lease`, unless its stop time has passed already.
+    fn spawn(&mut self, now: Millis, lease: LeaseView, out: &mut GuardStep) {
+        if now >= stop_at(&lease, self.settings.kill_grace_ms) {
+            say(
+                out,
+                Level::Warning,
+                format!(
+                    "the local deadline ({}) has passed already: the command does not run",
+                    format_rfc3339(lease.local_deadline)
+                ),
+            );
+            return self.finish(FinishReason::Deadline, out);
+        }
+        self.phase = Phase::Running;
+        out.commands.push(GuardCommand::Spawn { lease });
+        self.schedule(now, out);
+    }
+
+    /// Asks the schedule what to do next while the child runs.
+    fn schedule(&mut self, now: Millis, out: &mut GuardStep) {
+        let Some(lease) = self.lease.clone() else {
+            return; // unreachable: the child runs only under a proven lease
+        };
+        let input = GuardInput {
+            now,
+            lease,
+            last: self.last,
+            last_attempt_at: self.last_attempt_at,
+            kill_grace_ms: self.settings.kill_grace_ms,
+        };
+        match decide(&input) {
+            GuardDecision::Renew { until } => {
+                self.renewal = Some(InFlight {
+                    until: Some(until),
+                    awaited: true,
+                });
+                out.commands.push(GuardCommand::Renew { until });
+                out.commands.push(GuardCommand::WaitUntil { at: until });
+            }
+            GuardDecision::Wait { until } => {
+                out.commands.push(GuardCommand::WaitUntil { at: until })
+            }
+            GuardDecision::Kill { reason } => self.stop(now, reason, out),
+        }
+    }
+
+    /// SIGTERM to the group now, SIGKILL at the kill grace.
+    fn stop(&mut self, now: Millis, reason: KillReason, out: &mut GuardStep) {
+        if self.renewal.is_some_and(|r| r.awaited) {
+            self.give_up_renewal(now, out);
+        }
+        self.phase = Phase::Stopping;
+        self.killed = Some(reason);
+        let kill_at = now + self.settings.kill_grace_ms;
+        self.kill_at = Some(kill_at);
+        let why = match reason {
+            KillReason::Lost => "the holding was lost",
+            KillReason::Deadline => "the local deadline passed without a proven renewal",
+        };
+        say(out, Level::Warning, format!("stopping the child ({why})"));
+        out.commands.push(GuardCommand::Signal {
+            signal: Signal::Term,
+        });
+        out.commands.push(GuardCommand::WaitUntil { at: kill_at });
+    }
+
+    /// The renewal's deadline came first: it runs on in the driver, but proves nothing.
+    fn give_up_renewal(&mut self, now: Millis, out: &mut GuardStep) {
+        if let Some(r) = self.renewal.as_mut() {
+            r.awaited = false;
+        }
+        self.renewals += 1;
+        self.last_attempt_at = Some(now);
+        say(out, Level::Info, "the renewal is not proven by the local deadline: it proves nothing (its outcome is reported if it ends)".into());
+    }
+
+    fn renewal_ended(
+        &mut self,
+        now: Millis,
+        inflight: InFlight,
+        renewal: &Renewal,
+        out: &mut GuardStep,
+    ) {
+        if !inflight.awaited {
+            say(
+                out,
+                Level::Info,
+                format!(
+                    "a renewal given up on at the deadline ended: {}; it changes nothing",
+                    renewal.describe()
+                ),
+            );
+            return;
+        }
+        self.renewals += 1;
+        self.last_attempt_at = Some(now);
+        let late = inflight.until.is_some_and(|until| now >= until);
+        let draining = self.phase == Phase::Draining;
+        if late {
+            say(
+                out,
+                Level::Info,
+                format!(
+                    "a renewal answered after its deadline: {}; it proves nothing",
+                    renewal.describe()
+                ),
+            );
+        } else {
+            match renewal {
+                Renewal::Renewed(lease) => {
+                    self.lease = Some(lease.clone());
+                    self.last = LastRenewal::Renewed;
+                }
+                // Held, not due yet by GitHub's clock: the lease already proven stands, and the
+                // schedule spaces the next try.
+                Renewal::NotDue => self.last = LastRenewal::NotDue,
+                Renewal::Lost(message) => {
+                    self.last = LastRenewal::Lost;
+                    say(out, Level::Warning, message.clone());
+                }
+                Renewal::Failed { .. } | Renewal::Unknown(_) => {
+                    self.last = LastRenewal::Failed;
+                    if !draining {
+                        let until = self.lease.as_ref().map_or(0, |l| l.local_deadline);
+                        say(
+                            out,
+                            Level::Warning,
+                            format!(
+                                "renewal {}; the child runs on until {}",
+                                renewal.describe(),
+                                format_rfc3339(until)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if draining {
+            say(
+                out,
+                Level::Info,
+                format!(
+                    "the renewal running when the command ended: {}",
+                    renewal.describe()
+                ),
+            );
+            self.finish_child(out);
+        } else {
+            self.schedule(now, out);
+        }
+    }
+
+    /// The child was stopped and SIGKILL went to the group.
+    fn finish_stopped(&mut self, out: &mut GuardStep) {
+        let reason = match self.killed {
+            Some(KillReason::Lost) => FinishReason::Lost,
+            _ => FinishReason::Deadline,
+        };
+        self.finish(reason, out);
+    }
+
+    /// The child ended by itself (or never started).
+    fn finish_child(&mut self, out: &mut GuardStep) {
+        let reason = match self.child {
+            Some(ChildExit::SpawnFailed { .. }) => FinishReason::SpawnFailed,
+            _ => FinishReason::ChildExited,
+        };
+        self.finish(reason, out);
+    }
+
+    fn finish(&mut self, reason: FinishReason, out: &mut GuardStep) {
+        if self.renewal.take().is_some() {
+            say(
+                out,
+                Level::Warning,
+                "a renewal was still running when the guard finished: its outcome is unknown"
+                    .into(),
+            );
+        }
+        let exit_code = match (reason, &self.child) {
+            (FinishReason::Lost, _) => EXIT_CODES.lost,
+            (FinishReason::Deadline, _) => EXIT_CODES.deadline,
+            (FinishReason::NotHeld, _) => EXIT_CODES.not_held,
+            (_, Some(ChildExit::Exited { code })) => *code,
+            (_, Some(ChildExit::Signalled { number, .. })) => EXIT_CODES.signal_base + number,
+            (_, Some(ChildExit::SpawnFailed { .. }) | None) => EXIT_CODES.spawn_failed,
+        };
+        self.phase = Phase::Finished;
+        out.commands.push(GuardCommand::Finish(Finish {
+            exit_code,
+            reason,
+            child: self.child.clone(),
+            renewals: self.renewals,
+        }));
+    }
+}
+
+fn say(out: &mut GuardStep, level: Level, text: String) {
+    out.log.push(LogLine { level, text });
 }
 
 #[cfg(test)]
@@ -186,6 +892,723 @@ mod tests {
             Kill {
                 reason: KillReason::Deadline
             }
+        );
+    }
+}
+
+/// The machine, as transcripts: each event and the commands it must answer with.
+#[cfg(test)]
+mod machine {
+    use super::*;
+    use crate::wire::{Failure, FailureCode, Stats};
+    use GuardCommand as C;
+
+    const GRACE: Millis = 10_000;
+
+    fn lease(at: Millis) -> LeaseView {
+        LeaseView {
+            expires_at: at + 900_000,
+            ceiling_at: 9_000_000,
+            local_deadline: at + 780_000,
+            renew_at: at + 300_000,
+            renew_ms: 300_000,
+            ttl_ms: 900_000,
+        }
+    }
+
+    fn outcome(
+        result: ResultWord,
+        lease: Option<LeaseView>,
+        error: Option<(&str, Option<&str>)>,
+    ) -> Box<Outcome> {
+        Box::new(Outcome {
+            result,
+            success: matches!(result, ResultWord::Renewed | ResultWord::NotDue),
+            lock: "deploy".into(),
+            holder_id: "octo/app:7:build".into(),
+            acquired: None,
+            released: None,
+            fence: Some(1),
+            nonce: None,
+            wait_ms: None,
+            queue_position: None,
+            capacity: None,
+            error: error.map(|(code, class)| Failure {
+                code: FailureCode::from_word(code).expect("a failure code"),
+                message: format!("{code} happened"),
+                class: class.map(|c| AnswerClass::from_word(c).expect("an answer class")),
+                status: None,
+            }),
+            state: None,
+            stats: Stats::default(),
+            lease,
+            reaped: Vec::new(),
+        })
+    }
+
+    fn renewed(at: Millis) -> Box<Outcome> {
+        outcome(ResultWord::Renewed, Some(lease(at)), None)
+    }
+    fn lost() -> Box<Outcome> {
+        outcome(ResultWord::Lost, None, Some(("lost", None)))
+    }
+    fn failed() -> Box<Outcome> {
+        outcome(
+            ResultWord::Failed,
+            None,
+            Some(("api-unavailable", Some("transient"))),
+        )
+    }
+    fn unknown() -> Box<Outcome> {
+        outcome(
+            ResultWord::Failed,
+            None,
+            Some(("api-unavailable", Some("unknown-outcome"))),
+        )
+    }
+
+    fn guard() -> Guard {
+        Guard::with_settings(
+            GuardSettings {
+                kill_grace_ms: GRACE,
+            },
+            None,
+        )
+    }
+
+    fn finish(
+        exit_code: i32,
+        reason: FinishReason,
+        child: Option<ChildExit>,
+        renewals: u64,
+    ) -> GuardCommand {
+        C::Finish(super::Finish {
+            exit_code,
+            reason,
+            child,
+            renewals,
+        })
+    }
+
+    fn exited(code: i32) -> ChildExit {
+        ChildExit::Exited { code }
+    }
+
+    fn signalled(signal: &str, number: i32) -> ChildExit {
+        ChildExit::Signalled {
+            signal: signal.into(),
+            number,
+        }
+    }
+
+    /// Feeds each event and compares the commands; returns every log line.
+    fn transcript(g: &mut Guard, steps: Vec<(GuardEvent, Vec<GuardCommand>)>) -> Vec<String> {
+        let mut log = Vec::new();
+        for (event, want) in steps {
+            let what = format!("{event:?}");
+            let step = g.step(event).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(step.commands, want, "after {what}");
+            log.extend(step.log.into_iter().map(|l| l.text));
+        }
+        log
+    }
+
+    /// Verified at 0 (lease renewing at 300 s, deadline 780 s, stop at 770 s): the child runs.
+    fn running() -> Guard {
+        let mut g = guard();
+        transcript(
+            &mut g,
+            vec![
+                (GuardEvent::Started { now: 0 }, vec![C::Verify]),
+                (
+                    GuardEvent::Verified {
+                        now: 0,
+                        outcome: renewed(0),
+                    },
+                    vec![C::Spawn { lease: lease(0) }, C::WaitUntil { at: 300_000 }],
+                ),
+            ],
+        );
+        g
+    }
+
+    #[test]
+    fn verifies_spawns_renews_and_passes_the_childs_code_through() {
+        let mut g = running();
+        transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                ),
+                (
+                    GuardEvent::RenewalEnded {
+                        now: 301_000,
+                        outcome: renewed(301_000),
+                    },
+                    vec![C::WaitUntil { at: 601_000 }],
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 400_000,
+                        exit: exited(3),
+                    },
+                    vec![finish(3, FinishReason::ChildExited, Some(exited(3)), 1)],
+                ),
+            ],
+        );
+        assert_eq!(g.lease(), Some(&lease(301_000)));
+        assert_eq!(g.phase(), Phase::Finished);
+    }
+
+    #[test]
+    fn a_holding_not_verified_never_starts_the_child() {
+        for o in [
+            lost(),
+            failed(),
+            unknown(),
+            outcome(ResultWord::NotDue, None, None),
+        ] {
+            let mut g = guard();
+            let log = transcript(
+                &mut g,
+                vec![
+                    (GuardEvent::Started { now: 0 }, vec![C::Verify]),
+                    (
+                        GuardEvent::Verified { now: 0, outcome: o },
+                        vec![finish(72, FinishReason::NotHeld, None, 0)],
+                    ),
+                ],
+            );
+            assert!(log[0].contains("could not be verified"), "{log:?}");
+        }
+    }
+
+    #[test]
+    fn a_verification_answered_past_the_deadline_never_starts_the_child() {
+        let mut g = guard();
+        transcript(
+            &mut g,
+            vec![
+                (GuardEvent::Started { now: 0 }, vec![C::Verify]),
+                (
+                    GuardEvent::Verified {
+                        now: 770_000,
+                        outcome: renewed(0),
+                    },
+                    vec![finish(71, FinishReason::Deadline, None, 0)],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn an_embedder_starts_from_acquires_lease() {
+        let mut g = Guard::with_settings(
+            GuardSettings {
+                kill_grace_ms: GRACE,
+            },
+            Some(lease(0)),
+        );
+        transcript(
+            &mut g,
+            vec![(
+                GuardEvent::Started { now: 10 },
+                vec![C::Spawn { lease: lease(0) }, C::WaitUntil { at: 300_000 }],
+            )],
+        );
+    }
+
+    #[test]
+    fn a_failed_renewal_is_retried_after_the_floor_and_the_deadline_beats_a_running_renewal() {
+        let mut g = running();
+        let log = transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                ),
+                // A tenth of the renew interval (30 s) later.
+                (
+                    GuardEvent::RenewalEnded {
+                        now: 300_000,
+                        outcome: failed(),
+                    },
+                    vec![C::WaitUntil { at: 330_000 }],
+                ),
+                // A timer that fires early changes nothing.
+                (
+                    GuardEvent::TimerFired { now: 329_000 },
+                    vec![C::WaitUntil { at: 330_000 }],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 330_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 500_000 },
+                    vec![C::WaitUntil { at: 770_000 }],
+                ),
+                // Still running at the stop time: the deadline wins.
+                (
+                    GuardEvent::TimerFired { now: 770_000 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 780_000 },
+                    ],
+                ),
+                // Its answer, late, changes nothing.
+                (
+                    GuardEvent::RenewalEnded {
+                        now: 775_000,
+                        outcome: renewed(775_000),
+                    },
+                    vec![],
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 776_000,
+                        exit: signalled("SIGTERM", 15),
+                    },
+                    vec![],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 780_000 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Kill,
+                        },
+                        finish(
+                            71,
+                            FinishReason::Deadline,
+                            Some(signalled("SIGTERM", 15)),
+                            2,
+                        ),
+                    ],
+                ),
+            ],
+        );
+        assert_eq!(g.lease(), Some(&lease(0)), "a late renewal proves nothing");
+        assert!(
+            log.iter()
+                .any(|l| l.contains("renewal failed (api-unavailable")),
+            "{log:?}"
+        );
+        assert!(
+            log.iter()
+                .any(|l| l.contains("stopping the child (the local deadline")),
+            "{log:?}"
+        );
+    }
+
+    /// Fix: SIGKILL goes to the group at the kill grace even when the child exited on SIGTERM
+    /// (what it started may ignore SIGTERM and live on).
+    #[test]
+    fn sigkill_follows_sigterm_even_when_the_child_has_exited() {
+        let mut g = running();
+        transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 770_000 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 780_000 },
+                    ],
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 770_100,
+                        exit: signalled("SIGTERM", 15),
+                    },
+                    vec![],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 780_000 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Kill,
+                        },
+                        finish(
+                            71,
+                            FinishReason::Deadline,
+                            Some(signalled("SIGTERM", 15)),
+                            0,
+                        ),
+                    ],
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_lost_holding_stops_the_child_term_then_kill() {
+        let mut g = running();
+        let log = transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                ),
+                (
+                    GuardEvent::RenewalEnded {
+                        now: 300_500,
+                        outcome: lost(),
+                    },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 310_500 },
+                    ],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 310_500 },
+                    vec![C::Signal {
+                        signal: Signal::Kill,
+                    }],
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 310_600,
+                        exit: signalled("SIGKILL", 9),
+                    },
+                    vec![finish(
+                        70,
+                        FinishReason::Lost,
+                        Some(signalled("SIGKILL", 9)),
+                        1,
+                    )],
+                ),
+            ],
+        );
+        assert!(log.iter().any(|l| l == "lost happened"), "{log:?}");
+    }
+
+    /// Fix: a renewal in flight when the child exits is waited for, and its outcome reported.
+    #[test]
+    fn a_renewal_in_flight_when_the_child_exits_is_finished_and_reported() {
+        let cases: Vec<(Box<Outcome>, &str)> = vec![
+            (renewed(300_000), "renewed"),
+            (lost(), "lost"),
+            (failed(), "failed (api-unavailable"),
+            (unknown(), "unknown outcome"),
+        ];
+        for (o, said) in cases {
+            let mut g = running();
+            let log = transcript(
+                &mut g,
+                vec![
+                    (
+                        GuardEvent::TimerFired { now: 300_000 },
+                        vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                    ),
+                    (
+                        GuardEvent::ChildExited {
+                            now: 300_100,
+                            exit: exited(0),
+                        },
+                        vec![],
+                    ),
+                    (
+                        GuardEvent::SignalReceived {
+                            now: 300_150,
+                            signal: Signal::Hup,
+                        },
+                        vec![C::Signal {
+                            signal: Signal::Hup,
+                        }],
+                    ),
+                    (
+                        GuardEvent::RenewalEnded {
+                            now: 300_200,
+                            outcome: o,
+                        },
+                        vec![finish(0, FinishReason::ChildExited, Some(exited(0)), 1)],
+                    ),
+                ],
+            );
+            let line = log
+                .iter()
+                .find(|l| l.starts_with("the renewal running when the command ended:"));
+            assert!(line.is_some_and(|l| l.contains(said)), "{said}: {log:?}");
+        }
+        // Never ending: at its deadline its outcome is named unknown.
+        let mut g = running();
+        let log = transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 300_100,
+                        exit: exited(4),
+                    },
+                    vec![],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 700_000 },
+                    vec![C::WaitUntil { at: 770_000 }],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 770_000 },
+                    vec![finish(4, FinishReason::ChildExited, Some(exited(4)), 1)],
+                ),
+            ],
+        );
+        assert!(
+            log.iter().any(|l| l.contains("its outcome is unknown")),
+            "{log:?}"
+        );
+    }
+
+    /// Fix: SIGINT, SIGTERM and SIGHUP go on to the group, whatever the guard is doing with the
+    /// child (running, stopping it, waiting for a renewal after it ended).
+    #[test]
+    fn signals_received_are_forwarded_to_the_group() {
+        for signal in [Signal::Int, Signal::Term, Signal::Hup] {
+            let mut g = running();
+            let fwd = vec![C::Signal { signal }];
+            transcript(
+                &mut g,
+                vec![
+                    (
+                        GuardEvent::SignalReceived { now: 1_000, signal },
+                        fwd.clone(),
+                    ),
+                    (
+                        GuardEvent::TimerFired { now: 770_000 },
+                        vec![
+                            C::Signal {
+                                signal: Signal::Term,
+                            },
+                            C::WaitUntil { at: 780_000 },
+                        ],
+                    ),
+                    (
+                        GuardEvent::SignalReceived {
+                            now: 771_000,
+                            signal,
+                        },
+                        fwd.clone(),
+                    ),
+                ],
+            );
+            let mut g = running();
+            transcript(
+                &mut g,
+                vec![
+                    (
+                        GuardEvent::TimerFired { now: 300_000 },
+                        vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 770_000 }],
+                    ),
+                    (
+                        GuardEvent::ChildExited {
+                            now: 300_100,
+                            exit: exited(0),
+                        },
+                        vec![],
+                    ),
+                    (
+                        GuardEvent::SignalReceived {
+                            now: 300_200,
+                            signal,
+                        },
+                        fwd.clone(),
+                    ),
+                ],
+            );
+        }
+    }
+
+    #[test]
+    fn exit_codes_of_a_child_that_ends_by_itself() {
+        let cases = [
+            (exited(0), 0, FinishReason::ChildExited),
+            (exited(255), 255, FinishReason::ChildExited),
+            (signalled("SIGSEGV", 11), 139, FinishReason::ChildExited),
+            (
+                ChildExit::SpawnFailed {
+                    message: "spawn nope ENOENT".into(),
+                },
+                127,
+                FinishReason::SpawnFailed,
+            ),
+        ];
+        for (exit, code, reason) in cases {
+            let mut g = running();
+            transcript(
+                &mut g,
+                vec![(
+                    GuardEvent::ChildExited {
+                        now: 5,
+                        exit: exit.clone(),
+                    },
+                    vec![finish(code, reason, Some(exit), 0)],
+                )],
+            );
+        }
+    }
+
+    #[test]
+    fn illegal_transitions_are_errors() {
+        let protocol = |g: &mut Guard, e: GuardEvent| {
+            let err = g.step(e).expect_err("an illegal transition");
+            assert_eq!(err.code(), "protocol");
+        };
+        let mut g = guard();
+        protocol(&mut g, GuardEvent::TimerFired { now: 0 });
+        protocol(
+            &mut g,
+            GuardEvent::Verified {
+                now: 0,
+                outcome: renewed(0),
+            },
+        );
+        let _ = g.step(GuardEvent::Started { now: 0 }).unwrap();
+        protocol(&mut g, GuardEvent::Started { now: 0 });
+        protocol(&mut g, GuardEvent::TimerFired { now: 0 });
+        protocol(
+            &mut g,
+            GuardEvent::RenewalEnded {
+                now: 0,
+                outcome: renewed(0),
+            },
+        );
+        // No child yet: a signal is not the guard's to forward.
+        protocol(
+            &mut g,
+            GuardEvent::SignalReceived {
+                now: 0,
+                signal: Signal::Int,
+            },
+        );
+        protocol(
+            &mut g,
+            GuardEvent::ChildExited {
+                now: 0,
+                exit: exited(0),
+            },
+        );
+        let mut g = running();
+        protocol(
+            &mut g,
+            GuardEvent::RenewalEnded {
+                now: 1,
+                outcome: renewed(1),
+            },
+        );
+        protocol(
+            &mut g,
+            GuardEvent::Verified {
+                now: 1,
+                outcome: renewed(1),
+            },
+        );
+        protocol(
+            &mut g,
+            GuardEvent::SignalReceived {
+                now: 1,
+                signal: Signal::Kill,
+            },
+        );
+        let _ = g
+            .step(GuardEvent::ChildExited {
+                now: 2,
+                exit: exited(0),
+            })
+            .unwrap();
+        assert_eq!(g.phase(), Phase::Finished);
+        protocol(
+            &mut g,
+            GuardEvent::ChildExited {
+                now: 3,
+                exit: exited(0),
+            },
+        );
+        protocol(&mut g, GuardEvent::TimerFired { now: 3 });
+        // Stopping: SIGKILL sent, the child not gone yet: no timer is armed.
+        let mut g = running();
+        let _ = g.step(GuardEvent::TimerFired { now: 770_000 }).unwrap();
+        let _ = g.step(GuardEvent::TimerFired { now: 780_000 }).unwrap();
+        protocol(&mut g, GuardEvent::TimerFired { now: 781_000 });
+    }
+
+    #[test]
+    fn kill_grace_is_read_like_every_input() {
+        let read = |v: Option<&str>| {
+            let raw: RawInputs = v
+                .map(|v| ("kill-grace-seconds".to_string(), v.to_string()))
+                .into_iter()
+                .collect();
+            Guard::new(&raw).map(|g| g.settings().kill_grace_ms)
+        };
+        assert_eq!(read(None), Ok(10_000));
+        assert_eq!(read(Some("")), Ok(10_000));
+        assert_eq!(read(Some(" 1 ")), Ok(1_000));
+        assert_eq!(read(Some("300")), Ok(300_000));
+        for bad in ["0", "301", "ten", "1.5", "-1", "+5", "1e2"] {
+            let Err(Error::Input(e)) = read(Some(bad)) else {
+                panic!("{bad} accepted");
+            };
+            assert_eq!(e.input, "kill-grace-seconds");
+            assert_eq!(e.rule, "must be a whole number from 1 to 300");
+            assert_eq!(e.value, bad);
+        }
+        assert_eq!(
+            read(Some("0")).unwrap_err().to_string(),
+            "`kill-grace-seconds` must be a whole number from 1 to 300 (got \"0\")"
+        );
+    }
+
+    #[test]
+    fn the_wire_shape() {
+        let e: GuardEvent = serde_json::from_str(
+            r#"{"kind":"child-exited","now":5,"exit":{"kind":"signalled","signal":"SIGTERM","number":15}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            e,
+            GuardEvent::ChildExited {
+                now: 5,
+                exit: signalled("SIGTERM", 15)
+            }
+        );
+        let e: GuardEvent =
+            serde_json::from_str(r#"{"kind":"signal-received","now":5,"signal":"SIGHUP"}"#)
+                .unwrap();
+        assert_eq!(
+            e,
+            GuardEvent::SignalReceived {
+                now: 5,
+                signal: Signal::Hup
+            }
+        );
+        let f = finish(71, FinishReason::Deadline, None, 2);
+        assert_eq!(
+            serde_json::to_string(&f).unwrap(),
+            r#"{"kind":"finish","exitCode":71,"reason":"deadline","child":null,"renewals":2}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&C::WaitUntil { at: 9 }).unwrap(),
+            r#"{"kind":"wait-until","at":9}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&C::Signal {
+                signal: Signal::Kill
+            })
+            .unwrap(),
+            r#"{"kind":"signal","signal":"SIGKILL"}"#
         );
     }
 }
