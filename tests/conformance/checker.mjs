@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
+import { loadGraphqlSchema } from './graphql.mjs';
 import { loadSpec } from './openapi.mjs';
 import { validateAll } from './validate.mjs';
 
@@ -19,7 +20,8 @@ export class ConformanceError extends Error {
     const more = summary.mismatches.length > 20 ? [`  … and ${summary.mismatches.length - 20} more`] : [];
     super(
       `conformance: ${summary.mismatches.length} difference(s) between the emulator${label ? ` (${label})` : ''} and GitHub's OpenAPI description ` +
-        `(api.github.com, @octokit/openapi ${summary.specVersion}); allow one only by adding it to tests/conformance/deviations.mjs with its source:\n` +
+        `(api.github.com, @octokit/openapi ${summary.specVersion}) or GraphQL schema (@octokit/graphql-schema ${loadGraphqlSchema().version}); ` +
+        `allow one only by adding it to tests/conformance/deviations.mjs with its source:\n` +
         [...lines, ...more].join('\n'),
     );
     this.summary = summary;
@@ -30,6 +32,7 @@ export class ConformanceError extends Error {
  *  and throws ConformanceError on a mismatch (once: later calls return the summary). */
 export function createChecker(label = null) {
   loadSpec(); // parse the description now, in the test's setup, not inside a timed test
+  loadGraphqlSchema(); // and GitHub's GraphQL schema
   runDir(); // fix the run's directory now, so that processes spawned later share it
   const checker = {
     label,
@@ -143,7 +146,7 @@ function hookExit() {
     }
     const mine = combine(checkers.map((c) => c.summary).filter(Boolean));
     const file = process.argv[1] ? path.relative(process.cwd(), process.argv[1]) : '(unknown)';
-    const spec = `api.github.com, @octokit/openapi ${loadSpec().version}`;
+    const spec = `api.github.com, @octokit/openapi ${loadSpec().version}, @octokit/graphql-schema ${loadGraphqlSchema().version}`;
     let runLine = '';
     try {
       const dir = runDir();

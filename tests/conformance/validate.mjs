@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadSpec } from './openapi.mjs';
 import { DEVIATIONS } from './deviations.mjs';
+import { validateGraphqlExchange } from './graphql.mjs';
 
 const header = (h, name) => {
   if (!h) return undefined;
@@ -65,6 +66,8 @@ function decodePathParam(raw) {
  * emulator refused it (as GitHub does).
  */
 export function validateExchange(ex, deviations = DEVIATIONS) {
+  // GraphQL: against GitHub's published GraphQL schema, not the OpenAPI description.
+  if (ex.path === '/graphql') return validateGraphqlExchange(ex);
   const api = loadSpec();
   const problems = [];
   const allowed = [];

@@ -6,12 +6,14 @@
 //   contents.mjs     the contents API (GET, PUT, DELETE contents)
 //   git-data.mjs     the git data API (refs, trees, commits)
 //   actions.mjs      GitHub Actions: workflow runs and jobs as tests script them, their routes
+//   graphql.mjs      POST /graphql: the repository id, ref reads, refs listing, updateRefs
 //   faults.mjs       fault injection (faults.add()) and the answers a fault sends
 //   rate-limits.mjs  the primary and secondary rate limits
 //   git.mjs, http.mjs, helpers.mjs, constants.mjs   git plumbing, HTTP helpers, the rest
 //   cli.mjs          the command line
 //
-// Node.js 20 built-ins and the `git` binary only: no npm packages.
+// Node.js 20 built-ins and the `git` binary only, except POST /graphql, which loads the dev
+// dependencies `graphql` and `@octokit/graphql-schema` on its first request.
 //
 // GitHub behaviour copied here is described in docs/github-semantics.md; comments cite its
 // sections as docs/github-semantics.md#<anchor>. Where GitHub's behaviour is surprising the
@@ -80,6 +82,7 @@ function conformanceMode(option) {
  *     createRepo(owner, repo, defaultBranch?, files?), repo(owner, repo), now(), close() }
  * options: { owner='octo', repo='locks', defaultBranch='main', files={}, port=0,
  *   host='127.0.0.1', tokens=null, dir=null, private=false, rateLimit=5000,
+ *   limits={ graphqlPerHour=1000 (GraphQL points), contentPerMinute, contentPerHour },
  *   now=Date.now (clock for commit dates, Date headers, rate windows, stale windows),
  *   timeLimitMs=10000, timeLimitAnswer=502|'reset', killedWork='finish'|'drop' (GitHub's
  *   request time limit; see setTimeLimit), onExchange=null (called with every

@@ -5,6 +5,7 @@
 
 import crypto from 'node:crypto';
 import { DEFAULT_FAULT_MESSAGES, DOCS, ZERO_SHA } from './constants.mjs';
+import { graphqlServerError } from './graphql.mjs';
 import { matchPattern } from './helpers.mjs';
 import { errorBody, fail, lowerKeys, reply, safeDecode } from './http.mjs';
 
@@ -129,9 +130,11 @@ export class Faults {
 export function faultReply(emu, ctx, a) {
   const status = a.status;
   const token = emu.tokenOf(ctx.req);
-  const headers = { ...(token ? emu.rate.headers(token) : {}) };
+  const headers = { ...(token ? emu.limiterFor(ctx).headers(token) : {}) };
   let body = a.body;
-  if (body === undefined) {
+  if (body === undefined && ctx.url.pathname === '/graphql' && status >= 500) {
+    body = graphqlServerError(status, ctx.id).body;
+  } else if (body === undefined) {
     let msg = (DEFAULT_FAULT_MESSAGES[status] ?? 'Error').replace('{id}', ctx.id);
     let doc = DOCS.root;
     if (status === 403 || status === 429) {

@@ -7,9 +7,11 @@
 // ---------------------------------------------------------------------------------------
 
 export class RateLimiter {
-  constructor(limit, now) {
+  /** resource: 'core' (REST, one per request) or 'graphql' (its own budget, in points). */
+  constructor(limit, now, resource = 'core') {
     this.limit = limit;
     this.now = now;
+    this.resource = resource;
     this.windows = new Map();
   }
 
@@ -28,19 +30,20 @@ export class RateLimiter {
     return { limit: this.limit, used: w.used, remaining: Math.max(0, this.limit - w.used), reset: w.reset };
   }
 
-  consume(token) {
+  consume(token, points = 1) {
     const w = this._window(token);
-    if (w.used < this.limit) w.used++;
+    w.used = Math.min(this.limit, w.used + points);
   }
 
-  /** GET /rate_limit's body. Only the core limit is counted; the others are reported full,
-   *  as for a fresh token. */
-  body(token) {
+  /** GET /rate_limit's body. The core limit and, given `graphql` (the GraphQL budget), that
+   *  one are counted; the others are reported full, as for a fresh token. */
+  body(token, graphql = null) {
     const s = this.peek(token);
     const core = { limit: s.limit, used: s.used, remaining: s.remaining, reset: s.reset };
     const fresh = (limit) => ({ limit, used: 0, remaining: limit, reset: s.reset });
+    const g = graphql ? graphql.peek(token) : null;
     return {
-      resources: { core, search: fresh(30), graphql: fresh(5000), integration_manifest: fresh(5000), code_search: fresh(10) },
+      resources: { core, search: fresh(30), graphql: g ? { limit: g.limit, used: g.used, remaining: g.remaining, reset: g.reset } : fresh(5000), integration_manifest: fresh(5000), code_search: fresh(10) },
       rate: core,
     };
   }
@@ -52,7 +55,7 @@ export class RateLimiter {
       'x-ratelimit-remaining': String(s.remaining),
       'x-ratelimit-used': String(s.used),
       'x-ratelimit-reset': String(s.reset),
-      'x-ratelimit-resource': 'core',
+      'x-ratelimit-resource': this.resource,
     };
   }
 }

@@ -18,6 +18,7 @@ import { DEFAULT_FAULT_MESSAGES, DOCS } from './constants.mjs';
 import { contentsRoute } from './contents.mjs';
 import { Faults, conflictReply, faultReply } from './faults.mjs';
 import { gitDataRoute } from './git-data.mjs';
+import { graphqlRoute, graphqlServerError } from './graphql.mjs';
 import { definedOnly, sha1, sleep } from './helpers.mjs';
 import { cacheHeaders, etagMatches, fail, readBody, reply, safeDecode, serialize } from './http.mjs';
 import { RateLimiter, SecondaryLimiter } from './rate-limits.mjs';
@@ -82,6 +83,9 @@ export class Emulator {
     this.faults = new Faults(this.closing);
     this.faults.staleReads = (cfg) => this.staleReads(cfg);
     this.rate = new RateLimiter(options.limits?.primaryPerHour ?? options.rateLimit ?? 5000, this.now);
+    // GraphQL's own primary budget, in points (docs/github-semantics.md#rate-limits): 1,000 an
+    // hour, as for the GITHUB_TOKEN leasehold's claims run with; limits.graphqlPerHour sets it.
+    this.graphqlRate = new RateLimiter(options.limits?.graphqlPerHour ?? 1000, this.now, 'graphql');
     this.secondary = new SecondaryLimiter(options.limits ?? {}, this.now);
     this.url = null;
     this.id = crypto.randomBytes(4).toString('hex');
@@ -287,12 +291,18 @@ export class Emulator {
     this.inflight.add(tail);
     tail.finally(() => this.inflight.delete(tail));
     if (limit.answer === 'reset') return RESET;
-    return this.withRateHeaders(ctx, fail(limit.answer, 'Server Error', DOCS.timeouts));
+    const killed = ctx.url.pathname === '/graphql' ? graphqlServerError(limit.answer, ctx.id) : fail(limit.answer, 'Server Error', DOCS.timeouts);
+    return this.withRateHeaders(ctx, killed);
+  }
+
+  /** The primary limit a request counts against: GraphQL's points or REST's requests. */
+  limiterFor(ctx) {
+    return ctx.url.pathname === '/graphql' ? this.graphqlRate : this.rate;
   }
 
   withRateHeaders(ctx, result) {
     const token = this.tokenOf(ctx.req);
-    if (token) result.headers = { ...this.rate.headers(token), ...result.headers };
+    if (token) result.headers = { ...this.limiterFor(ctx).headers(token), ...result.headers };
     return result;
   }
 
@@ -355,12 +365,20 @@ export class Emulator {
 
     if (ctx.url.pathname === '/rate_limit' && req.method === 'GET') {
       // Does not count against the limit (as on GitHub).
-      const body = this.rate.body(token);
+      const body = this.rate.body(token, this.graphqlRate);
       const etag = `W/"${sha1(serialize(body))}"`;
       if (etagMatches(req.headers['if-none-match'], etag)) {
         return this.withRate(ctx, reply(304, null, { etag, ...cacheHeaders() }), false);
       }
       return this.withRate(ctx, reply(200, body, { etag }), false);
+    }
+
+    // GraphQL (graphql.mjs): its own budget in points, its own answers, no conditional GET.
+    if (ctx.url.pathname === '/graphql') {
+      if (req.method !== 'POST') return fail(404, 'Not Found', DOCS.root);
+      const result = await graphqlRoute(this, ctx);
+      result.headers = { ...this.graphqlRate.headers(token), ...result.headers };
+      return result;
     }
 
     if (this.rate.peek(token).remaining === 0) {
