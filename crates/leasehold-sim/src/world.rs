@@ -1824,9 +1824,10 @@ impl World {
                 }
                 (reply, applied)
             }
-            Call::CreateTree { .. } | Call::CreateCommit { .. } | Call::CreateBranch { .. } => {
-                (self.store.answer(command, self.now, None).0, None)
-            }
+            Call::CreateTree { .. }
+            | Call::CreateCommit { .. }
+            | Call::CreateBranch { .. }
+            | Call::Graphql { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.

@@ -136,6 +136,9 @@ pub struct Outcome {
     /// reap: what was judged, and what was done, lock by lock.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reaped: Vec<ReapReport>,
+    /// A claim operation's report (its status decides the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<super::claim::ClaimReport>,
 }
 
 impl Stats {
@@ -174,6 +177,7 @@ impl Outcome {
             stats: Stats::default(),
             lease: None,
             reaped: Vec::new(),
+            claims: None,
         }
     }
 
