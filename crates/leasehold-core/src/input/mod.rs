@@ -8,6 +8,8 @@ mod ids;
 mod reader;
 
 pub use credentials::{credential_shape, refuse_credential};
-pub use ids::{holder_id, validate_lock_name, validate_repository};
+pub use ids::{
+    holder_id, validate_lock_name, validate_repository, validate_suffix as validate_suffix_pub,
+};
 pub(crate) use reader::Reader;
 pub use reader::{validate_entropy, Entropy, RawInputs};

@@ -71,7 +71,9 @@ pub fn read_refs_call(repository: &str, names: &[String]) -> Call {
     let mut variables = json!({ "owner": owner, "name": name });
     for (i, n) in names.iter().enumerate() {
         params.push_str(&format!(", $r{i}: String!"));
-        fields.push_str(&format!(" r{i}: ref(qualifiedName: $r{i}) {{ ...LeaseholdRef }}"));
+        fields.push_str(&format!(
+            " r{i}: ref(qualifiedName: $r{i}) {{ ...LeaseholdRef }}"
+        ));
         variables[format!("r{i}")] = Value::String(n.clone());
     }
     Call::Graphql {
@@ -177,7 +179,10 @@ pub fn parse_list(data: &Value) -> Result<(String, Vec<RefRead>, Option<String>)
         .pointer("/pageInfo/hasNextPage")
         .and_then(Value::as_bool)
         .ok_or("the answer has no pageInfo.hasNextPage")?;
-    let next = match (more, refs.pointer("/pageInfo/endCursor").and_then(Value::as_str)) {
+    let next = match (
+        more,
+        refs.pointer("/pageInfo/endCursor").and_then(Value::as_str),
+    ) {
         (false, _) => None,
         (true, Some(c)) => Some(c.to_string()),
         (true, None) => return Err("a page says there is more but gives no cursor".into()),
@@ -191,18 +196,31 @@ mod tests {
 
     #[test]
     fn read_query_aliases_every_ref_and_parses_back() {
-        let names = vec!["refs/leasehold/claims/n/a".to_string(), "refs/leasehold/claims/n/b".into()];
-        let Call::Graphql { document, variables } = read_refs_call("octo/app", &names) else {
+        let names = vec![
+            "refs/leasehold/claims/n/a".to_string(),
+            "refs/leasehold/claims/n/b".into(),
+        ];
+        let Call::Graphql {
+            document,
+            variables,
+        } = read_refs_call("octo/app", &names)
+        else {
             panic!()
         };
-        assert!(document.contains("r1: ref(qualifiedName: $r1)"), "{document}");
+        assert!(
+            document.contains("r1: ref(qualifiedName: $r1)"),
+            "{document}"
+        );
         assert_eq!(variables["r0"], "refs/leasehold/claims/n/a");
         let data = json!({"repository": {"id": "R_1", "r0": null, "r1": {"name": "b",
             "target": {"oid": "abc", "file": {"object": {"text": "{}"}}}}}});
         let (id, refs) = parse_read(&data, &names).unwrap();
         assert_eq!(id, "R_1");
         assert_eq!(refs[0].oid, None);
-        assert_eq!((refs[1].oid.as_deref(), refs[1].text.as_deref()), (Some("abc"), Some("{}")));
+        assert_eq!(
+            (refs[1].oid.as_deref(), refs[1].text.as_deref()),
+            (Some("abc"), Some("{}"))
+        );
     }
 
     #[test]

@@ -130,4 +130,8 @@ pub struct ClaimReport {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
     pub dry_run: bool,
+    /// The commands to run next, by name (`renew`, `release`, `adopt`, …), carrying the current
+    /// token, quoted to run as printed.
+    #[serde(default)]
+    pub next: BTreeMap<String, String>,
 }

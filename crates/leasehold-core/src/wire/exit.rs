@@ -8,7 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{Outcome, ResultWord};
 use super::words::FailureCode;
 
 /// A command's status word (the `status` of its JSON document).
@@ -157,33 +156,27 @@ impl Status {
             | F::StateWrongLock => Status::Stale,
         }
     }
+}
 
-    /// The status of an operation's outcome: a claim's own status, else the lock verb's result
-    /// word (a failure by its code).
-    pub fn of_outcome(o: &Outcome) -> Status {
-        if let Some(claim) = &o.claims {
-            return claim.status;
-        }
-        match o.result {
-            ResultWord::Acquired => Status::Acquired,
-            ResultWord::Timeout => Status::Timeout,
-            ResultWord::Cancelled => Status::Cancelled,
-            ResultWord::Released => Status::Released,
-            ResultWord::QueueCleaned => Status::QueueCleaned,
-            ResultWord::Noop => Status::Noop,
-            ResultWord::ReleaseUnrecorded => Status::UnknownOutcome,
-            ResultWord::Status => Status::Ok,
-            ResultWord::Skipped => Status::Skipped,
-            ResultWord::Renewed => Status::Renewed,
-            ResultWord::NotDue => Status::NotDue,
-            ResultWord::Lost => Status::Lost,
-            ResultWord::Reaped => Status::Reaped,
-            ResultWord::Failed => o
-                .error
-                .as_ref()
-                .map_or(Status::Transport, |e| Status::of_failure(e.code)),
-        }
-    }
+/// One row of the table, as the binding and the README show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExitRow {
+    pub status: &'static str,
+    pub exit_code: i32,
+    pub action: &'static str,
+}
+
+/// The whole table, in order.
+pub fn exit_table() -> Vec<ExitRow> {
+    ALL_STATUSES
+        .iter()
+        .map(|s| ExitRow {
+            status: s.as_str(),
+            exit_code: s.exit_code(),
+            action: s.action(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -239,9 +232,5 @@ mod tests {
             let s = Status::of_failure(*code);
             assert_ne!(s.exit_code(), 0, "{code}");
         }
-        let o = Outcome::new(ResultWord::Lost, false, "l", "h");
-        assert_eq!(Status::of_outcome(&o).exit_code(), 13);
-        let o = Outcome::new(ResultWord::Timeout, false, "l", "h");
-        assert_eq!(Status::of_outcome(&o).exit_code(), 10);
     }
 }

@@ -24,7 +24,7 @@ pub use document::{
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
 pub use event::{Event, GraphqlError, JobSummary, Reply};
-pub use exit::{Status, ALL_STATUSES};
+pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
