@@ -147,7 +147,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
     Some(class)
 }
 
-/// A GraphQL answer of 200 with `errors[]`, by its errors ([github-semantics](../../../../docs/github-semantics.md#graphql-updaterefs)):
+/// A GraphQL answer of 200 with `errors[]`, by its errors (docs/github-semantics.md#graphql-updaterefs):
 ///
 /// | error | read | compare-and-swap (`updateRefs`) |
 /// | --- | --- | --- |
