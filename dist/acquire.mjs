@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-SMD5MPPW.mjs";
+} from "./shared-WKQXHXQD.mjs";
 import "./shared-ZYBR2UAM.mjs";
-import "./shared-LLDF532U.mjs";
+import "./shared-CYILUAGI.mjs";
 
 // actions/acquire/main.mjs
 await run("acquire");

@@ -10,7 +10,7 @@ import {
 } from "./shared-ZYBR2UAM.mjs";
 import {
   loadCore
-} from "./shared-LLDF532U.mjs";
+} from "./shared-CYILUAGI.mjs";
 
 // actions/lib/cli.mjs
 var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "scan-deadline-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];

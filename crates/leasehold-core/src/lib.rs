@@ -23,7 +23,8 @@
 //!   the stable words, the shapes of the stored documents;
 //! * `policy`: every number and table (`leasehold_core::limits` lists the numbers);
 //! * `input`: the one reader of inputs; `admission`: who may hold next (FIFO);
-//! * `store`: the kinds of stored document (the lock state) and the config;
+//! * `store`: the kinds of stored document (the lock state in a file, claims in git refs) and
+//!   the config;
 //! * `engine`: the read / plan / compare-and-swap loop every operation runs in;
 //! * `ops`: the operations and their registry.
 
@@ -37,16 +38,20 @@ mod policy;
 mod store;
 mod wire;
 
+pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESULT_SCHEMA};
 pub use ops::{guard, Operation, OperationKind, Plan};
 
-pub use input::{holder_id, Entropy, RawInputs};
+pub use input::{credential_shape, holder_id, Entropy, RawInputs};
 pub use policy::{limits, LeaseRule};
+pub use store::claim::{claim_ref, parse_payload, render_payload};
 pub use store::{parse_config, LockConfig, SCHEMA};
+pub use store::{ClaimMember, ClaimSet};
 pub use wire::time::{self, Millis};
 pub use wire::{
-    AnswerClass, Call, Change, ChangeAction, Command, ConfigError, ConfigRecord, Error, Event,
-    Failure, FailureCode, Holder, InputError, JobSummary, LeasePolicy, LeaseView, Level, LockState,
-    LogLine, Outcome, Place, ProtocolError, QueueEntry, ReapAction, ReapEntry, ReapReason,
-    ReapReport, Removal, RemovalReason, Reply, ResultWord, RunIdentity, SleepReason, StateError,
-    Stats, Step, TreeFile,
+    exit_table, AcquiredFrom, AnswerClass, Call, Change, ChangeAction, ClaimItem, ClaimLease,
+    ClaimPayload, ClaimReport, ClaimState, Command, ConfigError, ConfigRecord, Error, Event,
+    ExitRow, Failure, FailureCode, GraphqlError, Holder, InputError, JobSummary, LeasePolicy,
+    LeaseView, Level, LockState, LogLine, Outcome, Place, ProtocolError, QueueEntry, ReapAction,
+    ReapEntry, ReapReason, ReapReport, Removal, RemovalReason, Reply, ResultWord, RunIdentity,
+    SleepReason, StateError, Stats, Status, Step, TreeFile, ALL_STATUSES,
 };

@@ -1086,6 +1086,8 @@ impl World {
             }
             // Nobody runs status.
             OperationKind::Status => {}
+            // Claims are not simulated yet.
+            _ => {}
         }
         m
     }
@@ -1500,7 +1502,7 @@ impl World {
                 timeout_ms,
             }
             | Command::Request {
-                call: Call::CreateBranch { .. },
+                call: Call::CreateBranch { .. } | Call::Graphql { .. },
                 timeout_ms,
             } => {
                 self.counters.creates += 1;
@@ -1824,9 +1826,10 @@ impl World {
                 }
                 (reply, applied)
             }
-            Call::CreateTree { .. } | Call::CreateCommit { .. } | Call::CreateBranch { .. } => {
-                (self.store.answer(command, self.now, None).0, None)
-            }
+            Call::CreateTree { .. }
+            | Call::CreateCommit { .. }
+            | Call::CreateBranch { .. }
+            | Call::Graphql { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -2296,6 +2299,10 @@ pub fn fmt_t(t: Millis) -> String {
 fn describe(command: &Command) -> String {
     match command {
         Command::Request {
+            call: Call::Graphql { .. },
+            ..
+        } => "POST graphql".into(),
+        Command::Request {
             call:
                 Call::ReadFile {
                     path,
@@ -2368,6 +2375,7 @@ fn describe(command: &Command) -> String {
 
 fn describe_reply(reply: &Reply) -> String {
     match reply {
+        Reply::Graphql { errors, .. } => format!("200 graphql, {} errors", errors.len()),
         Reply::File { sha, content, .. } => {
             let revision = serde_json::from_str::<serde_json::Value>(content)
                 .ok()

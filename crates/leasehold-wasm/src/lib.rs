@@ -32,6 +32,11 @@ fn core_error(e: &Error) -> JsValue {
             &[("input", &i.input), ("rule", &i.rule), ("value", &i.value)],
         ),
         Error::Protocol(_) => js_error(e.code(), &e.to_string(), &[]),
+        Error::Config(c) => js_error(
+            e.code(),
+            &e.to_string(),
+            &[("path", &c.path), ("rule", &c.rule)],
+        ),
     }
 }
 
@@ -132,6 +137,35 @@ impl Guard {
 #[wasm_bindgen(js_name = guardExitCodes)]
 pub fn guard_exit_codes() -> Result<JsValue, JsValue> {
     to_js(&leasehold_core::guard::EXIT_CODES)
+}
+
+/// The one exit-code table: `[{status, exitCode, action}]`, in table order.
+#[wasm_bindgen(js_name = exitTable)]
+pub fn exit_table() -> Result<JsValue, JsValue> {
+    to_js(&leasehold_core::exit_table())
+}
+
+/// The one result document a command prints, for a finished operation's outcome.
+#[wasm_bindgen(js_name = resultDocument)]
+pub fn result_document(command: &str, outcome: JsValue) -> Result<JsValue, JsValue> {
+    let outcome: leasehold_core::Outcome =
+        serde_wasm_bindgen::from_value(outcome).map_err(|e| bad_argument("outcome", e))?;
+    to_js(&leasehold_core::result_document(command, &outcome))
+}
+
+/// The document of a command refused before it ran: `status` is `usage` or `config`.
+#[wasm_bindgen(js_name = refusalDocument)]
+pub fn refusal_document(
+    command: &str,
+    status: &str,
+    code: &str,
+    message: &str,
+) -> Result<JsValue, JsValue> {
+    let status =
+        leasehold_core::Status::from_word(status).ok_or_else(|| bad_argument("status", status))?;
+    to_js(&leasehold_core::refusal_document(
+        command, status, code, message,
+    ))
 }
 
 /// The version of the core, for logs.

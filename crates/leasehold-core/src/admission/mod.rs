@@ -1,11 +1,13 @@
 //! Who may hold next. An admission rule turns waiters into holders when the rule allows; the
 //! operations that free or join a slot (acquire, release, reap) call it in the same write, and
 //! the document kind names the rule its config selects ([`crate::store::Document::admission`]).
-//! FIFO with a capacity is the first rule.
+//! FIFO with a capacity is the first rule; [`Sole`] is a claim's (one holder, no queue).
 
 mod fifo;
+mod sole;
 
 pub use fifo::Fifo;
+pub use sole::Sole;
 
 use crate::wire::time::Millis;
 

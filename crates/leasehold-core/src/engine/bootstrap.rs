@@ -72,6 +72,7 @@ impl<P: Planner> Engine<P> {
                         self.target.state_branch
                     ),
                     tree: sha,
+                    parents: Vec::new(),
                 };
                 self.issue(call, Pending::Commit, now)
             }

@@ -2,11 +2,21 @@
 //! planner decide, and turn its decision into the next command (a write spaced from others, a
 //! sleep, a question, a finish).
 
-use super::{Decision, Engine, Pending, PlanCtx, Planner, Provenance, Wake};
+use super::{Decision, Engine, Pending, PlanCtx, Planner, Provenance, RefBatch, Wake};
 use crate::policy::limits::{MAX_BUSY_DEFERRALS, MIN_WRITE_GAP_MS};
-use crate::store::{self, Document};
+use crate::store::{self, Document, Location, PAYLOAD_FILE};
 use crate::wire::time::Millis;
-use crate::wire::{Call, Command, LeasePolicy, LogLine, SleepReason};
+use crate::wire::{Call, Command, LeasePolicy, LogLine, SleepReason, TreeFile};
+
+/// The tree of a ref document's version: its one payload file.
+pub(super) fn tree_call(content: &str) -> Call {
+    Call::CreateTree {
+        files: vec![TreeFile {
+            path: PAYLOAD_FILE.into(),
+            content: content.into(),
+        }],
+    }
+}
 
 impl<P: Planner> Engine<P> {
     pub(super) fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
@@ -14,7 +24,10 @@ impl<P: Planner> Engine<P> {
     }
 
     pub(super) fn decide(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
-        let exists = self.known.as_ref().is_some_and(|k| k.sha.is_some());
+        let exists = self
+            .known
+            .as_ref()
+            .is_some_and(|k| k.sha.is_some() && k.doc.exists());
         self.decide_inner(now, log, exists)
     }
 
@@ -53,6 +66,7 @@ impl<P: Planner> Engine<P> {
             config_error: self.config.error.as_ref(),
             rng: &mut self.rng,
             log,
+            repository_id: self.target.repository_id.clone(),
         };
         let decision = self.planner.plan(&mut ctx);
         let removed = std::mem::take(&mut ctx.removed);
@@ -82,15 +96,35 @@ impl<P: Planner> Engine<P> {
                         doc.set_config_record(ours);
                     }
                 }
-                let call = Call::WriteFile {
-                    path: P::Doc::path(&self.target.lock),
-                    branch: self.target.state_branch.clone(),
-                    content: doc.render(),
-                    sha: known.sha.clone(),
-                    message: format!(
-                        "leasehold: {action} {} by {}",
-                        self.target.lock, self.target.holder_id
-                    ),
+                let (call, pending) = match P::Doc::location(&self.target.lock) {
+                    Location::File { path } => {
+                        let call = Call::WriteFile {
+                            path,
+                            branch: self.target.state_branch.clone(),
+                            content: doc.render(),
+                            sha: known.sha.clone(),
+                            message: format!(
+                                "leasehold: {action} {} by {}",
+                                self.target.lock, self.target.holder_id
+                            ),
+                        };
+                        (call, Pending::StateWrite)
+                    }
+                    Location::Refs { .. } => {
+                        let writes = doc.ref_writes();
+                        let Some(first) = writes.first() else {
+                            // A plan that changes no ref writes nothing: plan again on it.
+                            self.known.as_mut().expect("known").doc = doc;
+                            return self.decide(now, log);
+                        };
+                        let call = tree_call(&first.content);
+                        self.batch = Some(RefBatch {
+                            writes,
+                            tree: None,
+                            commits: Vec::new(),
+                        });
+                        (call, Pending::RefTree)
+                    }
                 };
                 self.pending_doc = Some(doc);
                 self.unconfirmed = None;
@@ -99,8 +133,10 @@ impl<P: Planner> Engine<P> {
                     .map(|t| t + MIN_WRITE_GAP_MS)
                     .filter(|&at| at > now)
                 {
-                    Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call)),
-                    None => self.issue(call, Pending::StateWrite, now),
+                    Some(at) => {
+                        self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending))
+                    }
+                    None => self.issue(call, pending, now),
                 }
             }
             Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),

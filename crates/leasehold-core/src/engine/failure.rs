@@ -37,7 +37,9 @@ impl<P: Planner> Engine<P> {
             return self.on_probe_failure(sent, class, what, status, now, log);
         }
         match (class, pending) {
-            (Class::NotFound, Pending::StateRead) => {
+            // A document in refs reads an absent ref as null, never as a 404: a NOT_FOUND there
+            // names the repository, and is a refusal (below).
+            (Class::NotFound, Pending::StateRead) if self.in_file() => {
                 if self.max_revision.is_some() {
                     // The file was there before: a 404 now is a stale cache (or a deleted file,
                     // which leasehold never does). Never plan on it.
@@ -75,7 +77,7 @@ impl<P: Planner> Engine<P> {
                 self.decide(now, log)
             }
             (Class::NotFound, Pending::StateWrite)
-                if self.known.as_ref().is_some_and(|k| k.sha.is_some()) =>
+                if self.in_file() && self.known.as_ref().is_some_and(|k| k.sha.is_some()) =>
             {
                 // The file was read, so the branch exists: GitHub answers 404 to a token that
                 // may read but not write.
@@ -88,13 +90,14 @@ impl<P: Planner> Engine<P> {
                     now,
                 )
             }
-            (Class::NotFound, Pending::StateWrite) => {
+            (Class::NotFound, Pending::StateWrite) if self.in_file() => {
                 self.pending_doc = None;
                 self.branch_missing(now, log)
             }
             (Class::AlreadyExists, Pending::Branch) => self.branch_created_elsewhere(now, log),
             (Class::Conflict, _) => {
                 self.pending_doc = None;
+                self.batch = None;
                 #[cfg(feature = "planted-bugs")]
                 if crate::planted::active(crate::planted::Bug::ConflictIsFailure) {
                     return self.fail(
@@ -136,6 +139,8 @@ impl<P: Planner> Engine<P> {
                 // Never re-send: read back, and let the plan recognise the write by its effect
                 // (or the read-back by being exactly the version this write would have made).
                 self.unconfirmed = self.pending_doc.take();
+                self.batch = None;
+                self.planner.write_unknown();
                 self.unknown_streak += 1;
                 match next_attempt_at(
                     &self.target.retry,

@@ -31,7 +31,7 @@ pub use several::{Relay, Several};
 use crate::policy::limits::{MAX_REQUESTS, MIN_REQUEST_TIMEOUT_MS, REQUEST_TIMEOUT_MS};
 use crate::policy::Class;
 use crate::policy::{RequestKind, Rng};
-use crate::store::Document;
+use crate::store::{self, Document, Location};
 use crate::wire::time::Millis;
 use crate::wire::{
     Call, Command, ConfigError, ConfigRecord, Event, Failure, FailureCode, LogLine, Outcome,
@@ -46,6 +46,10 @@ enum Pending {
     Tree,
     Commit,
     Branch,
+    /// A ref document's write: the tree, then the commit, of the ref at this index of the batch
+    /// (then the `updateRefs` itself, a `StateWrite`).
+    RefTree,
+    RefCommit,
     /// A question to the Actions API.
     Probe,
 }
@@ -55,7 +59,11 @@ impl Pending {
         match self {
             Pending::StateRead | Pending::ConfigRead | Pending::Probe => RequestKind::Read,
             Pending::StateWrite => RequestKind::Write,
-            Pending::Tree | Pending::Commit | Pending::Branch => RequestKind::Create,
+            Pending::Tree
+            | Pending::Commit
+            | Pending::Branch
+            | Pending::RefTree
+            | Pending::RefCommit => RequestKind::Create,
         }
     }
 }
@@ -66,7 +74,7 @@ enum Wake {
     Reread,
     Retry(Call, Pending),
     /// A planned write held back to keep writes [`MIN_WRITE_GAP_MS`] apart.
-    Send(Call),
+    Send(Call, Pending),
     /// A question was rate limited: go on without its answer once the limit allows a request.
     AfterProbe,
 }
@@ -120,6 +128,17 @@ pub struct Engine<P: Planner> {
     unknown_streak: u32,
     /// Writes put off in a row because the lock was busy.
     busy_deferrals: u32,
+    /// A ref document's write under way: the refs to move and the commits made so far.
+    batch: Option<RefBatch>,
+}
+
+/// A ref document's write: a tree and a commit per ref, then one `updateRefs`.
+struct RefBatch {
+    writes: Vec<crate::store::RefWrite>,
+    /// The tree of the ref being written, once created.
+    tree: Option<String>,
+    /// `(ref, new commit)`, in order.
+    commits: Vec<(String, String)>,
 }
 
 impl<P: Planner> Engine<P> {
@@ -145,7 +164,21 @@ impl<P: Planner> Engine<P> {
             branch_missing_seen: false,
             unknown_streak: 0,
             busy_deferrals: 0,
+            batch: None,
         }
+    }
+
+    /// Starts from a version known without reading it (the token and payload a previous
+    /// command printed): the first plan is made on it, and a conflict then reads the truth.
+    pub fn with_presumed(mut self, doc: P::Doc) -> Self {
+        self.max_revision = Some(doc.revision());
+        self.known = Some(Known {
+            sha: doc.exists().then(|| "presumed".to_string()),
+            doc,
+            etag: None,
+            provenance: Provenance::Read,
+        });
+        self
     }
 
     /// Starts from a revision already seen (by an earlier step of the same job): any older
@@ -168,6 +201,7 @@ impl<P: Planner> Engine<P> {
                 Some(outcome) => self.finish(outcome),
                 None => match self.planner.first_probe() {
                     Some(question) => self.issue(question, Pending::Probe, now),
+                    None if self.known.is_some() => self.decide(now, &mut log),
                     None => self.read_state(now, false),
                 },
             },
@@ -184,7 +218,7 @@ impl<P: Planner> Engine<P> {
                     self.stats.retries += 1;
                     self.issue(call, pending, now)
                 }
-                Wake::Send(call) => self.issue(call, Pending::StateWrite, now),
+                Wake::Send(call, pending) => self.issue(call, pending, now),
                 Wake::AfterProbe => self.after_probe(now, &mut log),
             },
             // Cancelled while sleeping: plan again at once on the state already known (time is
@@ -258,12 +292,22 @@ impl<P: Planner> Engine<P> {
         } else {
             None
         };
-        let call = Call::ReadFile {
-            path: P::Doc::path(&self.target.lock),
-            git_ref: Some(self.target.state_branch.clone()),
-            if_none_match,
+        let call = match P::Doc::location(&self.target.lock) {
+            Location::File { path } => Call::ReadFile {
+                path,
+                git_ref: Some(self.target.state_branch.clone()),
+                if_none_match,
+            },
+            Location::Refs { names } => {
+                store::refs::read_refs_call(&self.target.repository, &names)
+            }
         };
         self.issue(call, Pending::StateRead, now)
+    }
+
+    /// Whether the document is a file (else it lives in refs).
+    fn in_file(&self) -> bool {
+        matches!(P::Doc::location(&self.target.lock), Location::File { .. })
     }
 
     fn sleep(&mut self, until: Millis, reason: SleepReason, wake: Wake) -> Command {

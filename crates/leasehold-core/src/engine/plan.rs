@@ -46,6 +46,8 @@ pub struct PlanCtx<'a, D: Document = LockState> {
     pub config_error: Option<&'a ConfigError>,
     pub rng: &'a mut Rng,
     pub log: &'a mut Vec<LogLine>,
+    /// The repository's node id, once known (a document in refs).
+    pub repository_id: Option<String>,
 }
 
 impl<D: Document> PlanCtx<'_, D> {
@@ -115,6 +117,8 @@ pub trait Planner {
     /// ignore it.
     fn cancel(&mut self) {}
     fn plan(&mut self, ctx: &mut PlanCtx<'_, Self::Doc>) -> Decision<Self::Doc>;
+    /// A write's outcome became unknown (it is read back next; a plan follows the read).
+    fn write_unknown(&mut self) {}
     /// The outcome when the operation fails for `failure`.
     fn failed(&self, failure: Failure, now: Millis) -> Outcome;
     /// The state branch does not exist (a write answered 404). `None` creates it; an
@@ -144,6 +148,11 @@ pub trait Planner {
 #[derive(Clone, Debug)]
 pub struct Target {
     pub lock: String,
+    /// `owner/name` of the lock repository (named in GraphQL queries; REST paths are the
+    /// driver's).
+    pub repository: String,
+    /// GitHub's node id of the repository, for `updateRefs`, when known before any read.
+    pub repository_id: Option<String>,
     pub state_branch: String,
     /// Names the writer in commit messages and `lastChange`.
     pub holder_id: String,

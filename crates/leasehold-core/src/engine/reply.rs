@@ -4,7 +4,7 @@
 use super::{Engine, Known, Pending, Phase, Planner, Provenance, Wake};
 use crate::policy::classify;
 use crate::policy::limits::{DEFAULT_CAPACITY, MAX_STALE_READS, STALE_REREAD_MS};
-use crate::store::{self, Document};
+use crate::store::{self, Document, Location};
 use crate::wire::time::Millis;
 use crate::wire::{
     Call, Command, ConfigRecord, FailureCode, Level, LogLine, ProtocolError, Reply, SleepReason,
@@ -25,7 +25,8 @@ impl<P: Planner> Engine<P> {
             | Reply::Http { date, .. }
             | Reply::Run { date, .. }
             | Reply::Job { date, .. }
-            | Reply::Jobs { date, .. } => date.as_deref(),
+            | Reply::Jobs { date, .. }
+            | Reply::Graphql { date, .. } => date.as_deref(),
             _ => None,
         };
         self.clock.observe(date, self.request_sent_at, now);
@@ -54,37 +55,93 @@ impl<P: Planner> Engine<P> {
                 Reply::File {
                     sha, content, etag, ..
                 },
-            ) => {
-                match P::Doc::parse(&content, &self.target.lock) {
-                    Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
-                    Ok(doc) => {
-                        #[cfg(feature = "planted-bugs")]
-                        if crate::planted::active(crate::planted::Bug::AcceptStaleRead) {
-                            self.max_revision = None;
+            ) => match P::Doc::parse(&content, &self.target.lock) {
+                Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
+                Ok(doc) => self.on_version(doc, Some(sha), etag, now, log),
+            },
+            (Pending::StateRead, Reply::Graphql { data, .. }) => {
+                let Location::Refs { names } = P::Doc::location(&self.target.lock) else {
+                    return Err(unexpected(pending, "graphql"));
+                };
+                let data = data.unwrap_or_default();
+                match store::refs::parse_read(&data, &names) {
+                    Err(e) => self.fail(
+                        FailureCode::StateInvalid,
+                        format!("GitHub's answer to the ref read is not what was asked: {e}"),
+                        None,
+                        None,
+                        now,
+                    ),
+                    Ok((repository_id, refs)) => {
+                        self.target.repository_id = Some(repository_id);
+                        match P::Doc::from_refs(&refs, &self.target.lock) {
+                            Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
+                            Ok(doc) => {
+                                let sha = doc.exists().then(|| "refs".to_string());
+                                self.on_version(doc, sha, None, now, log)
+                            }
                         }
-                        if self.max_revision.is_some_and(|max| doc.revision() < max) {
-                            return Ok(self.stale(now, log));
-                        }
-                        self.stale_reads_in_row = 0;
-                        self.max_revision = Some(doc.revision());
-                        // Exactly the version our unacknowledged write would have made (its
-                        // revision and lastChange make it unique): that write landed.
-                        let provenance = if self.unconfirmed.as_ref() == Some(&doc) {
-                            self.unconfirmed = None;
-                            self.unknown_streak = 0;
-                            Provenance::Written
-                        } else {
-                            Provenance::Read
-                        };
-                        self.known = Some(Known {
-                            doc,
-                            sha: Some(sha),
-                            etag,
-                            provenance,
-                        });
-                        self.decide(now, log)
                     }
                 }
+            }
+            (Pending::RefTree, Reply::Created { sha }) => {
+                let batch = self.batch.as_mut().expect("a ref write is under way");
+                let w = &batch.writes[batch.commits.len()];
+                batch.tree = Some(sha.clone());
+                let call = Call::CreateCommit {
+                    message: w.message.clone(),
+                    tree: sha,
+                    parents: w.before.iter().cloned().collect(),
+                };
+                self.issue(call, Pending::RefCommit, now)
+            }
+            (Pending::RefCommit, Reply::Created { sha }) => {
+                let batch = self.batch.as_mut().expect("a ref write is under way");
+                let name = batch.writes[batch.commits.len()].name.clone();
+                batch.commits.push((name, sha));
+                batch.tree = None;
+                if let Some(next) = batch.writes.get(batch.commits.len()) {
+                    let call = super::decide::tree_call(&next.content);
+                    return Ok(self.issue(call, Pending::RefTree, now));
+                }
+                let updates: Vec<(String, Option<String>, String)> = batch
+                    .writes
+                    .iter()
+                    .zip(&batch.commits)
+                    .map(|(w, (_, c))| (w.name.clone(), w.before.clone(), c.clone()))
+                    .collect();
+                // The document as it is once the update is applied: what a read-back shows if
+                // it was.
+                let commits = batch.commits.clone();
+                if let Some(doc) = self.pending_doc.as_mut() {
+                    doc.committed(&commits);
+                }
+                let Some(repository_id) = self.target.repository_id.clone() else {
+                    return Ok(self.fail(
+                        FailureCode::StateInvalid,
+                        "the repository id is not known".into(),
+                        None,
+                        None,
+                        now,
+                    ));
+                };
+                let call = store::refs::update_refs_call(&repository_id, &updates);
+                self.issue(call, Pending::StateWrite, now)
+            }
+            (Pending::StateWrite, Reply::Graphql { .. }) => {
+                let doc = self.pending_doc.take().expect("a write is pending");
+                self.batch = None;
+                self.conflicts_in_row = 0;
+                self.unknown_streak = 0;
+                self.max_revision = Some(doc.revision());
+                let sha = doc.exists().then(|| "refs".to_string());
+                self.known = Some(Known {
+                    doc,
+                    sha,
+                    etag: None,
+                    provenance: Provenance::Written,
+                });
+                self.decide(now, log)
             }
             (Pending::StateRead, Reply::NotModified) if self.known.is_some() => {
                 self.stats.not_modified += 1;
@@ -157,6 +214,42 @@ impl<P: Planner> Engine<P> {
         Ok(command)
     }
 
+    /// A version read: refuse a stale one, recognise our own unacknowledged write, plan on it.
+    fn on_version(
+        &mut self,
+        doc: P::Doc,
+        sha: Option<String>,
+        etag: Option<String>,
+        now: Millis,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::AcceptStaleRead) {
+            self.max_revision = None;
+        }
+        if self.max_revision.is_some_and(|max| doc.revision() < max) {
+            return self.stale(now, log);
+        }
+        self.stale_reads_in_row = 0;
+        self.max_revision = Some(doc.revision());
+        // Exactly the version our unacknowledged write would have made (its revision and
+        // lastChange, or a ref's new commit, make it unique): that write landed.
+        let provenance = if self.unconfirmed.as_ref() == Some(&doc) {
+            self.unconfirmed = None;
+            self.unknown_streak = 0;
+            Provenance::Written
+        } else {
+            Provenance::Read
+        };
+        self.known = Some(Known {
+            doc,
+            sha,
+            etag,
+            provenance,
+        });
+        self.decide(now, log)
+    }
+
     pub(super) fn stale(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
         self.stats.stale_reads += 1;
         self.stale_reads_in_row += 1;
@@ -174,5 +267,12 @@ impl<P: Planner> Engine<P> {
             text: "read an older version than one already seen (stale cache); reading again".into(),
         });
         self.sleep(now + STALE_REREAD_MS, SleepReason::StaleRead, Wake::Reread)
+    }
+}
+
+fn unexpected(pending: Pending, kind: &str) -> ProtocolError {
+    ProtocolError {
+        event: format!("reply \"{kind}\""),
+        state: format!("awaiting the answer to {pending:?}"),
     }
 }

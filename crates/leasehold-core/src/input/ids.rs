@@ -1,9 +1,11 @@
 //! Names and identities, validated before anything is sent.
 
+use super::credentials::refuse_credential;
 use crate::wire::InputError;
 
 /// A lock name: `[A-Za-z0-9._-]{1,80}`, and not `.` or `..` (it becomes a file name).
 pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let ok_chars = value
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
@@ -52,6 +54,7 @@ pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
 /// The holder-id suffix that separates matrix cells: no line breaks, no leading or trailing
 /// whitespace (so a fallback job can rebuild the holder id exactly), at most 200 characters.
 pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     if value.contains(['\n', '\r']) {
         return Err(InputError::new(
             input,
@@ -108,6 +111,7 @@ pub fn holder_id(repository: &str, run_id: u64, job: &str, suffix: &str) -> Stri
 /// A holder id given explicitly (to release a holding from another job): it must have the
 /// shape [`holder_id`] produces.
 pub fn validate_holder_id(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let rule = "must be <owner>/<repo>:<run id>:<job>[:<suffix>]";
     let mut parts = value.splitn(4, ':');
     let (repo, run, job) = (parts.next(), parts.next(), parts.next());
@@ -171,6 +175,14 @@ mod tests {
         ] {
             assert!(validate_holder_id("holder-id", bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn lock_identifiers_refuse_credentials() {
+        let e = validate_lock_name("lock", "ghp_abcdef").unwrap_err();
+        assert!(e.rule.contains("credential") && e.value.is_empty(), "{e}");
+        assert!(validate_suffix("holder-suffix", "x ghs_abc").is_err());
+        assert!(validate_holder_id("holder-id", "octo/app:42:build:ghp_abc").is_err());
     }
 
     #[test]

@@ -3,9 +3,13 @@
 //! (one rule for booleans, one for integers, one for the lock's location, one for each kind of
 //! id) before anything is sent; an error names the input and the rule.
 
+mod credentials;
 mod ids;
 mod reader;
 
-pub use ids::{holder_id, validate_lock_name, validate_repository};
+pub use credentials::{credential_shape, refuse_credential};
+pub use ids::{
+    holder_id, validate_lock_name, validate_repository, validate_suffix as validate_suffix_pub,
+};
 pub(crate) use reader::Reader;
 pub use reader::{validate_entropy, Entropy, RawInputs};

@@ -943,6 +943,7 @@ mod machine {
             stats: Stats::default(),
             lease,
             reaped: Vec::new(),
+            claims: None,
         })
     }
 

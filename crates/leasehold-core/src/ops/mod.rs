@@ -2,6 +2,7 @@
 //! holds whichever runs, [`Operation::new`] parses its inputs and [`Operation::step`] drives it.
 
 mod acquire;
+pub mod claims;
 pub mod guard;
 mod reap;
 mod release;
@@ -15,6 +16,8 @@ use crate::input::{validate_entropy, Entropy, RawInputs};
 use crate::policy::RetryPolicy;
 use crate::wire::{Error, Event, Step};
 use acquire::{AcquirePlanner, AcquireSettings};
+use claims::list::ListOp as ClaimsList;
+use claims::{ClaimPlanner, ClaimSettings, Verb};
 use reap::{ReapPlanner, ReapSettings};
 use release::{ReleasePlanner, ReleaseSettings};
 use renew::{RenewPlanner, RenewSettings};
@@ -32,6 +35,45 @@ pub enum OperationKind {
     Status,
     /// Free what dead jobs left in one or more locks, proven from the Actions API.
     Reap,
+    /// Claims on git refs (`claims.rs`): one item per key of a namespace.
+    #[serde(rename = "claim")]
+    Claim,
+    #[serde(rename = "claim-takeover")]
+    ClaimTakeover,
+    #[serde(rename = "claim-renew")]
+    ClaimRenew,
+    #[serde(rename = "claim-release")]
+    ClaimRelease,
+    #[serde(rename = "claim-verify")]
+    ClaimVerify,
+    #[serde(rename = "claim-read")]
+    ClaimRead,
+    #[serde(rename = "claim-adopt")]
+    ClaimAdopt,
+    #[serde(rename = "claim-family-claim")]
+    ClaimFamilyClaim,
+    #[serde(rename = "claim-family-release")]
+    ClaimFamilyRelease,
+    #[serde(rename = "claim-list")]
+    ClaimList,
+}
+
+impl OperationKind {
+    /// The claim verb of a claim operation.
+    fn claim_verb(self) -> Option<Verb> {
+        Some(match self {
+            OperationKind::Claim => Verb::Claim,
+            OperationKind::ClaimTakeover => Verb::Takeover,
+            OperationKind::ClaimRenew => Verb::Renew,
+            OperationKind::ClaimRelease => Verb::Release,
+            OperationKind::ClaimVerify => Verb::Verify,
+            OperationKind::ClaimRead | OperationKind::ClaimList => Verb::Read,
+            OperationKind::ClaimAdopt => Verb::Adopt,
+            OperationKind::ClaimFamilyClaim => Verb::FamilyClaim,
+            OperationKind::ClaimFamilyRelease => Verb::FamilyRelease,
+            _ => return None,
+        })
+    }
 }
 
 /// Facts about an operation the driver needs before it starts: where to send requests.
@@ -60,6 +102,8 @@ pub enum Operation {
     Status(Engine<StatusPlanner>),
     Renew(Engine<RenewPlanner>),
     Reap(Several<ReapPlanner>),
+    Claim(Engine<ClaimPlanner>),
+    ClaimList(ClaimsList),
 }
 
 impl Operation {
@@ -71,6 +115,45 @@ impl Operation {
     ) -> Result<(Self, Plan), Error> {
         validate_entropy(entropy)?;
         let (op, plan) = match kind {
+            OperationKind::ClaimList => {
+                let (s, warnings) = ClaimSettings::parse(Verb::Read, &with_key(inputs), entropy)?;
+                let stale = crate::input::Reader::new(inputs)
+                    .bool("stale")?
+                    .unwrap_or(false);
+                let plan = claim_plan(kind, &s, warnings);
+                (
+                    Operation::ClaimList(ClaimsList::new(&s, stale, entropy.seed)),
+                    plan,
+                )
+            }
+            OperationKind::Claim
+            | OperationKind::ClaimTakeover
+            | OperationKind::ClaimRenew
+            | OperationKind::ClaimRelease
+            | OperationKind::ClaimVerify
+            | OperationKind::ClaimRead
+            | OperationKind::ClaimAdopt
+            | OperationKind::ClaimFamilyClaim
+            | OperationKind::ClaimFamilyRelease => {
+                let verb = kind.claim_verb().expect("a claim verb");
+                let (s, warnings) = ClaimSettings::parse(verb, inputs, entropy)?;
+                let plan = claim_plan(kind, &s, warnings);
+                let target = Target {
+                    lock: crate::store::claim::set_key(&s.namespace, &s.keys),
+                    repository: s.repository.clone(),
+                    repository_id: s.repository_id.clone(),
+                    state_branch: String::new(),
+                    holder_id: s.run_id.clone(),
+                    retry: s.retry.clone(),
+                };
+                let planner = ClaimPlanner::new(s);
+                let presumed = planner.presumed();
+                let mut engine = Engine::new(planner, target, entropy.seed);
+                if let Some(set) = presumed {
+                    engine = engine.with_presumed(set);
+                }
+                (Operation::Claim(engine), plan)
+            }
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
                 let plan = Plan {
@@ -84,6 +167,8 @@ impl Operation {
                 };
                 let target = Target {
                     lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
                     state_branch: s.state_branch.clone(),
                     holder_id: s.holder_id.clone(),
                     retry: s.retry.clone(),
@@ -111,6 +196,8 @@ impl Operation {
                 };
                 let target = Target {
                     lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
                     state_branch: s.state_branch.clone(),
                     holder_id: s.holder_id.clone(),
                     retry: s.retry.clone(),
@@ -138,6 +225,8 @@ impl Operation {
                 };
                 let target = Target {
                     lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
                     state_branch: s.state_branch.clone(),
                     holder_id: s.holder_id.clone(),
                     retry: s.retry.clone(),
@@ -173,6 +262,8 @@ impl Operation {
                 };
                 let target = Target {
                     lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
                     state_branch: s.state_branch.clone(),
                     holder_id: "status".into(),
                     retry: RetryPolicy::default(),
@@ -195,7 +286,28 @@ impl Operation {
             Operation::Status(e) => e.step(event),
             Operation::Renew(e) => e.step(event),
             Operation::Reap(r) => r.step(event),
+            Operation::Claim(e) => e.step(event),
+            Operation::ClaimList(l) => return l.step(event),
         }?;
         Ok(step)
+    }
+}
+
+/// list names no key: the settings reader is given a placeholder one.
+fn with_key(inputs: &RawInputs) -> RawInputs {
+    let mut inputs = inputs.clone();
+    inputs.insert("key".into(), "list".into());
+    inputs
+}
+
+fn claim_plan(kind: OperationKind, s: &ClaimSettings, warnings: Vec<String>) -> Plan {
+    Plan {
+        kind,
+        lock: crate::store::claim::set_key(&s.namespace, &s.keys),
+        repository: s.repository.clone(),
+        state_branch: String::new(),
+        holder_id: s.run_id.clone(),
+        nonce: String::new(),
+        warnings,
     }
 }

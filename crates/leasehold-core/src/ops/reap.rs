@@ -713,6 +713,8 @@ pub fn reap_all(s: &ReapSettings, seed: u64) -> Several<ReapPlanner> {
         .map(|(i, lock)| {
             let target = Target {
                 lock: lock.clone(),
+                repository: s.repository.clone(),
+                repository_id: None,
                 state_branch: s.state_branch.clone(),
                 holder_id: s.by.clone(),
                 retry: s.retry.clone(),

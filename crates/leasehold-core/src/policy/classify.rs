@@ -3,7 +3,7 @@
 
 use super::limits::SECONDARY_DEFAULT_WAIT_MS;
 use crate::wire::time::{parse_http_date, Millis};
-use crate::wire::{AnswerClass, Reply};
+use crate::wire::{AnswerClass, GraphqlError, Reply};
 
 /// What an answer means. The names are stable: they appear in logs and outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +70,8 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         | Reply::Run { .. }
         | Reply::Job { .. }
         | Reply::Jobs { .. } => return None,
+        Reply::Graphql { errors, .. } if errors.is_empty() => return None,
+        Reply::Graphql { errors, .. } => classify_graphql(kind, errors, now),
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
             RequestKind::Write => Class::UnknownOutcome,
@@ -143,6 +145,61 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         }
     };
     Some(class)
+}
+
+/// A GraphQL answer of 200 with `errors[]`, by its errors (docs/github-semantics.md#graphql-updaterefs):
+///
+/// | error | read | compare-and-swap (`updateRefs`) |
+/// | --- | --- | --- |
+/// | `RATE_LIMITED`, or a message naming a rate limit | rate-limited | rate-limited (not applied) |
+/// | `NOT_FOUND` | not-found | not-found |
+/// | `FORBIDDEN`, `INSUFFICIENT_SCOPES` | refusal | refusal |
+/// | a stale `beforeOid`, an existing ref under all zeros, a non-fast-forward | refusal | conflict |
+/// | anything else | refusal (our own document is at fault; retrying cannot help) | unknown outcome (read back) |
+///
+/// The first error that is not "anything else" decides.
+fn classify_graphql(kind: RequestKind, errors: &[GraphqlError], now: Millis) -> Class {
+    let rate_limited = Class::RateLimited {
+        until: now + SECONDARY_DEFAULT_WAIT_MS,
+        server_directed: false,
+        primary: true,
+    };
+    for e in errors {
+        let lower = e.message.to_ascii_lowercase();
+        let class = match e.kind.as_deref() {
+            Some("RATE_LIMITED") => Some(rate_limited),
+            Some("NOT_FOUND") => Some(Class::NotFound),
+            Some("FORBIDDEN" | "INSUFFICIENT_SCOPES") => Some(Class::Refusal),
+            _ if lower.contains("rate limit") => Some(rate_limited),
+            Some("STALE_DATA") => Some(Class::Conflict),
+            _ if is_stale_ref(&lower) => Some(Class::Conflict),
+            _ => None,
+        };
+        if let Some(class) = class {
+            return match (class, kind) {
+                (Class::Conflict, RequestKind::Read | RequestKind::Create) => Class::Refusal,
+                (class, _) => class,
+            };
+        }
+    }
+    match kind {
+        RequestKind::Write => Class::UnknownOutcome,
+        RequestKind::Read | RequestKind::Create => Class::Refusal,
+    }
+}
+
+/// The messages of a ref update refused because the ref is not where the update expected it.
+fn is_stale_ref(lower: &str) -> bool {
+    [
+        "expected",
+        "stale",
+        "fast forward",
+        "fast-forward",
+        "already exists",
+        "does not match",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
 }
 
 /// `retry-after` as an absolute time on our clock: delta-seconds, or an HTTP date (moved onto

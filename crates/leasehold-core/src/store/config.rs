@@ -87,6 +87,24 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
     Ok(LockConfig { capacity, lease })
 }
 
+/// A `lease` block (seconds; every key optional, defaulting to `base`), checked by the lease
+/// rules. The error is the rule, for the caller to place.
+pub fn lease_block(block: &serde_json::Value, base: &LeasePolicy) -> Result<LeasePolicy, String> {
+    let l: RawLease = serde_json::from_value(block.clone()).map_err(|e| e.to_string())?;
+    let ms = |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
+    let policy = LeasePolicy {
+        ttl_ms: ms(l.ttl_seconds, base.ttl_ms),
+        renew_ms: ms(l.renew_seconds, base.renew_ms),
+        grace_ms: ms(l.grace_seconds, base.grace_ms),
+        max_ttl_ms: ms(l.max_ttl_seconds, base.max_ttl_ms),
+        skew_ms: ms(l.skew_seconds, base.skew_ms),
+        min_remaining_ms: ms(l.min_remaining_seconds, base.min_remaining_ms),
+        reaper_renews: l.reaper_renews.unwrap_or(false),
+    };
+    policy.validate().map_err(|r| r.to_string())?;
+    Ok(policy)
+}
+
 /// Is the recorded config young enough to use without reading the file again? A record from
 /// the future (a writer whose clock ran ahead) is not trusted.
 pub fn is_fresh(record: &ConfigRecord, now: Millis) -> bool {

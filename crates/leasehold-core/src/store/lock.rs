@@ -4,7 +4,7 @@
 //! It is versioned by `schema`; a document this version cannot fully understand is refused,
 //! never rewritten (unknown fields are refused too: rewriting would drop them).
 
-use super::Document;
+use super::{Document, Location};
 use crate::admission::{Admission, Fifo};
 use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
 use crate::wire::time::Millis;
@@ -19,8 +19,10 @@ pub const SCHEMA: u64 = 1;
 impl Document for LockState {
     type Admission = Fifo;
 
-    fn path(lock: &str) -> String {
-        format!("locks/{lock}.json")
+    fn location(lock: &str) -> Location {
+        Location::File {
+            path: format!("locks/{lock}.json"),
+        }
     }
 
     fn empty(lock: &str) -> Self {

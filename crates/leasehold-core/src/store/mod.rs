@@ -1,14 +1,19 @@
 //! The documents leasehold keeps on GitHub and changes only by compare-and-swap. A kind of
 //! document says where it lives, how it is read (failing closed), how it is written, and which
 //! revision it is; the engine reads, plans on and writes any kind through [`Document`]. The
-//! lock state (`lock.rs`) is the first kind; the lock's reviewed config (`config.rs`) is read
-//! beside it.
+//! lock state (`lock.rs`) is the first kind, a file; the lock's reviewed config (`config.rs`) is
+//! read beside it. Claims (`claim.rs`) are the second, kept in git refs (`refs.rs`): a kind says
+//! which through [`Document::location`].
 
+pub mod claim;
 mod config;
 mod lock;
+pub mod refs;
 
-pub use config::{config_path, is_fresh, parse_config, LockConfig};
+pub use claim::{ClaimMember, ClaimSet};
+pub use config::{config_path, is_fresh, lease_block, parse_config, LockConfig};
 pub use lock::{ClaimPlace, SCHEMA};
+pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 
 use crate::admission::Admission;
 use crate::wire::time::Millis;
@@ -19,14 +24,32 @@ pub trait Document: Clone + PartialEq + Sized {
     /// The admission rule the document's config selects.
     type Admission: Admission<Self>;
 
-    /// Where the document of `key` lives: its path on the state branch.
-    fn path(key: &str) -> String;
+    /// Where the document of `key` lives: a file on the state branch, or git refs.
+    fn location(key: &str) -> Location;
     /// The document of a key that has none yet (planned on when the file is absent).
     fn empty(key: &str) -> Self;
-    /// Reads the stored text. Fails closed on anything this version cannot vouch for.
+    /// Reads the stored text (a file). Fails closed on anything this version cannot vouch for.
     fn parse(text: &str, key: &str) -> Result<Self, StateError>;
-    /// The text to write.
+    /// Reads the refs as read (a document in refs). Fails closed likewise.
+    fn from_refs(_refs: &[RefRead], key: &str) -> Result<Self, StateError> {
+        Err(StateError::Invalid {
+            schema: 0,
+            detail: format!("{key} is not kept in refs"),
+        })
+    }
+    /// The text to write (a file).
     fn render(&self) -> String;
+    /// The refs to move (a document in refs): the changed ones, each from the version read.
+    fn ref_writes(&self) -> Vec<RefWrite> {
+        Vec::new()
+    }
+    /// The new commits of [`Document::ref_writes`] were created: the document as it is once the
+    /// update is applied.
+    fn committed(&mut self, _commits: &[(String, String)]) {}
+    /// Whether any of it exists (a document in refs; a file's existence is its sha).
+    fn exists(&self) -> bool {
+        true
+    }
     /// One higher in every version than in the one it replaced: a read with a lower revision
     /// than one already seen is stale.
     fn revision(&self) -> u64;

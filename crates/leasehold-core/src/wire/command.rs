@@ -40,10 +40,22 @@ pub enum Call {
     },
     /// `POST /repos/{repository}/git/trees` with these files (mode 100644, no base tree).
     CreateTree { files: Vec<TreeFile> },
-    /// `POST /repos/{repository}/git/commits` with this tree and no parents.
-    CreateCommit { message: String, tree: String },
+    /// `POST /repos/{repository}/git/commits` with this tree and these parents (none starts an
+    /// orphan history).
+    CreateCommit {
+        message: String,
+        tree: String,
+        parents: Vec<String>,
+    },
     /// `POST /repos/{repository}/git/refs` for `refs/heads/{branch}` at `sha`.
     CreateBranch { branch: String, sha: String },
+    /// `POST /graphql` with `{"query": document, "variables": variables}`, exactly as given (the
+    /// documents are the core's constants, `crate::store::claim`). Answer `graphql` with what
+    /// GitHub returned (a 200 with `errors[]` is still `graphql`: the core classifies it).
+    Graphql {
+        document: String,
+        variables: serde_json::Value,
+    },
     /// `GET /repos/{repository}/actions/runs/{runId}/attempts/{attempt}` (Actions API, on the
     /// repository the run belongs to, not the lock repository). Answer `run`.
     GetRunAttempt {
@@ -71,6 +83,7 @@ impl Call {
             Call::CreateTree { .. } => "createTree",
             Call::CreateCommit { .. } => "createCommit",
             Call::CreateBranch { .. } => "createBranch",
+            Call::Graphql { .. } => "graphql",
             Call::GetRunAttempt { .. } => "getRunAttempt",
             Call::GetJob { .. } => "getJob",
             Call::ListJobs { .. } => "listJobs",
@@ -206,12 +219,20 @@ pub enum WireCommand {
     CreateCommit {
         message: String,
         tree: String,
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        parents: Vec<String>,
         timeout_ms: Millis,
     },
     #[serde(rename_all = "camelCase")]
     CreateBranch {
         branch: String,
         sha: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    Graphql {
+        document: String,
+        variables: serde_json::Value,
         timeout_ms: Millis,
     },
     #[serde(rename_all = "camelCase")]
@@ -278,9 +299,22 @@ impl From<Command> for WireCommand {
                 timeout_ms,
             },
             Call::CreateTree { files } => W::CreateTree { files, timeout_ms },
-            Call::CreateCommit { message, tree } => W::CreateCommit {
+            Call::CreateCommit {
                 message,
                 tree,
+                parents,
+            } => W::CreateCommit {
+                message,
+                tree,
+                parents,
+                timeout_ms,
+            },
+            Call::Graphql {
+                document,
+                variables,
+            } => W::Graphql {
+                document,
+                variables,
                 timeout_ms,
             },
             Call::CreateBranch { branch, sha } => W::CreateBranch {
@@ -358,8 +392,27 @@ impl From<WireCommand> for Command {
             W::CreateCommit {
                 message,
                 tree,
+                parents,
                 timeout_ms,
-            } => request(Call::CreateCommit { message, tree }, timeout_ms),
+            } => request(
+                Call::CreateCommit {
+                    message,
+                    tree,
+                    parents,
+                },
+                timeout_ms,
+            ),
+            W::Graphql {
+                document,
+                variables,
+                timeout_ms,
+            } => request(
+                Call::Graphql {
+                    document,
+                    variables,
+                },
+                timeout_ms,
+            ),
             W::CreateBranch {
                 branch,
                 sha,
@@ -463,6 +516,7 @@ mod tests {
             ),
             (
                 request(Call::CreateCommit {
+                    parents: Vec::new(),
                     message: "m".into(),
                     tree: "t".into(),
                 }),

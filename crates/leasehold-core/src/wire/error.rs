@@ -87,6 +87,9 @@ pub enum Error {
     Input(#[from] InputError),
     #[error(transparent)]
     Protocol(#[from] ProtocolError),
+    /// A reviewed config (a claims config file) is unusable.
+    #[error(transparent)]
+    Config(ConfigError),
 }
 
 impl Error {
@@ -94,6 +97,7 @@ impl Error {
         match self {
             Error::Input(_) => "invalid-input",
             Error::Protocol(_) => "protocol",
+            Error::Config(_) => "invalid-config",
         }
     }
 }

@@ -103,9 +103,29 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `graphql` was answered 200: GitHub's `data` and `errors` as they came. A 200 with
+    /// `errors[]` is a failure the core classifies by its errors, never by the status.
+    Graphql {
+        #[serde(default)]
+        data: Option<serde_json::Value>,
+        #[serde(default)]
+        errors: Vec<GraphqlError>,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
     /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
     Transport { sent: bool, message: String },
+}
+
+/// One entry of a GraphQL answer's `errors[]`: its `type` (GitHub's `NOT_FOUND`, `FORBIDDEN`,
+/// `RATE_LIMITED`, `STALE_DATA`, …, when it gives one) and its message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphqlError {
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub message: String,
 }
 
 /// One job of a run attempt, as `listJobs` reports it.

@@ -4,20 +4,27 @@
 //! and the shapes of the documents kept on GitHub. Nothing here decides anything; everything
 //! else in the crate depends on it, and it depends on nothing else.
 
+mod claim;
 mod command;
 mod document;
 mod error;
 mod event;
+mod exit;
 mod outcome;
 pub mod time;
 mod words;
 
+pub use claim::{
+    AcquiredFrom, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, CLAIM_KIND,
+    CLAIM_SCHEMA,
+};
 pub use command::{Call, Command, Level, LogLine, SleepReason, Step, TreeFile};
 pub use document::{
     Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
-pub use event::{Event, JobSummary, Reply};
+pub use event::{Event, GraphqlError, JobSummary, Reply};
+pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };

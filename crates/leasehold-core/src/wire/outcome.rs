@@ -136,6 +136,9 @@ pub struct Outcome {
     /// reap: what was judged, and what was done, lock by lock.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reaped: Vec<ReapReport>,
+    /// A claim operation's report (its status decides the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<super::claim::ClaimReport>,
 }
 
 impl Stats {
@@ -174,6 +177,7 @@ impl Outcome {
             stats: Stats::default(),
             lease: None,
             reaped: Vec::new(),
+            claims: None,
         }
     }
 
@@ -249,4 +253,53 @@ pub struct ReapReport {
     pub lock: String,
     /// Changes written (confirmed), then what was kept in the last version seen.
     pub entries: Vec<ReapEntry>,
+}
+
+impl super::exit::Status {
+    /// The status of an operation's outcome: a claim's own status, else the lock verb's result
+    /// word (a failure by its code).
+    pub fn of_outcome(o: &Outcome) -> super::exit::Status {
+        if let Some(claim) = &o.claims {
+            return claim.status;
+        }
+        match o.result {
+            ResultWord::Acquired => super::exit::Status::Acquired,
+            ResultWord::Timeout => super::exit::Status::Timeout,
+            ResultWord::Cancelled => super::exit::Status::Cancelled,
+            ResultWord::Released => super::exit::Status::Released,
+            ResultWord::QueueCleaned => super::exit::Status::QueueCleaned,
+            ResultWord::Noop => super::exit::Status::Noop,
+            ResultWord::ReleaseUnrecorded => super::exit::Status::UnknownOutcome,
+            ResultWord::Status => super::exit::Status::Ok,
+            ResultWord::Skipped => super::exit::Status::Skipped,
+            ResultWord::Renewed => super::exit::Status::Renewed,
+            ResultWord::NotDue => super::exit::Status::NotDue,
+            ResultWord::Lost => super::exit::Status::Lost,
+            ResultWord::Reaped => super::exit::Status::Reaped,
+            ResultWord::Failed => o
+                .error
+                .as_ref()
+                .map_or(super::exit::Status::Transport, |e| {
+                    super::exit::Status::of_failure(e.code)
+                }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::exit::Status;
+
+    #[test]
+    fn lock_results_map_onto_the_exit_table() {
+        let code = |r| Status::of_outcome(&Outcome::new(r, false, "l", "h")).exit_code();
+        assert_eq!(code(ResultWord::Lost), 13);
+        assert_eq!(code(ResultWord::Timeout), 10);
+        assert_eq!(code(ResultWord::Acquired), 0);
+        assert_eq!(code(ResultWord::ReleaseUnrecorded), 12);
+        let failed = Outcome::new(ResultWord::Failed, false, "l", "h")
+            .with_error(Failure::new(FailureCode::ScanDeadline, "m".into()));
+        assert_eq!(Status::of_outcome(&failed).exit_code(), 20);
+    }
 }

@@ -1,0 +1,217 @@
+//! list: every claim of a namespace, read page by page (100 refs a page, each with its payload
+//! in the same query) until GitHub says there is no next page; a page that says there is more
+//! but gives no cursor fails rather than reading as the end. `stale` keeps only held claims
+//! past their expiry. Read only; a failed page is retried within the retry policy by the same
+//! classification every request goes through.
+
+use crate::policy::limits::REQUEST_TIMEOUT_MS;
+use crate::policy::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
+use crate::store::claim::{namespace_prefix, parse_payload};
+use crate::store::refs::{list_refs_call, parse_list};
+use crate::wire::time::{parse_http_date, Millis};
+use crate::wire::{
+    ClaimItem, ClaimReport, ClaimState, Command, Error, Event, Failure, FailureCode, LeasePolicy,
+    Outcome, ProtocolError, Reply, ResultWord, SleepReason, Stats, Status, Step,
+};
+
+pub struct ListOp {
+    repository: String,
+    namespace: String,
+    lease: LeasePolicy,
+    stale_only: bool,
+    retry: RetryPolicy,
+    rng: Rng,
+    cursor: Option<String>,
+    items: Vec<ClaimItem>,
+    repository_id: Option<String>,
+    failures: u32,
+    stats: Stats,
+    server_offset: i64,
+    done: bool,
+}
+
+impl ListOp {
+    pub fn new(s: &super::ClaimSettings, stale_only: bool, seed: u64) -> Self {
+        ListOp {
+            repository: s.repository.clone(),
+            namespace: s.namespace.clone(),
+            lease: s.lease.clone(),
+            stale_only,
+            retry: s.retry.clone(),
+            rng: Rng::new(seed),
+            cursor: None,
+            items: Vec::new(),
+            repository_id: None,
+            failures: 0,
+            stats: Stats::default(),
+            server_offset: 0,
+            done: false,
+        }
+    }
+
+    fn request(&mut self) -> Command {
+        self.stats.requests += 1;
+        self.stats.reads += 1;
+        Command::Request {
+            call: list_refs_call(
+                &self.repository,
+                &namespace_prefix(&self.namespace),
+                self.cursor.as_deref(),
+            ),
+            timeout_ms: REQUEST_TIMEOUT_MS,
+        }
+    }
+
+    fn finish(&mut self, status: Status, detail: String, error: Option<Failure>) -> Command {
+        self.done = true;
+        let ok = status.exit_code() == 0;
+        let mut o = Outcome::new(
+            if ok {
+                ResultWord::Status
+            } else {
+                ResultWord::Failed
+            },
+            ok,
+            &self.namespace,
+            "",
+        );
+        o.stats = self.stats.clone();
+        o.error = error;
+        o.claims = Some(ClaimReport {
+            status,
+            repository: self.repository.clone(),
+            repository_id: self.repository_id.clone(),
+            namespace: self.namespace.clone(),
+            run_id: String::new(),
+            items: std::mem::take(&mut self.items),
+            detail,
+            dry_run: false,
+            next: Default::default(),
+        });
+        Command::Finish {
+            outcome: Box::new(o),
+        }
+    }
+
+    pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        if self.done {
+            return Err(ProtocolError {
+                event: event.name().into(),
+                state: "finished".into(),
+            }
+            .into());
+        }
+        let command = match event {
+            Event::Start { .. } | Event::Timer { .. } => self.request(),
+            Event::Cancel { .. } => self.finish(Status::Transport, "cancelled".into(), None),
+            Event::Reply { now, reply } => self.on_reply(now, reply),
+        };
+        Ok(Step {
+            command,
+            log: Vec::new(),
+        })
+    }
+
+    fn on_reply(&mut self, now: Millis, reply: Reply) -> Command {
+        if let Some(class) = classify(RequestKind::Read, &reply, now, true) {
+            self.failures += 1;
+            let failure = |code| Failure {
+                code,
+                message: format!("the list read failed ({})", class.name()),
+                class: Some(class.word()),
+                status: None,
+            };
+            return match class {
+                Class::Transient | Class::RateLimited { .. } => match next_attempt_at(
+                    &self.retry,
+                    class,
+                    self.failures,
+                    now,
+                    None,
+                    &mut self.rng,
+                ) {
+                    Some(at) => {
+                        self.stats.retries += 1;
+                        Command::Sleep {
+                            until_ms: at,
+                            reason: SleepReason::Backoff,
+                        }
+                    }
+                    None => self.finish(
+                        Status::Transport,
+                        "GitHub stayed unavailable".into(),
+                        Some(failure(FailureCode::ApiUnavailable)),
+                    ),
+                },
+                _ => self.finish(
+                    Status::Permission,
+                    "GitHub refused the list read".into(),
+                    Some(failure(FailureCode::Refused)),
+                ),
+            };
+        }
+        self.failures = 0;
+        let Reply::Graphql { data, date, .. } = reply else {
+            return self.finish(Status::Transport, "not a GraphQL answer".into(), None);
+        };
+        if let Some(server) = date.as_deref().and_then(parse_http_date) {
+            self.server_offset = server as i64 - now as i64;
+        }
+        let server_now = (now as i64 + self.server_offset).max(0) as Millis;
+        let (id, refs, next) = match parse_list(&data.unwrap_or_default()) {
+            Ok(page) => page,
+            Err(e) => {
+                return self.finish(
+                    Status::Stale,
+                    format!("the list answer is unreadable: {e}"),
+                    None,
+                )
+            }
+        };
+        self.repository_id = Some(id);
+        for r in refs {
+            let key = r.name.rsplit('/').next().unwrap_or_default().to_string();
+            let full = if r.name.starts_with("refs/") {
+                r.name.clone()
+            } else {
+                format!("{}{}", namespace_prefix(&self.namespace), r.name)
+            };
+            let payload = match r
+                .text
+                .as_deref()
+                .map(|t| parse_payload(t, &self.namespace, &key))
+            {
+                Some(Ok(p)) => Some(p),
+                _ => None,
+            };
+            let status = match &payload {
+                None => Status::Stale,
+                Some(p) if p.state == ClaimState::Released => Status::Released,
+                Some(p) if super::takeable(&self.lease, p, server_now) => Status::Expired,
+                Some(_) => Status::Held,
+            };
+            if self.stale_only && status != Status::Expired {
+                continue;
+            }
+            self.items.push(ClaimItem {
+                key,
+                ref_name: full,
+                token: r.oid,
+                payload,
+                status: Some(status),
+                eligible_at: None,
+                candidate: None,
+            });
+        }
+        match next {
+            Some(cursor) => {
+                self.cursor = Some(cursor);
+                self.request()
+            }
+            None => {
+                let n = self.items.len();
+                self.finish(Status::Ok, format!("{n} claims"), None)
+            }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! The claim operations: per-item claims kept in git refs (`store::claim`), planned on a
+//! [`ClaimSet`] by the engine's read / plan / compare-and-swap loop like every lock operation.
+//! One planner, [`ClaimPlanner`], holds what every verb shares (the settings, what this run
+//! wrote, the report); each verb's decision on one version is its own file:
+//!
+//! * `acquire.rs`: claim, takeover and family claim (absent or released → held; expired →
+//!   taken over; live → contended);
+//! * `renew.rs`: renew (`if-due`, the ceiling, a rotated token);
+//! * `release.rs`: release and family release (idempotent; stale tokens named);
+//! * `inspect.rs`: verify, read and adopt (read only);
+//! * `list.rs`: list, a paginated read of a whole namespace (its own small read loop);
+//! * `next.rs`: the `next` lines and the result document.
+//!
+//! Every transition is one `updateRefs` whose `beforeOid`s are the versions planned on; a
+//! family is one call, so it lands whole or not at all. A version this run wrote is recognised
+//! by its payload (this run's id and the fields it set), never guessed.
+
+mod acquire;
+mod inspect;
+pub mod list;
+pub mod next;
+mod release;
+mod renew;
+pub mod settings;
+
+use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::store::{ClaimMember, ClaimSet};
+use crate::wire::time::Millis;
+use crate::wire::{
+    ChangeAction, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, Failure,
+    LeasePolicy, Outcome, ResultWord, Status, CLAIM_KIND, CLAIM_SCHEMA,
+};
+pub use settings::{ClaimSettings, Verb};
+
+pub struct ClaimPlanner {
+    pub s: ClaimSettings,
+    /// Payloads this operation sent, as planned (before the engine stamped `seq` and `at`).
+    written: Vec<ClaimPayload>,
+    /// A write's outcome is unknown and no plan has seen a read since.
+    pending_write: bool,
+    /// What the first write was (acquire: `acquired` or `taken-over`).
+    intent: Option<Status>,
+    /// The last version planned on, for a failure's report.
+    last: Option<ClaimSet>,
+    repository_id: Option<String>,
+}
+
+/// What a verb decided for one version.
+pub(crate) enum Verdict {
+    /// Write the set as changed; on success finish with this status.
+    Write(ClaimSet, Status),
+    /// Finish: the status, per-item statuses and a detail for people.
+    Done(Status, Vec<(String, Status)>, String),
+}
+
+impl ClaimPlanner {
+    pub fn new(s: ClaimSettings) -> Self {
+        ClaimPlanner {
+            repository_id: s.repository_id.clone(),
+            s,
+            written: Vec::new(),
+            pending_write: false,
+            intent: None,
+            last: None,
+        }
+    }
+
+    /// The set as the previous command printed it (renew, release with `prior`), to plan on
+    /// without reading.
+    pub fn presumed(&self) -> Option<ClaimSet> {
+        let prior = self.s.prior.clone()?;
+        let key = &self.s.keys[0];
+        Some(ClaimSet {
+            namespace: self.s.namespace.clone(),
+            members: vec![ClaimMember {
+                key: key.clone(),
+                ref_name: crate::store::claim::claim_ref(&self.s.namespace, key),
+                oid: Some(self.s.tokens[0].clone()),
+                payload: Some(prior),
+                changed: false,
+            }],
+        })
+    }
+
+    /// Whether `p` is a version this operation wrote (ignoring the stamped `seq` and `at`).
+    fn wrote(&self, p: &ClaimPayload) -> bool {
+        self.written.iter().any(|w| {
+            let mut a = w.clone();
+            a.seq = p.seq;
+            a.at = p.at;
+            &a == p
+        })
+    }
+
+    /// A new held payload for `key` from `now`.
+    fn held(&self, key: &str, now: Millis, seq: u64, action: ChangeAction) -> ClaimPayload {
+        let l = &self.s.lease;
+        ClaimPayload {
+            schema: CLAIM_SCHEMA,
+            kind: CLAIM_KIND.into(),
+            namespace: self.s.namespace.clone(),
+            key: key.into(),
+            state: ClaimState::Held,
+            seq,
+            run_id: self.s.run_id.clone(),
+            run: self.s.run.clone(),
+            lease: Some(ClaimLease {
+                claimed_at: now,
+                expires_at: now + l.ttl_ms,
+                renew_after: now + l.renew_ms,
+                ceiling_at: now + l.max_ttl_ms,
+                renew_count: 0,
+            }),
+            supersedes: None,
+            releases: None,
+            acquired_from: None,
+            metadata: self.s.metadata.clone(),
+            action,
+            at: now,
+        }
+    }
+
+    fn report(
+        &self,
+        status: Status,
+        set: Option<&ClaimSet>,
+        per: &[(String, Status)],
+        detail: String,
+        now: Millis,
+    ) -> Outcome {
+        let lease = &self.s.lease;
+        let items = match set {
+            Some(set) => set
+                .members
+                .iter()
+                .map(|m| {
+                    let eligible_at = m
+                        .payload
+                        .as_ref()
+                        .and_then(|p| p.lease.as_ref())
+                        .filter(|_| status == Status::Contended || status == Status::FamilyAborted)
+                        .map(|l| lease.takeable_after(l.expires_at) + 1);
+                    ClaimItem {
+                        key: m.key.clone(),
+                        ref_name: m.ref_name.clone(),
+                        token: m.oid.clone(),
+                        payload: m.payload.clone(),
+                        status: per.iter().find(|(k, _)| k == &m.key).map(|(_, s)| *s),
+                        eligible_at,
+                        candidate: None,
+                    }
+                })
+                .collect(),
+            None => self
+                .s
+                .keys
+                .iter()
+                .map(|k| ClaimItem {
+                    key: k.clone(),
+                    ref_name: crate::store::claim::claim_ref(&self.s.namespace, k),
+                    token: None,
+                    payload: None,
+                    status: None,
+                    eligible_at: None,
+                    candidate: None,
+                })
+                .collect(),
+        };
+        let report = ClaimReport {
+            status,
+            repository: self.s.repository.clone(),
+            repository_id: self.repository_id.clone(),
+            namespace: self.s.namespace.clone(),
+            run_id: self.s.run_id.clone(),
+            items,
+            detail,
+            dry_run: self.s.dry_run,
+            next: Default::default(),
+        };
+        let report = next::with_next(report, &self.s);
+        let ok = status.exit_code() == 0;
+        let mut o = Outcome::new(
+            if ok {
+                ResultWord::Status
+            } else {
+                ResultWord::Failed
+            },
+            ok,
+            &crate::store::claim::set_key(&self.s.namespace, &self.s.keys),
+            &self.s.run_id,
+        );
+        let _ = now;
+        o.claims = Some(report);
+        o
+    }
+}
+
+/// Whether a held claim may be taken at `now` (GitHub's clock): strictly past its expiry, the
+/// grace and the skew tolerance.
+pub(crate) fn takeable(lease: &LeasePolicy, p: &ClaimPayload, now: Millis) -> bool {
+    match (&p.state, &p.lease) {
+        (ClaimState::Held, Some(l)) => now > lease.takeable_after(l.expires_at),
+        _ => true,
+    }
+}
+
+impl Planner for ClaimPlanner {
+    type Doc = ClaimSet;
+
+    fn needs_config(&self) -> bool {
+        false
+    }
+
+    fn plan(&mut self, ctx: &mut PlanCtx<'_, ClaimSet>) -> Decision<ClaimSet> {
+        let now = ctx.server_now;
+        let set = ctx.state.clone();
+        self.last = Some(set.clone());
+        // The repository id, once a read learned it, goes into every `next` line.
+        if self.repository_id.is_none() {
+            self.repository_id = ctx.repository_id.clone();
+        }
+        let written = ctx.provenance == Provenance::Written;
+        // A version this operation wrote: done.
+        let ours_written = written
+            || (!self.written.is_empty()
+                && set
+                    .members
+                    .iter()
+                    .filter_map(|m| m.payload.as_ref())
+                    .any(|p| self.wrote(p)));
+        if ours_written {
+            if let Some(status) = self.intent {
+                self.pending_write = false;
+                return Decision::Finish(self.report(status, Some(&set), &[], String::new(), now));
+            }
+        }
+        self.pending_write = false;
+        let verdict = match self.s.verb {
+            Verb::Claim | Verb::Takeover | Verb::FamilyClaim => acquire::plan(self, &set, now),
+            Verb::Renew => renew::plan(self, &set, now),
+            Verb::Release | Verb::FamilyRelease => release::plan(self, &set, now),
+            Verb::Verify | Verb::Read | Verb::Adopt => inspect::plan(self, &set, now),
+        };
+        match verdict {
+            Verdict::Done(status, per, detail) => {
+                Decision::Finish(self.report(status, Some(&set), &per, detail, now))
+            }
+            Verdict::Write(new, status) if self.s.dry_run => {
+                let detail = "dry run: nothing was written".to_string();
+                let mut shown = new.clone();
+                for m in &mut shown.members {
+                    m.changed = false;
+                }
+                let _ = shown;
+                Decision::Finish(self.report(status, Some(&set), &[], detail, now))
+            }
+            Verdict::Write(new, status) => {
+                self.intent = Some(status);
+                for m in new.members.iter().filter(|m| m.changed) {
+                    if let Some(p) = &m.payload {
+                        let mut p = p.clone();
+                        // As the engine will stamp it.
+                        p.seq += 1;
+                        self.written.push(p);
+                    }
+                }
+                let action = new
+                    .members
+                    .iter()
+                    .find(|m| m.changed)
+                    .and_then(|m| m.payload.as_ref())
+                    .map_or(ChangeAction::Acquire, |p| p.action.clone());
+                Decision::Write { doc: new, action }
+            }
+        }
+    }
+
+    fn write_unknown(&mut self) {
+        self.pending_write = true;
+    }
+
+    fn failed(&self, failure: Failure, now: Millis) -> Outcome {
+        let status = if self.pending_write {
+            Status::UnknownOutcome
+        } else {
+            Status::of_failure(failure.code)
+        };
+        let mut o = self.report(
+            status,
+            self.last.as_ref(),
+            &[],
+            failure.message.clone(),
+            now,
+        );
+        o.error = Some(failure);
+        o
+    }
+}

@@ -1,0 +1,211 @@
+//! The `next` lines (the commands to run next, carrying the current token, each word POSIX
+//! single-quoted where it needs it, so a line runs as printed) and the one result document a
+//! command prints.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::{ClaimSettings, Verb};
+use crate::wire::{ClaimReport, ClaimState, Outcome, Status};
+
+/// The result document's schema.
+pub const RESULT_SCHEMA: &str = "leasehold-result/1";
+
+/// A word as the shell must see it: bare when it is plainly safe, else single-quoted.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:=@%+,-".contains(&b));
+    if plain {
+        word.into()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+fn line(s: &ClaimSettings, verb: &str, args: &[(&str, &str)]) -> String {
+    let mut words: Vec<String> = vec![s.invocation.clone(), "claims".into()];
+    words.extend(verb.split(' ').map(String::from));
+    let mut push = |flag: &str, value: &str| {
+        words.push(format!("--{flag}"));
+        if !value.is_empty() {
+            words.push(shell_quote(value));
+        }
+    };
+    push("repository", &s.repository);
+    if let Some(c) = &s.config_path {
+        push("config", c);
+    }
+    for (f, v) in args {
+        push(f, v);
+    }
+    words.join(" ")
+}
+
+/// The report with its `next` lines.
+pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
+    let mut next = BTreeMap::new();
+    let ns = s.namespace.clone();
+    let repo_id = r.repository_id.clone().unwrap_or_default();
+    let family = matches!(s.verb, Verb::FamilyClaim | Verb::FamilyRelease);
+    let held_by_us: Vec<_> = r
+        .items
+        .iter()
+        .filter(|i| {
+            i.payload
+                .as_ref()
+                .is_some_and(|p| p.run_id == s.run_id && p.state == ClaimState::Held)
+        })
+        .collect();
+    match r.status {
+        Status::UnknownOutcome => {
+            for i in &r.items {
+                next.insert(
+                    format!("adopt {}", i.key),
+                    line(
+                        s,
+                        "adopt",
+                        &[("namespace", &ns), ("key", &i.key), ("run-id", &s.run_id)],
+                    ),
+                );
+            }
+            if let [i] = r.items.as_slice() {
+                let l = next.remove(&format!("adopt {}", i.key)).unwrap_or_default();
+                next.insert("adopt".into(), l);
+            }
+        }
+        Status::Expired => {
+            if let Some(i) = r.items.first() {
+                let t = i.token.clone().unwrap_or_default();
+                next.insert(
+                    "takeover".into(),
+                    line(
+                        s,
+                        "takeover",
+                        &[("namespace", &ns), ("key", &i.key), ("supersedes", &t)],
+                    ),
+                );
+            }
+        }
+        _ if family && held_by_us.len() == r.items.len() && !r.items.is_empty() && !s.dry_run => {
+            let keys: Vec<&str> = r.items.iter().map(|i| i.key.as_str()).collect();
+            let tokens: Vec<String> = r
+                .items
+                .iter()
+                .map(|i| i.token.clone().unwrap_or_default())
+                .collect();
+            next.insert(
+                "release".into(),
+                line(
+                    s,
+                    "family release",
+                    &[
+                        ("namespace", &ns),
+                        ("keys", &keys.join(",")),
+                        ("tokens", &tokens.join(",")),
+                        ("run-id", &s.run_id),
+                    ],
+                ),
+            );
+        }
+        _ if !family && held_by_us.len() == 1 && !s.dry_run => {
+            let i = held_by_us[0];
+            let t = i.token.clone().unwrap_or_default();
+            let prior = i
+                .payload
+                .as_ref()
+                .map(|p| serde_json::to_string(p).expect("payload serializes"))
+                .unwrap_or_default();
+            let base = [
+                ("namespace", ns.as_str()),
+                ("key", i.key.as_str()),
+                ("token", t.as_str()),
+                ("run-id", s.run_id.as_str()),
+            ];
+            let mut fast: Vec<(&str, &str)> = base.to_vec();
+            if !repo_id.is_empty() {
+                fast.push(("repository-id", &repo_id));
+                fast.push(("prior", &prior));
+            }
+            let mut renew = fast.clone();
+            renew.push(("if-due", ""));
+            next.insert("renew".into(), line(s, "renew", &renew));
+            next.insert("release".into(), line(s, "release", &fast));
+            next.insert("verify".into(), line(s, "verify", &base));
+            let mut guard = base.to_vec();
+            guard.push(("--", ""));
+            next.insert(
+                "guard".into(),
+                format!("{} <command…>", line(s, "guard", &base)),
+            );
+        }
+        _ => {}
+    }
+    r.next = next;
+    r
+}
+
+/// The one JSON document a command prints: `schema`, `command`, `status`, `exitCode`, what it
+/// asks the caller to do, then the claim (or the lock outcome) and `next`.
+pub fn result_document(command: &str, outcome: &Outcome) -> Value {
+    let status = Status::of_outcome(outcome);
+    let mut doc = json!({
+        "schema": RESULT_SCHEMA,
+        "command": command,
+        "status": status.as_str(),
+        "exitCode": status.exit_code(),
+        "action": status.action(),
+    });
+    match &outcome.claims {
+        Some(r) => {
+            let mut claims = serde_json::to_value(r).expect("report serializes");
+            let next = claims
+                .as_object_mut()
+                .and_then(|o| o.remove("next"))
+                .unwrap_or(Value::Null);
+            if let Some(o) = claims.as_object_mut() {
+                o.remove("status");
+            }
+            doc["claim"] = claims;
+            doc["next"] = next;
+        }
+        None => {
+            doc["outcome"] = serde_json::to_value(outcome).expect("outcome serializes");
+            doc["next"] = json!({});
+        }
+    }
+    doc["error"] = match &outcome.error {
+        Some(e) => serde_json::to_value(e).expect("error serializes"),
+        None => Value::Null,
+    };
+    doc
+}
+
+/// The document of a command refused before it started (bad input: usage; bad config: config).
+pub fn refusal_document(command: &str, status: Status, code: &str, message: &str) -> Value {
+    json!({
+        "schema": RESULT_SCHEMA,
+        "command": command,
+        "status": status.as_str(),
+        "exitCode": status.exit_code(),
+        "action": status.action(),
+        "next": {},
+        "error": { "code": code, "message": message },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_runs_as_printed() {
+        assert_eq!(shell_quote("abc-1.2"), "abc-1.2");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's $HOME"), "'it'\\''s $HOME'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("{\"a\":1}"), "'{\"a\":1}'");
+    }
+}

@@ -1,0 +1,693 @@
+//! Claims on git refs, end to end through `Operation::step` against a small in-memory model
+//! of GitHub's refs, trees, commits and `updateRefs` (compare-and-swap on `beforeOid`,
+//! fast-forward only, all updates of a call or none), with faults injected on the mutation.
+
+use std::collections::BTreeMap;
+
+use leasehold_core::{
+    parse_payload, Call, ClaimState, Command, Entropy, Event, GraphqlError, Operation,
+    OperationKind, Outcome, Reply, Status,
+};
+use serde_json::{json, Value};
+
+const ZERO: &str = "0000000000000000000000000000000000000000";
+const T0: u64 = 1_800_000_000_000;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    None,
+    /// Apply the mutation, then answer 502 (GitHub's 10 s kill after the work was done).
+    ApplyThen502,
+    /// Answer 502 without applying.
+    Lose502,
+    /// Answer 200 with a RATE_LIMITED error, not applied.
+    RateLimited,
+    /// Answer 200 with FORBIDDEN.
+    Forbidden,
+}
+
+#[derive(Default)]
+struct Git {
+    refs: BTreeMap<String, String>,
+    trees: BTreeMap<String, String>,
+    commits: BTreeMap<String, (String, Vec<String>)>,
+    next: u64,
+    mutations: u32,
+    requests: u32,
+    faults: Vec<Fault>,
+}
+
+fn oid(n: u64) -> String {
+    format!("{n:040x}")
+}
+
+impl Git {
+    fn text_of(&self, commit: &str) -> Option<String> {
+        let (tree, _) = self.commits.get(commit)?;
+        self.trees.get(tree).cloned()
+    }
+
+    fn node(&self, name: &str) -> Value {
+        match self.refs.get(name) {
+            None => Value::Null,
+            Some(c) => {
+                json!({"name": name, "target": {"oid": c, "file": self.text_of(c).map(|t| json!({"object": {"text": t}}))}})
+            }
+        }
+    }
+
+    fn ancestor(&self, a: &str, b: &str) -> bool {
+        if a == b {
+            return true;
+        }
+        self.commits
+            .get(b)
+            .is_some_and(|(_, ps)| ps.iter().any(|p| self.ancestor(a, p)))
+    }
+
+    fn answer(&mut self, call: &Call) -> Reply {
+        self.requests += 1;
+        match call {
+            Call::CreateTree { files } => {
+                self.next += 1;
+                let sha = oid(self.next);
+                self.trees.insert(sha.clone(), files[0].content.clone());
+                Reply::Created { sha }
+            }
+            Call::CreateCommit { tree, parents, .. } => {
+                self.next += 1;
+                let sha = oid(self.next);
+                self.commits
+                    .insert(sha.clone(), (tree.clone(), parents.clone()));
+                Reply::Created { sha }
+            }
+            Call::Graphql {
+                document,
+                variables,
+            } if document.starts_with("mutation") => {
+                self.mutations += 1;
+                let fault = if self.faults.is_empty() {
+                    Fault::None
+                } else {
+                    self.faults.remove(0)
+                };
+                let err = |kind: &str, message: &str| Reply::Graphql {
+                    data: Some(json!({"updateRefs": null})),
+                    errors: vec![GraphqlError {
+                        kind: Some(kind.into()),
+                        message: message.into(),
+                    }],
+                    date: None,
+                };
+                match fault {
+                    Fault::Lose502 => return http(502),
+                    Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
+                    Fault::Forbidden => {
+                        return err("FORBIDDEN", "Resource not accessible by integration")
+                    }
+                    _ => {}
+                }
+                let updates = variables["refUpdates"].as_array().unwrap();
+                for u in updates {
+                    let name = u["name"].as_str().unwrap();
+                    let before = u["beforeOid"].as_str().unwrap();
+                    let after = u["afterOid"].as_str().unwrap();
+                    assert_eq!(u["force"], false, "never forced");
+                    assert_ne!(after, ZERO, "never a zero afterOid");
+                    let current = self.refs.get(name).map(String::as_str).unwrap_or(ZERO);
+                    if current != before {
+                        return err(
+                            "STALE_DATA",
+                            &format!("Expected {name} to point to {before}"),
+                        );
+                    }
+                    if current != ZERO && !self.ancestor(current, after) {
+                        return err("UNPROCESSABLE", "Update is not a fast forward");
+                    }
+                }
+                for u in updates {
+                    self.refs.insert(
+                        u["name"].as_str().unwrap().into(),
+                        u["afterOid"].as_str().unwrap().into(),
+                    );
+                }
+                if fault == Fault::ApplyThen502 {
+                    return http(502);
+                }
+                Reply::Graphql {
+                    data: Some(json!({"updateRefs": {"clientMutationId": null}})),
+                    errors: vec![],
+                    date: None,
+                }
+            }
+            Call::Graphql { variables, .. } => {
+                let mut repo = json!({"id": "R_kgDO"});
+                for i in 0.. {
+                    let Some(name) = variables.get(format!("r{i}")).and_then(Value::as_str) else {
+                        break;
+                    };
+                    repo[format!("r{i}")] = self.node(name);
+                }
+                Reply::Graphql {
+                    data: Some(json!({"repository": repo})),
+                    errors: vec![],
+                    date: None,
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+fn http(status: u16) -> Reply {
+    Reply::Http {
+        status,
+        message: "Bad Gateway".into(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
+        date: None,
+    }
+}
+
+fn inputs(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    let mut m: BTreeMap<String, String> = [("repository", "octo/app"), ("namespace", "deploy")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v.to_string());
+    }
+    m
+}
+
+/// Runs one operation to its end at `now` (timers fire at once), returns the outcome.
+fn run(
+    git: &mut Git,
+    kind: OperationKind,
+    pairs: &[(&str, &str)],
+    nonce: &str,
+    now: u64,
+) -> Outcome {
+    let entropy = Entropy {
+        seed: 7,
+        nonce: nonce.into(),
+    };
+    let (mut op, _) = Operation::new(kind, &inputs(pairs), &entropy).expect("inputs");
+    let mut step = op.step(Event::Start { now }).unwrap();
+    let mut clock = now;
+    for _ in 0..200 {
+        match step.command {
+            Command::Finish { outcome } => return *outcome,
+            Command::Sleep { until_ms, .. } => {
+                clock = clock.max(until_ms);
+                step = op.step(Event::Timer { now: clock }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let reply = git.answer(&call);
+                step = op.step(Event::Reply { now: clock, reply }).unwrap();
+            }
+        }
+    }
+    panic!("did not finish")
+}
+
+fn status(o: &Outcome) -> Status {
+    Status::of_outcome(o)
+}
+
+fn token(o: &Outcome) -> String {
+    o.claims.as_ref().unwrap().items[0].token.clone().unwrap()
+}
+
+fn run_id(o: &Outcome) -> String {
+    o.claims.as_ref().unwrap().run_id.clone()
+}
+
+const NONCE_A: &str = "aaaaaaaaaaaaaaaa";
+const NONCE_B: &str = "bbbbbbbbbbbbbbbb";
+
+#[test]
+fn claim_acquires_in_four_requests_then_contends() {
+    let mut git = Git::default();
+    let a = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k1")],
+        NONCE_A,
+        T0,
+    );
+    assert_eq!(status(&a), Status::Acquired);
+    assert_eq!(a.stats.requests, 4, "read, tree, commit, updateRefs");
+    let b = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k1")],
+        NONCE_B,
+        T0 + 1000,
+    );
+    assert_eq!(status(&b), Status::Contended);
+    assert_eq!(status(&b).exit_code(), 10);
+    assert!(b.claims.as_ref().unwrap().items[0].eligible_at.is_some());
+}
+
+#[test]
+fn an_expired_claim_is_taken_over_or_reported_expired() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let late = T0 + 3_600_000;
+    let e = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k"), ("no-takeover", "true")],
+        NONCE_B,
+        late,
+    );
+    assert_eq!(status(&e), Status::Expired);
+    assert_eq!(token(&e), token(&a), "names the oid a takeover needs");
+    assert!(e.claims.as_ref().unwrap().next["takeover"].contains(&token(&a)));
+    let t = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k")],
+        NONCE_B,
+        late,
+    );
+    assert_eq!(status(&t), Status::TakenOver);
+    let p = t.claims.as_ref().unwrap().items[0].payload.clone().unwrap();
+    assert_eq!(p.supersedes.as_deref(), Some(token(&a).as_str()));
+    // The new commit's parent is the one it replaced: the ref's history is the token chain.
+    assert_eq!(git.commits[&token(&t)].1, vec![token(&a)]);
+}
+
+#[test]
+fn renew_rotates_the_token_without_a_read_and_clamps_to_the_ceiling() {
+    let mut git = Git::default();
+    let cfg = r#"{"lease": {"ttlSeconds": 600, "renewSeconds": 120, "maxTtlSeconds": 900, "minRemainingSeconds": 60, "graceSeconds": 60, "skewSeconds": 30}}"#;
+    let a = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k"), ("config", cfg)],
+        NONCE_A,
+        T0,
+    );
+    let rid = run_id(&a);
+    let r = a.claims.as_ref().unwrap();
+    let prior = serde_json::to_string(r.items[0].payload.as_ref().unwrap()).unwrap();
+    let base = |t: &str| {
+        vec![
+            ("key", "k".to_string()),
+            ("token", t.to_string()),
+            ("run-id", rid.clone()),
+            ("config", cfg.to_string()),
+        ]
+    };
+    let fast = |t: &str, p: &str| {
+        let mut v = base(t);
+        v.push(("repository-id", "R_kgDO".into()));
+        v.push(("prior", p.into()));
+        v
+    };
+    let pairs = |v: &Vec<(&'static str, String)>| {
+        v.iter().map(|(k, x)| (*k, x.clone())).collect::<Vec<_>>()
+    };
+    let as_ref = |v: &Vec<(&'static str, String)>| pairs(v);
+    // Not due: nothing sent at all.
+    let mut nd = fast(&token(&a), &prior);
+    nd.push(("if-due", "true".into()));
+    let nd = as_ref(&nd);
+    let nd: Vec<(&str, &str)> = nd.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let o = run(&mut git, OperationKind::ClaimRenew, &nd, NONCE_B, T0 + 1000);
+    assert_eq!(status(&o), Status::NotDue);
+    assert_eq!(o.stats.requests, 0);
+    // Due: three requests, a new token, a fast-forward.
+    let f = as_ref(&fast(&token(&a), &prior));
+    let f: Vec<(&str, &str)> = f.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r1 = run(
+        &mut git,
+        OperationKind::ClaimRenew,
+        &f,
+        NONCE_B,
+        T0 + 400_000,
+    );
+    assert_eq!(status(&r1), Status::Renewed);
+    assert_eq!(r1.stats.requests, 3, "tree, commit, updateRefs");
+    assert_ne!(token(&r1), token(&a));
+    assert_eq!(git.commits[&token(&r1)].1, vec![token(&a)]);
+    let l = r1.claims.as_ref().unwrap().items[0]
+        .payload
+        .as_ref()
+        .unwrap()
+        .lease
+        .clone()
+        .unwrap();
+    assert_eq!(l.expires_at, T0 + 900_000, "clamped to the ceiling");
+    // The old token is stale now (still ours), naming the current one.
+    let b = as_ref(&base(&token(&a)));
+    let b: Vec<(&str, &str)> = b.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let s = run(
+        &mut git,
+        OperationKind::ClaimRenew,
+        &b,
+        NONCE_B,
+        T0 + 450_000,
+    );
+    assert_eq!(status(&s), Status::Stale);
+    assert!(s.claims.as_ref().unwrap().detail.contains(&token(&r1)));
+    // At the ceiling: stale, naming it.
+    let c = as_ref(&base(&token(&r1)));
+    let c: Vec<(&str, &str)> = c.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let at = run(
+        &mut git,
+        OperationKind::ClaimRenew,
+        &c,
+        NONCE_B,
+        T0 + 500_000,
+    );
+    assert_eq!(status(&at), Status::Stale);
+    assert!(at.claims.as_ref().unwrap().detail.contains("ceiling"));
+    // verify inside the last minRemaining: renew-required.
+    let v = run(
+        &mut git,
+        OperationKind::ClaimVerify,
+        &c,
+        NONCE_B,
+        T0 + 850_000,
+    );
+    assert_eq!(status(&v), Status::RenewRequired);
+    let v = run(
+        &mut git,
+        OperationKind::ClaimVerify,
+        &c,
+        NONCE_B,
+        T0 + 500_000,
+    );
+    assert_eq!(status(&v), Status::Held);
+}
+
+fn kv(v: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    v.to_vec()
+}
+
+fn refs<'a>(v: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    v.iter().map(|(k, x)| (*k, x.as_str())).collect()
+}
+
+#[test]
+fn release_is_idempotent_and_recognises_a_reacquire() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let rid = run_id(&a);
+    let rel = kv(&[
+        ("key", "k".into()),
+        ("token", token(&a)),
+        ("run-id", rid.clone()),
+    ]);
+    let r = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 1000,
+    );
+    assert_eq!(status(&r), Status::Released);
+    let head = git.refs["refs/leasehold/claims/deploy/k"].clone();
+    let p = parse_payload(&git.text_of(&head).unwrap(), "deploy", "k").unwrap();
+    assert_eq!(
+        p.state,
+        ClaimState::Released,
+        "a release writes a released commit"
+    );
+    let again = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 2000,
+    );
+    assert_eq!(status(&again), Status::AlreadyReleased);
+    assert_eq!(again.stats.writes, 0);
+    // Another run acquires from the release; the late release is still already-released.
+    let b = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k")],
+        NONCE_B,
+        T0 + 3000,
+    );
+    assert_eq!(status(&b), Status::Acquired);
+    let late = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 4000,
+    );
+    assert_eq!(status(&late), Status::AlreadyReleased);
+    // A release by a run that does not hold it: not-held.
+    let other = kv(&[
+        ("key", "k".into()),
+        ("token", token(&b)),
+        ("run-id", "someone-else".into()),
+    ]);
+    assert_eq!(
+        status(&run(
+            &mut git,
+            OperationKind::ClaimRelease,
+            &refs(&other),
+            NONCE_B,
+            T0 + 5000
+        )),
+        Status::NotHeld
+    );
+    // Verify by the first run on its old token: lost to the other run.
+    let v = run(
+        &mut git,
+        OperationKind::ClaimVerify,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 5000,
+    );
+    assert_eq!(status(&v), Status::Lost);
+}
+
+#[test]
+fn an_unknown_outcome_is_read_back_never_resent() {
+    // Applied, then 502: the read-back shows our commit; one mutation only.
+    let mut git = Git {
+        faults: vec![Fault::ApplyThen502],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(status(&a), Status::Acquired);
+    assert_eq!(git.mutations, 1, "the mutation was not sent again");
+    // Not applied, then 502: the read-back shows it absent; it plans again on that.
+    let mut git = Git {
+        faults: vec![Fault::Lose502],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(status(&a), Status::Acquired);
+    assert_eq!(git.mutations, 2);
+    // 502s past the budget: unknown outcome, with the adopt line; adopt proves it by run id.
+    let mut git = Git {
+        faults: vec![Fault::ApplyThen502; 1],
+        ..Git::default()
+    };
+    git.faults.extend(vec![Fault::Lose502; 20]);
+    let entropy = Entropy {
+        seed: 7,
+        nonce: NONCE_A.into(),
+    };
+    let (mut op, _) =
+        Operation::new(OperationKind::Claim, &inputs(&[("key", "k")]), &entropy).unwrap();
+    // Feed: read → tree → commit → updateRefs answered 502 after applying, then every later
+    // read fails too (a transport that stopped answering).
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let mut clock = T0;
+    let mut mutated = false;
+    let outcome = loop {
+        match step.command {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                clock = clock.max(until_ms);
+                step = op.step(Event::Timer { now: clock }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let reply = if mutated {
+                    Reply::Transport {
+                        sent: true,
+                        message: "timeout".into(),
+                    }
+                } else {
+                    git.answer(&call)
+                };
+                if matches!(&call, Call::Graphql { document, .. } if document.starts_with("mutation"))
+                {
+                    mutated = true;
+                }
+                step = op.step(Event::Reply { now: clock, reply }).unwrap();
+            }
+        }
+    };
+    assert_eq!(status(&outcome), Status::UnknownOutcome);
+    assert_eq!(status(&outcome).exit_code(), 12);
+    let report = outcome.claims.as_ref().unwrap();
+    assert!(
+        report.next["adopt"].contains(&format!("--run-id {}", report.run_id)),
+        "{:?}",
+        report.next
+    );
+    let rid = report.run_id.clone();
+    let adopt = run(
+        &mut git,
+        OperationKind::ClaimAdopt,
+        &[("key", "k"), ("run-id", &rid)],
+        NONCE_B,
+        clock,
+    );
+    assert_eq!(status(&adopt), Status::Adopted);
+    let not_ours = run(
+        &mut git,
+        OperationKind::ClaimAdopt,
+        &[("key", "k"), ("run-id", "run-other")],
+        NONCE_B,
+        clock,
+    );
+    assert_eq!(status(&not_ours), Status::Lost);
+}
+
+#[test]
+fn graphql_errors_are_classified_by_their_error() {
+    let mut git = Git {
+        faults: vec![Fault::Forbidden],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(status(&a), Status::Permission);
+    assert_eq!(status(&a).exit_code(), 21);
+    assert!(git.refs.is_empty());
+    let mut git = Git {
+        faults: vec![Fault::RateLimited],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(
+        status(&a),
+        Status::Acquired,
+        "a rate-limited mutation waits and is sent again"
+    );
+    assert_eq!(git.mutations, 2);
+}
+
+#[test]
+fn a_family_lands_whole_or_not_at_all() {
+    let mut git = Git::default();
+    let held = run(&mut git, OperationKind::Claim, &[("key", "c")], NONCE_B, T0);
+    assert_eq!(status(&held), Status::Acquired);
+    let before = git.refs.clone();
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b,c,d,e")],
+        NONCE_A,
+        T0 + 1000,
+    );
+    assert_eq!(status(&f), Status::FamilyAborted);
+    assert_eq!(git.refs, before, "nothing of the family landed");
+    assert_eq!(git.mutations, 1, "only the holder's own claim");
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b,d,e")],
+        NONCE_A,
+        T0 + 2000,
+    );
+    assert_eq!(status(&f), Status::Acquired);
+    assert_eq!(git.mutations, 2, "one updateRefs for the whole family");
+    assert_eq!(git.refs.len(), 5);
+    let r = f.claims.as_ref().unwrap();
+    let tokens: Vec<String> = r.items.iter().map(|i| i.token.clone().unwrap()).collect();
+    let rel = kv(&[
+        ("keys", "a,b,d,e".into()),
+        ("tokens", tokens.join(",")),
+        ("run-id", r.run_id.clone()),
+    ]);
+    let out = run(
+        &mut git,
+        OperationKind::ClaimFamilyRelease,
+        &refs(&rel),
+        NONCE_A,
+        T0 + 3000,
+    );
+    assert_eq!(status(&out), Status::Released);
+    assert_eq!(git.mutations, 3);
+}
+
+#[test]
+fn dry_run_writes_nothing_and_predicts() {
+    let mut git = Git::default();
+    let a = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "k"), ("dry-run", "true")],
+        NONCE_A,
+        T0,
+    );
+    assert_eq!(status(&a), Status::Acquired);
+    assert!(a.claims.as_ref().unwrap().dry_run);
+    assert_eq!(git.mutations, 0);
+    assert!(git.trees.is_empty());
+}
+
+#[test]
+fn inputs_are_refused_before_any_request() {
+    let entropy = Entropy {
+        seed: 7,
+        nonce: NONCE_A.into(),
+    };
+    for (pairs, input) in [
+        (vec![("key", "a/b")], "key"),
+        (vec![("key", &"x".repeat(101)[..])], "key"),
+        (vec![("key", "ghp_abcdef")], "key"),
+        (
+            vec![("key", "k"), ("run-id-prefix", "sk-ant-zzz")],
+            "run-id-prefix",
+        ),
+        (vec![("key", "k"), ("set", "note=xoxb-1-2")], "set"),
+        (vec![("key", "k"), ("run-id", "mine")], "run-id"),
+    ] {
+        let err = Operation::new(OperationKind::Claim, &inputs(&pairs), &entropy)
+            .err()
+            .expect("refused");
+        let leasehold_core::Error::Input(e) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(e.input, input);
+        assert!(
+            !e.to_string().contains("ghp_abcdef") && !e.to_string().contains("xoxb-1-2"),
+            "{e}"
+        );
+    }
+    let bad_config = r#"{"lease": {"ttlSeconds": 10}}"#;
+    let err = Operation::new(
+        OperationKind::Claim,
+        &inputs(&[("key", "k"), ("config", bad_config)]),
+        &entropy,
+    )
+    .err()
+    .unwrap();
+    assert!(matches!(err, leasehold_core::Error::Config(_)), "{err:?}");
+    let cred_config = r#"{"namespaces": {"deploy": {"lease": {}}}, "lease": {}, "x": "ghp_abc"}"#;
+    let err = Operation::new(
+        OperationKind::Claim,
+        &inputs(&[("key", "k"), ("config", cred_config)]),
+        &entropy,
+    )
+    .err()
+    .unwrap();
+    assert!(
+        matches!(err, leasehold_core::Error::Config(_)) && !err.to_string().contains("ghp_abc"),
+        "{err}"
+    );
+}
