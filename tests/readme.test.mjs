@@ -1,10 +1,14 @@
 // Keeps the README true: every input and output of every action is in its table with the
-// action.yml default, every `uses:` of a leasehold action is pinned to a full commit SHA, and the
-// two quick-start commands exist as npm scripts.
+// action.yml default; every `uses:` is pinned to a full commit SHA with a `# vX.Y.Z` comment,
+// and the leasehold pin is a released commit of this repository's history that has every
+// action the README uses; no example pastes an expression into a script; and the two
+// quick-start commands exist as npm scripts.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { ROOT, actionMetadata } from './helpers/action-runner.mjs';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -46,10 +50,110 @@ for (const name of actions) {
   });
 }
 
-test('every leasehold action in the README is pinned to a full commit SHA', () => {
-  const uses = [...readme.matchAll(/uses: (\S+)/g)].map((m) => m[1]);
-  assert.ok(uses.length >= 2);
-  for (const u of uses) assert.match(u, /@[0-9a-f]{40}$/, u);
+// The README's YAML examples, each dedented (most are fragments of a job's steps).
+const yamlBlocks = (text) =>
+  [...text.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)].map((m) => {
+    const lines = m[1].split('\n');
+    const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^ */)[0].length));
+    return lines.map((l) => l.slice(indent)).join('\n');
+  });
+
+/** Every `uses:` line of the README's examples: the action, its ref and its trailing comment. */
+const usesLines = (text) =>
+  yamlBlocks(text).flatMap((block) =>
+    [...block.matchAll(/^\s*(?:- )?uses:\s*([^\s#]+)\s*(#.*)?$/gm)].map((m) => {
+      const [action, ref = ''] = m[1].split('@');
+      const leasehold = /^[\w.-]+\/leasehold\/actions\/([\w-]+)$/.exec(action);
+      return { line: m[0].trim(), action, ref, comment: m[2] ?? '', name: leasehold?.[1] };
+    }),
+  );
+
+const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+const SEMVER = /^# v((0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?)$/;
+
+/** What is wrong with the README's pins, checked against this repository's history. */
+function pinProblems(text, changelog) {
+  const problems = [];
+  const uses = usesLines(text);
+  if (!uses.some((u) => u.name)) return ['the README has no leasehold `uses:` line'];
+  for (const u of uses) {
+    if (!/^[0-9a-f]{40}$/.test(u.ref)) problems.push(`${u.line}: not pinned to a full 40-character commit SHA`);
+    if (!SEMVER.test(u.comment)) problems.push(`${u.line}: no \`# vX.Y.Z\` version comment after the SHA (Dependabot reads it)`);
+  }
+  const ours = uses.filter((u) => u.name);
+  const shas = [...new Set(ours.map((u) => u.ref))];
+  const versions = [...new Set(ours.map((u) => SEMVER.exec(u.comment)?.[1]))];
+  if (shas.length !== 1 || versions.length !== 1) {
+    return [...problems, `every leasehold action must be pinned to one commit and version, found ${shas.join(', ')} (${versions.join(', ')})`];
+  }
+  const [sha] = shas;
+  const [version] = versions;
+  if (problems.length) return problems;
+  if (git('cat-file', '-e', `${sha}^{commit}`).status !== 0) {
+    return [`the pinned commit ${sha} is not in this repository's history`];
+  }
+  if (git('merge-base', '--is-ancestor', sha, 'HEAD').status !== 0) problems.push(`the pinned commit ${sha} is not an ancestor of HEAD (a commit of main)`);
+  // Every action the README uses is at the pinned commit, with every file its runs: names.
+  for (const name of [...new Set(ours.map((u) => u.name))].sort()) {
+    const file = `actions/${name}/action.yml`;
+    const meta = git('show', `${sha}:${file}`);
+    if (meta.status !== 0) {
+      problems.push(`the README uses actions/${name}, but the pinned commit ${sha.slice(0, 12)} has no ${file}: pin a newer commit that has every action (docs/releasing.md)`);
+      continue;
+    }
+    const runs = parseYaml(meta.stdout)?.runs ?? {};
+    for (const key of ['pre', 'main', 'post'].filter((k) => runs[k])) {
+      const entry = posix.normalize(posix.join(`actions/${name}`, runs[key]));
+      if (git('cat-file', '-e', `${sha}:${entry}`).status !== 0) problems.push(`${file} at ${sha.slice(0, 12)}: runs.${key} ${entry} is missing`);
+    }
+  }
+  // The version is a released one, and its tag (where this clone has it) is the pinned commit.
+  if (!changelog.includes(`\n## [${version}] - `)) problems.push(`v${version}: CHANGELOG.md has no released '## [${version}] - <date>' entry`);
+  const tag = git('rev-parse', '-q', '--verify', `refs/tags/v${version}^{commit}`);
+  if (tag.status === 0 && tag.stdout.trim() !== sha) problems.push(`tag v${version} is ${tag.stdout.trim()}, the README pins ${sha} as v${version}`);
+  return problems;
+}
+
+/** `run:` scripts of the README's examples that contain a `${{ … }}` expression. */
+function injectedRuns(text) {
+  const found = [];
+  const walk = (node, where) => {
+    if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${where}[${i}]`));
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === 'run' && typeof v === 'string' && v.includes('${{')) found.push(`${where}.run: ${v.trim()}`);
+        else walk(v, `${where}.${k}`);
+      }
+    }
+  };
+  yamlBlocks(text).forEach((block, i) => walk(parseYaml(block), `yaml block ${i + 1}`));
+  return found;
+}
+
+const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
+
+test('every `uses:` in the README is pinned to a commit SHA with its version, and the leasehold pin has every action it uses', (t) => {
+  const shallow = git('rev-parse', '--is-shallow-repository');
+  assert.equal(shallow.status, 0, `the README's pins are checked against this repository's git history, and git says: ${shallow.stderr}`);
+  assert.equal(shallow.stdout.trim(), 'false', 'this clone is shallow: the README\'s pins are checked against the full history (git fetch --unshallow, or actions/checkout with fetch-depth: 0)');
+  const uses = usesLines(readme);
+  t.diagnostic(`${uses.length} uses: lines; leasehold pinned to ${[...new Set(uses.filter((u) => u.name).map((u) => `${u.ref} ${u.comment}`))].join(', ')}`);
+  assert.deepEqual(pinProblems(readme, changelog), []);
+  // Not vacuous: an action the pinned commit lacks, a SHA outside the history, a short SHA and a
+  // missing version comment are each found.
+  const pin = uses.find((u) => u.name);
+  const ex = (name, ref, comment = pin.comment) => `\`\`\`yaml\n- uses: x/leasehold/actions/${name}@${ref} ${comment}\n\`\`\`\n`;
+  assert.match(pinProblems(ex('no-such-action', pin.ref), changelog).join('\n'), /has no actions\/no-such-action\/action\.yml/);
+  assert.match(pinProblems(ex('acquire', 'f'.repeat(40)), changelog).join('\n'), /not in this repository's history/);
+  assert.match(pinProblems(ex('acquire', pin.ref.slice(0, 12)), changelog).join('\n'), /full 40-character/);
+  assert.match(pinProblems(ex('acquire', pin.ref, ''), changelog).join('\n'), /version comment/);
+  assert.match(pinProblems(ex('acquire', pin.ref, '# v9.9.9'), changelog).join('\n'), /no released '## \[9\.9\.9\]/);
+});
+
+test('no `run:` in the README\'s examples contains a ${{ }} expression (outputs go through env:)', () => {
+  assert.deepEqual(injectedRuns(readme), []);
+  assert.equal(injectedRuns('```yaml\n- env:\n    F: ${{ steps.a.outputs.f }}\n  run: echo "$F"\n```\n').length, 0);
+  assert.equal(injectedRuns('```yaml\n- run: echo "${{ steps.a.outputs.f }}"\n```\n').length, 1, 'an expression in a script is found');
 });
 
 test('the quick-start commands exist', () => {
