@@ -338,6 +338,11 @@ impl GitHub {
             Call::CreateBranch { branch, sha, .. } => self.create_branch(branch, sha, now),
             // Not modelled yet: the claim clients of the simulation come with GraphQL here.
             Call::Graphql { .. } => http(404, "GraphQL is not modelled"),
+            // Not modelled: slot allocation (ops/slots.rs) is tested by its own transcripts
+            // and against the emulator; the simulation has no slot clients.
+            Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. } => {
+                http(404, "slot refs are not modelled")
+            }
             Call::GetRunAttempt {
                 repository,
                 run_id,

@@ -1502,7 +1502,12 @@ impl World {
                 timeout_ms,
             }
             | Command::Request {
-                call: Call::CreateBranch { .. } | Call::Graphql { .. },
+                call:
+                    Call::CreateBranch { .. }
+                    | Call::Graphql { .. }
+                    | Call::CreateRef { .. }
+                    | Call::GetRef { .. }
+                    | Call::ListMatchingRefs { .. },
                 timeout_ms,
             } => {
                 self.counters.creates += 1;
@@ -1829,7 +1834,10 @@ impl World {
             Call::CreateTree { .. }
             | Call::CreateCommit { .. }
             | Call::CreateBranch { .. }
-            | Call::Graphql { .. } => (self.store.answer(command, self.now, None).0, None),
+            | Call::Graphql { .. }
+            | Call::CreateRef { .. }
+            | Call::GetRef { .. }
+            | Call::ListMatchingRefs { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -2302,6 +2310,11 @@ fn describe(command: &Command) -> String {
             call: Call::Graphql { .. },
             ..
         } => "POST graphql".into(),
+        // The simulation has no slot clients.
+        Command::Request {
+            call: Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. },
+            ..
+        } => command.name().into(),
         Command::Request {
             call:
                 Call::ReadFile {
@@ -2391,6 +2404,8 @@ fn describe_reply(reply: &Reply) -> String {
         Reply::NotModified => "304".into(),
         Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
+        Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
+        Reply::Refs { refs, .. } => format!("200 {} refs", refs.len()),
         Reply::Http {
             status,
             message,

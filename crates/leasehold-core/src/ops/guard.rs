@@ -944,6 +944,7 @@ mod machine {
             lease,
             reaped: Vec::new(),
             claims: None,
+            slots: None,
         })
     }
 
