@@ -23,6 +23,7 @@ import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
+import { slots } from './slots.mjs';
 import { loadCore } from './wasm.mjs';
 
 const FLAGS = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce', 'kill-grace-seconds', 'scan-deadline-seconds', 'api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
@@ -70,6 +71,7 @@ const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 
 async function main(argv) {
   const [verb, ...rest] = argv;
+  if (verb === 'slots') return slots(rest);
   if (!['guard', 'renew', 'reap'].includes(verb)) throw usage(`unknown command ${JSON.stringify(verb ?? '')}`);
   const { inputs, command } = parseArgs(rest);
   for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
