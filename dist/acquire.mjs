@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-WKQXHXQD.mjs";
-import "./shared-ZYBR2UAM.mjs";
-import "./shared-CYILUAGI.mjs";
+} from "./shared-OHZ6SBQC.mjs";
+import "./shared-SXIAN3UU.mjs";
+import "./shared-PGCUYKP6.mjs";
 
 // actions/acquire/main.mjs
 await run("acquire");
