@@ -501,22 +501,23 @@
 //! API requests the view did not answer met a fault (401s of a new token above all: `listJobs`
 //! is the first request of an acquire that records its job id).
 
-pub mod check;
+pub mod checker;
+pub mod client;
 pub mod fault;
-pub mod guard;
+pub mod github;
 pub mod planted;
-pub mod reaper;
 pub mod report;
 pub mod rng;
-pub mod store;
+pub mod sim;
+pub mod types;
 pub mod world;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-pub use check::{Invariant, Violation};
 pub use planted::PlantedBug;
 pub use report::Counters;
+pub use types::{Invariant, Violation};
 pub use world::SimConfig;
 
 /// The outcome of one seed.
@@ -533,13 +534,13 @@ pub struct SeedOutcome {
 /// Runs one seed on this thread (plants `cfg.planted` in the core for the duration).
 pub fn run_seed(seed: u64, cfg: &SimConfig) -> SeedOutcome {
     planted::activate(cfg.planted);
-    let world = world::World::new(seed, cfg);
-    let params = world.params.describe();
-    let world::Finished {
+    let sim = sim::Sim::new(seed, cfg);
+    let params = sim.params().describe();
+    let sim::Finished {
         counters,
         violation,
         trace,
-    } = world.run();
+    } = sim.run();
     planted::activate(None);
     SeedOutcome {
         counters,
