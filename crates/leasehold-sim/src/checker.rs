@@ -27,7 +27,7 @@ use crate::world::Clock;
 /// Invariant 8: at most this many requests by one job attempt in any window of
 /// [`RATE_WINDOW_MS`]. Legitimate bursts stay far below it: polls are at least 1 s apart, writes
 /// at least 1 s apart, backoffs at least 500 ms, stale re-reads 2 s, and a re-read after a
-/// conflict (after a full-jitter backoff, `engine::CONFLICT_BACKOFF_MS` doubling per conflict in
+/// conflict (after a full-jitter backoff, `limits::CONFLICT_BACKOFF_MS` doubling per conflict in
 /// a row) follows a write, so a conflict loop is held to the write spacing.
 pub const RATE_LIMIT_REQUESTS: usize = 150;
 pub const RATE_WINDOW_MS: Millis = 60_000;
