@@ -1,26 +1,30 @@
 //! The planted bugs the recall test must catch. Core-side ones live in
 //! `leasehold-core/src/planted.rs` behind its `planted-bugs` feature and are switched on per
-//! thread; driver-side ones live in this crate's simulated client.
+//! thread; driver-side ones live in this crate's simulated client (`src/client/`).
 
 /// A deliberate defect, switched on for one simulation run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlantedBug {
-    /// core (engine.rs): a compare-and-swap conflict ends the operation instead of re-reading.
+    /// core (`engine/failure.rs`, `on_failure`): a compare-and-swap conflict ends the operation
+    /// instead of re-reading.
     ConflictIsFailure,
-    /// driver (this crate): a write whose outcome is unknown (5xx, reset, timeout) is sent again
-    /// as is, and the core is told only the second answer.
+    /// driver (this crate, `client/driver.rs`, `deliver`): a write whose outcome is unknown (5xx,
+    /// reset, timeout) is sent again as is, and the core is told only the second answer.
     ResendUnknownWrite,
-    /// core (state.rs): admission reuses the current fence instead of incrementing it.
+    /// core (`admission/fifo.rs`, `Fifo::admit`): admission reuses the current fence instead of
+    /// incrementing it.
     SkipFenceIncrement,
-    /// core (state.rs): admission takes the back of the queue.
+    /// core (`admission/fifo.rs`, `Fifo::admit`): admission takes the back of the queue.
     AdmitFromBack,
-    /// core (release.rs): release removes the holder id's entry even when a newer run attempt
-    /// owns it.
+    /// core (`ops/release.rs`, `ReleasePlanner::plan`): release removes the holder id's entry
+    /// even when a newer run attempt owns it.
     ReleaseIgnoresAttempt,
-    /// core (engine.rs): a read older than a version already seen is acted on.
+    /// core (`engine/reply.rs`, `on_reply`): a read older than a version already seen is acted
+    /// on.
     AcceptStaleRead,
-    /// core (reap.rs): an Actions API question the reaper could not get answered (refused, not
-    /// found, unavailable) is taken as proof that the run attempt (job) is over.
+    /// core (`ops/reap.rs`, `ReapPlanner::on_probe`): an Actions API question the reaper could
+    /// not get answered (refused, not found, unavailable) is taken as proof that the run attempt
+    /// (job) is over.
     ReapUnknownAsOver,
 }
 
@@ -54,13 +58,13 @@ impl PlantedBug {
     /// Where the defect is planted.
     pub fn site(self) -> &'static str {
         match self {
-            PlantedBug::ConflictIsFailure => "core: engine.rs, conflict arm",
-            PlantedBug::ResendUnknownWrite => "driver: leasehold-sim world.rs, deliver",
-            PlantedBug::SkipFenceIncrement => "core: state.rs, admit",
-            PlantedBug::AdmitFromBack => "core: state.rs, admit",
-            PlantedBug::ReleaseIgnoresAttempt => "core: release.rs, plan",
-            PlantedBug::AcceptStaleRead => "core: engine.rs, revision check",
-            PlantedBug::ReapUnknownAsOver => "core: reap.rs, on_probe",
+            PlantedBug::ConflictIsFailure => "core: engine/failure.rs, conflict arm",
+            PlantedBug::ResendUnknownWrite => "driver: sim client/driver.rs, deliver",
+            PlantedBug::SkipFenceIncrement => "core: admission/fifo.rs, admit",
+            PlantedBug::AdmitFromBack => "core: admission/fifo.rs, admit",
+            PlantedBug::ReleaseIgnoresAttempt => "core: ops/release.rs, plan",
+            PlantedBug::AcceptStaleRead => "core: engine/reply.rs, revision check",
+            PlantedBug::ReapUnknownAsOver => "core: ops/reap.rs, on_probe",
         }
     }
 

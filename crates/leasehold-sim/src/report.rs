@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::check::Violation;
 use crate::fault::Fault;
+use crate::types::Violation;
 
 /// What was simulated. Sums are order-independent, so counters from parallel workers add up to
 /// the same totals whatever the scheduling.
