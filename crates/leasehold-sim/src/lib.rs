@@ -546,6 +546,7 @@
 //! is the first request of an acquire that records its job id).
 
 pub mod checker;
+pub mod claims;
 pub mod client;
 pub mod fault;
 pub mod github;
@@ -581,10 +582,23 @@ pub fn run_seed(seed: u64, cfg: &SimConfig) -> SeedOutcome {
     let sim = sim::Sim::new(seed, cfg);
     let params = sim.params().describe();
     let sim::Finished {
-        counters,
-        violation,
-        trace,
+        mut counters,
+        mut violation,
+        mut trace,
     } = sim.run();
+    // The claim clients, in their share of the seeds, on a generator of their own.
+    if violation.is_none() {
+        if let Some(c) = claims::run(seed, cfg.planted, cfg.trace) {
+            counters.claims = c.counters;
+            violation = c.violation;
+            if let Some(t) = &mut trace {
+                for line in c.trace {
+                    t.push_str(&line);
+                    t.push('\n');
+                }
+            }
+        }
+    }
     planted::activate(None);
     SeedOutcome {
         counters,
