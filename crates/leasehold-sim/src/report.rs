@@ -261,6 +261,8 @@ pub struct ClaimCounters {
     /// Ref moves that landed, and beliefs the holders took.
     pub transitions: u64,
     pub beliefs: u64,
+    /// Claims and renewals that finished after their local deadline (no belief).
+    pub beliefs_past_deadline: u64,
     pub faults: BTreeMap<String, u64>,
     pub pauses: u64,
     pub crashes: u64,
@@ -282,6 +284,7 @@ impl ClaimCounters {
         self.update_refs += o.update_refs;
         self.transitions += o.transitions;
         self.beliefs += o.beliefs;
+        self.beliefs_past_deadline += o.beliefs_past_deadline;
         for (k, n) in &o.faults {
             *self.faults.entry(k.clone()).or_default() += n;
         }
@@ -422,11 +425,12 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         let _ = writeln!(s, "  results: {}", list(&k.results));
         let _ = writeln!(
             s,
-            "  requests {} (updateRefs {}); ref moves landed {}; beliefs taken {}; pauses {}, crashes {}; faults {} ({})",
+            "  requests {} (updateRefs {}); ref moves landed {}; beliefs taken {} (finished past the local deadline, no belief: {}); pauses {}, crashes {}; faults {} ({})",
             k.requests,
             k.update_refs,
             k.transitions,
             k.beliefs,
+            k.beliefs_past_deadline,
             k.pauses,
             k.crashes,
             k.faults.values().sum::<u64>(),

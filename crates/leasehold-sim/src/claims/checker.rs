@@ -68,6 +68,7 @@ pub struct ClaimChecker {
     /// Operation → its family's refs.
     families: BTreeMap<u64, BTreeSet<String>>,
     pub beliefs_fed: u64,
+    pub beliefs_past_deadline: u64,
     pub transitions: u64,
 }
 
@@ -119,6 +120,12 @@ impl ClaimChecker {
             }
             ClaimFeed::Landed { agent, op, moves } => self.on_landed(now, agent, op, moves),
             ClaimFeed::Belief { agent, refs, until } => {
+                if until <= now {
+                    // Its deadline had passed when the answer came (a pause, a long read-back):
+                    // it believes nothing, and starts no work on it.
+                    self.beliefs_past_deadline += 1;
+                    return None;
+                }
                 self.beliefs_fed += 1;
                 for (r, token) in refs {
                     let list = self.beliefs.entry(r.clone()).or_default();

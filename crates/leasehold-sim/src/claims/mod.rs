@@ -246,6 +246,7 @@ pub fn run(seed: u64, planted: Option<PlantedBug>, trace: bool) -> Option<Claims
     }
     w.counters.transitions = w.checker.transitions;
     w.counters.beliefs = w.checker.beliefs_fed;
+    w.counters.beliefs_past_deadline = w.checker.beliefs_past_deadline;
     Some(ClaimsOutcome {
         counters: w.counters,
         violation: w.violation,
@@ -845,7 +846,7 @@ impl World {
                 // Contended, family-aborted, a failure: try again (a sweeper, the next key).
                 self.agents[a].next_key += 1;
                 let wait = if s == Status::Contended || s == Status::FamilyAborted {
-                    self.rng.between(5_000, self.policy.ttl_ms / 2)
+                    self.rng.between(self.policy.ttl_ms / 4, self.policy.ttl_ms)
                 } else {
                     self.rng.between(1_000, 10_000)
                 };
