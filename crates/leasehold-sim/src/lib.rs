@@ -525,7 +525,7 @@
 //! | `reap-unknown-as-over`: an Actions API question with no answer that proves anything (refused, not found, unavailable) is taken as proof the run is over | core, `ops/reap.rs` | 10 reaper proof | 40 |
 //! | `claim-takeover-early`: a held claim is takeable whatever its expiry | core, `ops/claims/mod.rs` | 12 claim owner | 5 |
 //! | `ref-commit-without-parent`: a ref document's new commit has no parent, and its update is forced | core, `engine/reply.rs`, `store/refs.rs` | 13 claim token chain | 1 |
-//! | `resend-unknown-ref-update`: an `updateRefs` whose answer was unknown is sent again as is, the core told only the second answer | driver, `claims/mod.rs` | 14 claim unknown not re-sent | 45 |
+//! | `resend-unknown-ref-update`: an `updateRefs` whose answer was unknown is sent again as is, the core told only the second answer | driver, `claims/mod.rs` | 14 claim unknown not re-sent | 9 |
 //! | `family-split`: a family's `updateRefs` is sent as one call per ref | driver, `claims/mod.rs` | 15 claim family whole | 13 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
