@@ -42,6 +42,8 @@
 //!            (lifecycle.rs), what each driver keeps (attempt.rs), and the environment it acts
 //!            on (env.rs)
 //! sim        one seed put together: the event loop, arrivals at GitHub, the end of the seed
+//! claims/    the claim clients, in a share of the seeds after the lock part: their world,
+//!            agents and driver (mod.rs), and their checker, invariants 12–15 (checker.rs)
 //! ```
 //!
 //! `checker` depends on `types` and `world` (a client's clock) only: it never sees a `Client`,
@@ -370,6 +372,63 @@
 //!
 //! A further check, *protocol*: the core never refuses an event the driver feeds it.
 //!
+//! ### Claims (invariants 12–15)
+//!
+//! One seed in four (`claims::has_claims`: seeds 1, 5, 9, …) also runs claim clients, after its
+//! lock part and on a generator of its own (the seed xor a constant), so the lock part of every
+//! seed, and every lock line of the report, is what it was without them. *Model:* GitHub is
+//! `leasehold-github-model` again, now with git refs beyond branches, commits with parents and
+//! trees, and GraphQL: the core's own documents (read of named refs with their payload file,
+//! the paginated listing, `updateRefs` applied whole or not at all, an exact `beforeOid`
+//! (all zeros: must not exist) else 200 with a `STALE_DATA` error, a non-fast-forward refused
+//! without `force`). *Clients:* 2 to 5 agents on one namespace of 2 to 6 keys, one lease policy
+//! drawn per seed as for the locks (the claims config's `lease` block): *contenders* claim `k0`
+//! (a third with `no-takeover`, then the `takeover` verb on the token `expired` named);
+//! *sweepers* claim the next key, moving on when one is contended; *families* claim 2 or 3
+//! keys in one `family claim` and release them with one `family release`. Each does 1 to 3
+//! tasks: claim (retrying when contended, a poll of 5 s to half a ttl later), hold for 5 s to
+//! two ttls, renew with `if-due` at `renewAfter` (a family holder, since `renew` takes one key,
+//! works within its first lease), and release when its work ends or its deadline comes; a
+//! renewal at the ceiling ends in a release; `lost` ends the holding. Renewals are driven
+//! directly: the core's guard machine takes no claims renewal outcome yet. *Faults* (one seed in
+//! eight fault-free; otherwise one request in ten while faults last, the first 240 s): the
+//! answer lost after GitHub applied it (`transport { sent: true }` at the time limit), 502
+//! after applying, 502 and 503 without applying, `sent: false`, GraphQL's primary limit (200
+//! with `RATE_LIMITED`) and REST's 429 with `retry-after`; a pause longer than the lease plus
+//! grace and skew, or a crash, while holding (one holding in twelve each); clock offsets of up
+//! to ±5 minutes with ±2000 ppm drift; answers reordered by latency. *Not modelled:* stale
+//! GraphQL reads. GitHub documents staleness for the contents API's cached `GET`s, not for
+//! GraphQL ref reads, which read git; a stale read could only make a claim's compare-and-swap
+//! fail (`STALE_DATA`) or report an older state to a read-only verb (`verify`, `read`), which no
+//! belief here rests on. Whether GraphQL ref reads can be stale is not confirmed
+//! (docs/github-semantics.md#graphql-updaterefs).
+//!
+//! The checker (`claims/checker.rs`) is fed what happened (each operation's start and family,
+//! each read and `updateRefs` sent, each `updateRefs` answer as the agent saw it, every ref
+//! move GitHub applied with its commit's parents, each belief and its end) and keeps its own
+//! books (each ref's head, each key's beliefs, each agent's unknown updates, each operation's
+//! family):
+//!
+//! 12. **At most one live owner per key.** A holder believes it owns a key from the instant its
+//!     `claim`, `takeover`, `family claim` or `renew` finishes `acquired`, `taken-over` or
+//!     `renewed` until its *local deadline*: the operation's start on its own clock plus
+//!     (`expiresAt` − `minRemaining` − the payload's `at`) − 1 s (the payload's times are
+//!     written to the second), taken as the real instant its clock reads that; the belief ends
+//!     earlier when its release starts, a renewal proves it `lost`, or it crashes; a pause does
+//!     not end it. No two agents' beliefs on a key overlap, and no ref move of a key by another
+//!     agent lands inside a belief (no allowance: a taker waits for `expiresAt` + grace + skew
+//!     on its estimate of GitHub's clock, and the holder's deadline is `minRemaining` before
+//!     `expiresAt`, so the skew tolerance covers what the `date` correction leaves). *Where:*
+//!     `feed` (`Belief`) and `on_landed`.
+//! 13. **Unbroken token chain.** Every move of a ref names, as its `beforeOid`, the head the
+//!     checker's books have for it (absent for the first), and its new commit's parents include
+//!     that head: a key's history is one chain of tokens. *Where:* `on_landed`.
+//! 14. **No unknown compare-and-swap re-sent.** An agent whose `updateRefs` answer was unknown
+//!     (a reset, a timeout, a 5xx) never sends an `updateRefs` with the same (ref, `beforeOid`)
+//!     again before it has sent a read. *Where:* `feed` (`UpdateSent`).
+//! 15. **No half family.** Every `updateRefs` of a family operation that lands moves exactly the
+//!     family's refs. *Where:* `on_landed`.
+//!
 //! ## Core defects found, and fixed
 //!
 //! Every violation fails its seed; there is no list of tolerated defects. Defects the simulator
@@ -464,6 +523,10 @@
 //! | `release-ignores-attempt`: release removes a newer run attempt's holding | core, `ops/release.rs` | 5 holder belief | 95 |
 //! | `accept-stale-read`: no revision check on reads | core, `engine/reply.rs` | 9 monotonic view | 3 |
 //! | `reap-unknown-as-over`: an Actions API question with no answer that proves anything (refused, not found, unavailable) is taken as proof the run is over | core, `ops/reap.rs` | 10 reaper proof | 40 |
+//! | `claim-takeover-early`: a held claim is takeable whatever its expiry | core, `ops/claims/mod.rs` | 12 claim owner | 5 |
+//! | `ref-commit-without-parent`: a ref document's new commit has no parent, and its update is forced | core, `engine/reply.rs`, `store/refs.rs` | 13 claim token chain | 1 |
+//! | `resend-unknown-ref-update`: an `updateRefs` whose answer was unknown is sent again as is, the core told only the second answer | driver, `claims/mod.rs` | 14 claim unknown not re-sent | 9 |
+//! | `family-split`: a family's `updateRefs` is sent as one call per ref | driver, `claims/mod.rs` | 15 claim family whole | 13 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
 //! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285
@@ -546,6 +609,7 @@
 //! is the first request of an acquire that records its job id).
 
 pub mod checker;
+pub mod claims;
 pub mod client;
 pub mod fault;
 pub mod github;
@@ -581,10 +645,23 @@ pub fn run_seed(seed: u64, cfg: &SimConfig) -> SeedOutcome {
     let sim = sim::Sim::new(seed, cfg);
     let params = sim.params().describe();
     let sim::Finished {
-        counters,
-        violation,
-        trace,
+        mut counters,
+        mut violation,
+        mut trace,
     } = sim.run();
+    // The claim clients, in their share of the seeds, on a generator of their own.
+    if violation.is_none() {
+        if let Some(c) = claims::run(seed, cfg.planted, cfg.trace) {
+            counters.claims = c.counters;
+            violation = c.violation;
+            if let Some(t) = &mut trace {
+                for line in c.trace {
+                    t.push_str(&line);
+                    t.push('\n');
+                }
+            }
+        }
+    }
     planted::activate(None);
     SeedOutcome {
         counters,

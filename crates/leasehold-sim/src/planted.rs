@@ -26,10 +26,23 @@ pub enum PlantedBug {
     /// not get answered (refused, not found, unavailable) is taken as proof that the run attempt
     /// (job) is over.
     ReapUnknownAsOver,
+    /// core (`ops/claims/mod.rs`, `takeable`): a claim takes over a held claim whatever its
+    /// expiry (a takeover too early).
+    ClaimTakeoverEarly,
+    /// core (`engine/reply.rs`, the ref commit; `store/refs.rs`, `update_refs_call`): a ref
+    /// document's new commit gets no parent, and the update is forced past the fast-forward
+    /// check.
+    RefCommitWithoutParent,
+    /// driver (`claims/mod.rs`, the answer to an `updateRefs`): an `updateRefs` whose answer was
+    /// unknown is sent again as is, and the core is told only the second answer.
+    ResendUnknownRefUpdate,
+    /// driver (`claims/mod.rs`, `send`): a family's `updateRefs` is sent as one call per ref,
+    /// the core told the last call's answer.
+    FamilySplit,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 7] = [
+    pub const ALL: [PlantedBug; 11] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -37,6 +50,10 @@ impl PlantedBug {
         PlantedBug::ReleaseIgnoresAttempt,
         PlantedBug::AcceptStaleRead,
         PlantedBug::ReapUnknownAsOver,
+        PlantedBug::ClaimTakeoverEarly,
+        PlantedBug::RefCommitWithoutParent,
+        PlantedBug::ResendUnknownRefUpdate,
+        PlantedBug::FamilySplit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -48,6 +65,10 @@ impl PlantedBug {
             PlantedBug::ReleaseIgnoresAttempt => "release-ignores-attempt",
             PlantedBug::AcceptStaleRead => "accept-stale-read",
             PlantedBug::ReapUnknownAsOver => "reap-unknown-as-over",
+            PlantedBug::ClaimTakeoverEarly => "claim-takeover-early",
+            PlantedBug::RefCommitWithoutParent => "ref-commit-without-parent",
+            PlantedBug::ResendUnknownRefUpdate => "resend-unknown-ref-update",
+            PlantedBug::FamilySplit => "family-split",
         }
     }
 
@@ -65,11 +86,22 @@ impl PlantedBug {
             PlantedBug::ReleaseIgnoresAttempt => "core: ops/release.rs, plan",
             PlantedBug::AcceptStaleRead => "core: engine/reply.rs, revision check",
             PlantedBug::ReapUnknownAsOver => "core: ops/reap.rs, on_probe",
+            PlantedBug::ClaimTakeoverEarly => "core: ops/claims/mod.rs, takeable",
+            PlantedBug::RefCommitWithoutParent => {
+                "core: engine/reply.rs, ref commit; store/refs.rs, update_refs_call"
+            }
+            PlantedBug::ResendUnknownRefUpdate => "driver: sim claims/mod.rs, answer",
+            PlantedBug::FamilySplit => "driver: sim claims/mod.rs, send",
         }
     }
 
     pub fn in_core(self) -> bool {
-        self != PlantedBug::ResendUnknownWrite
+        !matches!(
+            self,
+            PlantedBug::ResendUnknownWrite
+                | PlantedBug::ResendUnknownRefUpdate
+                | PlantedBug::FamilySplit
+        )
     }
 
     /// Whether this build can plant it: core-side bugs need the `planted-bugs` feature.
@@ -90,7 +122,11 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::ReleaseIgnoresAttempt => Some(Bug::ReleaseIgnoresAttempt),
             PlantedBug::AcceptStaleRead => Some(Bug::AcceptStaleRead),
             PlantedBug::ReapUnknownAsOver => Some(Bug::ReapUnknownAsOver),
-            PlantedBug::ResendUnknownWrite => None,
+            PlantedBug::ClaimTakeoverEarly => Some(Bug::ClaimTakeoverEarly),
+            PlantedBug::RefCommitWithoutParent => Some(Bug::RefCommitWithoutParent),
+            PlantedBug::ResendUnknownWrite
+            | PlantedBug::ResendUnknownRefUpdate
+            | PlantedBug::FamilySplit => None,
         }));
     }
     #[cfg(not(feature = "planted-bugs"))]

@@ -62,6 +62,16 @@ pub enum Invariant {
     /// 11: a holding the reaper renews stays within its ceiling, on an answer that its attempt
     /// (job) was in progress.
     ReaperRenewal,
+    /// 12: at most one live owner per claim key: no two agents' beliefs on a key overlap, and
+    /// no belief outlives a move of its key by another agent.
+    ClaimOwner,
+    /// 13: a claim key's token chain is unbroken: each move replaces the head it names, with a
+    /// commit whose parent is that head.
+    ClaimChain,
+    /// 14: an `updateRefs` whose answer was unknown is never sent again as is without a read.
+    ClaimResend,
+    /// 15: a family's `updateRefs` moves all its refs or none.
+    ClaimFamily,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -81,6 +91,10 @@ impl Invariant {
             Invariant::MonotonicView => "9 monotonic view",
             Invariant::ReaperProof => "10 reaper proof",
             Invariant::ReaperRenewal => "11 reaper renewal",
+            Invariant::ClaimOwner => "12 claim owner",
+            Invariant::ClaimChain => "13 claim token chain",
+            Invariant::ClaimResend => "14 claim unknown not re-sent",
+            Invariant::ClaimFamily => "15 claim family whole",
             Invariant::Protocol => "protocol",
         }
     }
