@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-WKQXHXQD.mjs";
-import "./shared-ZYBR2UAM.mjs";
-import "./shared-CYILUAGI.mjs";
+} from "./shared-MBY7Q5SC.mjs";
+import "./shared-6XUVUBOO.mjs";
+import "./shared-BT7D45HE.mjs";
 
 // actions/acquire/main.mjs
 await run("acquire");
