@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-6XUVUBOO.mjs";
+} from "./shared-RI7SUVCW.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-MBY7Q5SC.mjs";
-import "./shared-6XUVUBOO.mjs";
+} from "./shared-VIXR5YUK.mjs";
+import "./shared-RI7SUVCW.mjs";
 import "./shared-BT7D45HE.mjs";
 
 // actions/reap/main.mjs
