@@ -972,6 +972,59 @@ mod machine {
         })
     }
 
+    /// A claim renewal's outcome (`claim-renew`): its status decides, not the result word.
+    fn claim_renewal(status: Status, lease: Option<LeaseView>) -> Box<Outcome> {
+        let mut o = outcome(ResultWord::Status, lease, None);
+        o.claims = Some(crate::wire::ClaimReport {
+            status,
+            repository: "octo/app".into(),
+            repository_id: None,
+            namespace: "ns".into(),
+            run_id: "run-1".into(),
+            items: Vec::new(),
+            detail: format!("{} happened", status.as_str()),
+            dry_run: false,
+            next: Default::default(),
+        });
+        o
+    }
+
+    #[test]
+    fn a_claims_renewal_is_read_by_its_status() {
+        let l = lease(0);
+        assert_eq!(
+            Renewal::of(&claim_renewal(Status::Renewed, Some(l.clone()))),
+            Renewal::Renewed(l)
+        );
+        assert_eq!(
+            Renewal::of(&claim_renewal(Status::NotDue, None)),
+            Renewal::NotDue
+        );
+        for proven in [Status::Lost, Status::NotHeld] {
+            assert!(matches!(
+                Renewal::of(&claim_renewal(proven, None)),
+                Renewal::Lost(_)
+            ));
+        }
+        assert!(matches!(
+            Renewal::of(&claim_renewal(Status::UnknownOutcome, None)),
+            Renewal::Unknown(_)
+        ));
+        // Stale (at the ceiling) and failures prove nothing lost: the lease stands until its
+        // deadline.
+        for unproven in [Status::Stale, Status::Transport, Status::Permission] {
+            assert!(matches!(
+                Renewal::of(&claim_renewal(unproven, None)),
+                Renewal::Failed { .. }
+            ));
+        }
+        // Renewed without a lease proves nothing either.
+        assert!(matches!(
+            Renewal::of(&claim_renewal(Status::Renewed, None)),
+            Renewal::Failed { .. }
+        ));
+    }
+
     fn renewed(at: Millis) -> Box<Outcome> {
         outcome(ResultWord::Renewed, Some(lease(at)), None)
     }
