@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-WKQXHXQD.mjs";
-import "./shared-ZYBR2UAM.mjs";
-import "./shared-CYILUAGI.mjs";
+} from "./shared-VIXR5YUK.mjs";
+import "./shared-RI7SUVCW.mjs";
+import "./shared-BT7D45HE.mjs";
 
 // actions/release/main.mjs
 await run("release");
