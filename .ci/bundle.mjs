@@ -12,6 +12,7 @@ const entryPoints = {
   renew: 'actions/renew/main.mjs',
   guard: 'actions/guard/main.mjs',
   reap: 'actions/reap/main.mjs',
+  claim: 'actions/claim/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

@@ -81,9 +81,10 @@ function strip(src) {
 
 /** Expands a use tree (`a::{b, c::{d, e}}`) into full paths; `self` in a group names the group. */
 function expand(tree) {
-  tree = tree.replace(/\s+/g, '');
+  // A rename (`x as y`) names x; strip it before the white space that delimits it goes.
+  tree = tree.replace(/\s+as\s+\w+/g, '').replace(/\s+/g, '');
   const open = tree.indexOf('{');
-  if (open < 0) return [tree.replace(/::self$/, '').replace(/\bas\w+$/, '')];
+  if (open < 0) return [tree.replace(/::self$/, '')];
   const prefix = tree.slice(0, open);
   const inner = tree.slice(open + 1, tree.lastIndexOf('}'));
   const items = [];
@@ -191,6 +192,16 @@ for (const [file, i] of info) {
     if (pub && i.mod.length <= 1 && abs.slice(0, i.mod.length).join('::') === i.mod.join('::')) continue; // a facade re-exporting its own children
     const target = resolve(abs);
     if (target && target !== file && !fileEdges.get(file).has(target)) fileEdges.get(file).set(target, abs.join('::'));
+  }
+}
+
+// The crate root declares every top-level module, so a file that depends on the root itself (a
+// glob `use crate::*`, or a name the root defines) depends on every module: a cycle.
+const rootFile = byModule.get('');
+if (rootFile) {
+  for (const child of info.get(rootFile).children) {
+    const target = byModule.get(child);
+    if (target && !fileEdges.get(rootFile).has(target)) fileEdges.get(rootFile).set(target, `mod ${child}`);
   }
 }
 

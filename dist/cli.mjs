@@ -2,21 +2,426 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   CONTEXT,
+  GUARD_SCHEMA,
   apiBaseUrl,
   checkGuardInputs,
   createTransport,
   guard,
   runOperation
-} from "./shared-SXIAN3UU.mjs";
+} from "./shared-H4RVYBBM.mjs";
 import {
-  loadCore,
-  refusalDocument,
-  resultDocument
-} from "./shared-PGCUYKP6.mjs";
+  loadCore
+} from "./shared-BT7D45HE.mjs";
+
+// actions/lib/claims.mjs
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+// actions/lib/cli-common.mjs
+import { parseArgs } from "node:util";
+var Usage = class extends Error {
+  constructor(message, code = "usage") {
+    super(message);
+    this.usage = true;
+    this.code = code;
+  }
+};
+var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
+function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false }) {
+  const at = argv.indexOf("--");
+  const own = child && at >= 0 ? argv.slice(0, at) : argv;
+  const options = { help: { type: "boolean" } };
+  for (const name of strings) options[name] = { type: "string" };
+  for (const name of multiple) options[name] = { type: "string", multiple: true };
+  for (const name of booleans) options[name] = { type: "boolean" };
+  let values;
+  try {
+    ({ values } = parseArgs({ args: own, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new Usage(error.message.replace(/\. To specify a positional argument.*$/s, ""));
+  }
+  return { values, child: child && at >= 0 ? argv.slice(at + 1) : [] };
+}
+function credential(env = process.env) {
+  const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || "").trim();
+  if (!token) throw new Usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the repository", "no-token");
+  return token;
+}
+function context(env = process.env) {
+  const out = {};
+  for (const name of CONTEXT) if (env[name]) out[name] = env[name];
+  return out;
+}
+var logger = {
+  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
+  info: (t) => console.error(t),
+  warning: (t) => console.error(`warning: ${t}`)
+};
+var print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}
+`);
+function errorMessage(error, flags) {
+  if (error.code !== "invalid-input" || !error.input || !error.rule) return error.message;
+  const name = flags.includes(error.input) ? `--${error.input}` : /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `--${error.input}`;
+  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ""}`;
+}
+function refusal(core, command, error, flags = []) {
+  const status = error.usage || error.code === "invalid-input" ? "usage" : "config";
+  const code = error.usage ? error.code : error.code ?? "internal";
+  const doc = core.refusalDocument(command, status, code, errorMessage(error, flags));
+  if (error.input) doc.error.input = error.input;
+  if (error.path) doc.error.path = error.path;
+  return doc;
+}
+function shellQuote(word) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+// actions/lib/claims.mjs
+var COMMON = ["repository", "config", "holder-suffix", ...KNOBS];
+var ENVIRONMENT = `Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
+--api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
+Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
+(GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB \u2026) recorded in the claim when present.
+Output: one JSON document on stdout (schema, command, status, exitCode, action, claim, next,
+error); the exit code is the document's, from the one exit-code table.`;
+var VERBS = {
+  claim: {
+    kind: "claim",
+    strings: ["namespace", "key", "run-id-prefix", "run-id"],
+    multiple: ["set"],
+    booleans: ["no-takeover", "dry-run"],
+    usage: `claims claim --namespace NS --key K [--run-id-prefix P] [--no-takeover] [--set k=v]\u2026 [--dry-run]
+Claims one item: absent or released \u2192 acquired; held past expiry and grace \u2192 taken-over (with
+--no-takeover: expired, 11, naming the oid a takeover needs); held and live \u2192 contended (10,
+with eligibleAt); this job's own \u2192 already-held (10). The run id (P-<nonce>) is generated here:
+--run-id is refused.`
+  },
+  takeover: {
+    kind: "claim-takeover",
+    strings: ["namespace", "key", "supersedes", "run-id-prefix", "run-id"],
+    multiple: ["set"],
+    booleans: ["dry-run"],
+    usage: `claims takeover --namespace NS --key K --supersedes OID [--run-id-prefix P] [--set k=v]\u2026 [--dry-run]
+Takes an expired holding over, only if the ref is still at OID (the oid claim --no-takeover printed).`
+  },
+  renew: {
+    kind: "claim-renew",
+    strings: ["namespace", "key", "token", "run-id", "repository-id", "prior"],
+    multiple: ["set"],
+    booleans: ["if-due", "dry-run"],
+    usage: `claims renew --namespace NS --key K --token OID --run-id ID [--if-due] [--set k=v]\u2026 [--dry-run]
+             [--repository-id ID --prior JSON]
+Renews this run's holding: a new version, a new token (read it from the document's next), its
+expiry moved, never past the ceiling (at the ceiling: stale, 16). --if-due writes only once
+renewAfter has passed (else not-due, 0). --repository-id and --prior, as the last document's
+next line prints them, save the read.`
+  },
+  release: {
+    kind: "claim-release",
+    strings: ["namespace", "key", "token", "run-id", "repository-id", "prior"],
+    booleans: ["dry-run"],
+    usage: `claims release --namespace NS --key K --token OID --run-id ID [--dry-run] [--repository-id ID --prior JSON]
+Releases this run's holding (writes a released version; never deletes the ref). A repeat is
+already-released (0); a token one or more renewals old is stale (16), naming the current one.`
+  },
+  verify: {
+    kind: "claim-verify",
+    strings: ["namespace", "key", "token", "run-id"],
+    booleans: ["dry-run"],
+    usage: `claims verify --namespace NS --key K --token OID --run-id ID
+Reads only: held (0); inside the last minRemaining before the ceiling renew-required (15);
+an older token of this run's stale (16); another run's lost (13); released or absent not-held (14).`
+  },
+  read: {
+    kind: "claim-read",
+    strings: ["namespace", "key"],
+    booleans: ["dry-run"],
+    usage: `claims read --namespace NS --key K
+The claim as it is (ok, 0): its token and payload, or no token when the ref does not exist.`
+  },
+  list: {
+    kind: "claim-list",
+    strings: ["namespace"],
+    booleans: ["stale", "dry-run"],
+    usage: `claims list --namespace NS [--stale]
+Every claim of the namespace, every page read. --stale: only holdings past their expiry.`
+  },
+  adopt: {
+    kind: "claim-adopt",
+    strings: ["namespace", "key", "run-id", "candidate"],
+    booleans: ["dry-run"],
+    usage: `claims adopt --namespace NS --key K --run-id ID [--candidate OID]
+After an unknown outcome (12): proves from the head's payload (its run id) whether the write was
+this run's: adopted (0) with the token, else lost (13). Run it as the failed document printed it.`
+  },
+  "family claim": {
+    kind: "claim-family-claim",
+    strings: ["namespace", "keys", "run-id-prefix", "run-id"],
+    multiple: ["set"],
+    booleans: ["dry-run"],
+    usage: `claims family claim --namespace NS --keys K1,K2,\u2026 [--run-id-prefix P] [--set k=v]\u2026 [--dry-run]
+Claims up to 20 keys of one namespace in one updateRefs call: all of them or none
+(family-aborted, 10, when one is held by another run).`
+  },
+  "family release": {
+    kind: "claim-family-release",
+    strings: ["namespace", "keys", "tokens", "run-id"],
+    booleans: ["dry-run"],
+    usage: `claims family release --namespace NS --keys K1,K2,\u2026 --tokens T1,T2,\u2026 --run-id ID [--dry-run]
+Releases a family in one updateRefs call (tokens in the order of the keys).`
+  },
+  guard: {
+    kind: "claim-renew",
+    strings: ["namespace", "key", "token", "run-id", "repository-id", "prior", "kill-grace-seconds"],
+    booleans: ["dry-run"],
+    child: true,
+    usage: `claims guard --namespace NS --key K --token OID --run-id ID [--kill-grace-seconds N]
+             [--repository-id ID --prior JSON] -- command [args\u2026]
+Verifies the claim with a renewal, runs the command (no shell, its own process group, no
+credential in its environment), renews on the lease's schedule (each renewal rotates the token;
+the guard keeps the current one) and stops the group (SIGTERM, SIGKILL after the kill grace)
+when the claim is proven lost or the local deadline passes unproven. Its documents go to stderr
+(guard-start, then guard-exit or guard-refused; the last one's next carries the current token);
+stdout is the command's. Exit: the command's own code (128 + n: signal n; 127: it could not
+start); 13 lost or local deadline (the document's reason says which); 14 not held at start;
+2 usage. A command's own code can collide with these: read the document.`
+  }
+};
+function verbOf(argv) {
+  if (argv[0] === "family" && (argv[1] === "claim" || argv[1] === "release")) return [`family ${argv[1]}`, argv.slice(2)];
+  return [argv[0], argv.slice(1)];
+}
+var invocation = () => [process.execPath, resolve(process.argv[1])].map(shellQuote).join(" ");
+function inputsOf(values, env) {
+  const inputs = { ...context(env), invocation: invocation() };
+  for (const [name, value] of Object.entries(values)) {
+    if (name === "help" || name === "kill-grace-seconds") continue;
+    if (name === "config") {
+      const path = resolve(value);
+      try {
+        inputs.config = readFileSync(path, "utf8");
+      } catch (error) {
+        throw Object.assign(new Error(`--config ${path}: ${error.code === "ENOENT" ? "no such file" : error.message}`), { code: "invalid-config", path });
+      }
+      inputs["config-path"] = path;
+    } else if (value === true) inputs[name] = "true";
+    else if (Array.isArray(value)) inputs[name] = value.join("\n");
+    else inputs[name] = value;
+  }
+  return inputs;
+}
+function helpText() {
+  return Object.entries(VERBS).map(([, v]) => `  leasehold ${v.usage.split("\n")[0]}`).join("\n");
+}
+var CLAIMS_COMMAND = {
+  summary: "per-item claims on git refs: claim, renew, release, verify, read, list, takeover, adopt, family claim|release, guard",
+  usage: `leasehold claims <verb> [flags]   (leasehold claims <verb> --help for one)
+
+${helpText()}
+
+${ENVIRONMENT}`,
+  verbs: VERBS,
+  verbOf,
+  /** The document's `command`: `claims <verb>`. */
+  commandName: (argv) => `claims ${verbOf(argv)[0] ?? ""}`.trim(),
+  async run({ core, argv, env }) {
+    const [name, rest] = verbOf(argv);
+    const verb = VERBS[name];
+    if (!verb) throw new Usage(`unknown claims verb ${JSON.stringify(argv.slice(0, 2).join(" "))} (known: ${Object.keys(VERBS).join(", ")})`);
+    const { values, child } = parseFlags(rest, { strings: [...COMMON, ...verb.strings], multiple: verb.multiple ?? [], booleans: verb.booleans ?? [], child: verb.child });
+    if (values.help) {
+      process.stdout.write(`usage: leasehold ${verb.usage}
+
+${ENVIRONMENT}
+`);
+      return 0;
+    }
+    if (name === "guard") return claimsGuard({ core, values, child, env });
+    const inputs = inputsOf(values, env);
+    const op = new core.Operation(verb.kind, inputs, void 0);
+    try {
+      for (const w of op.plan.warnings) logger.warning(w);
+      const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: op.plan.repository });
+      const outcome = await runOperation({ op, perform, logger });
+      const doc = core.resultDocument(`claims ${name}`, outcome);
+      print(doc);
+      return doc.exitCode;
+    } finally {
+      op.free?.();
+    }
+  }
+};
+async function claimsGuard({ core, values, child, env }) {
+  if (values["dry-run"]) throw new Usage("claims guard has no --dry-run: it runs the command");
+  if (child.length === 0) throw new Usage("claims guard needs a command after --");
+  const inputs = inputsOf(values, env);
+  const probe = new core.Operation("claim-renew", inputs, void 0);
+  const plan = probe.plan;
+  probe.free?.();
+  const machine = new core.Guard(values["kill-grace-seconds"] ? { "kill-grace-seconds": values["kill-grace-seconds"] } : {});
+  for (const w of plan.warnings) logger.warning(w);
+  const token = credential(env);
+  const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
+  const command = "claims guard";
+  let current = null;
+  const onRenewal = (outcome) => {
+    const report = outcome.claims;
+    const item = report?.items?.[0];
+    if (report?.status !== "renewed" || !item?.token) return;
+    inputs.token = item.token;
+    if (item.payload) inputs.prior = JSON.stringify(item.payload);
+    if (report.repositoryId) inputs["repository-id"] = report.repositoryId;
+    current = core.resultDocument("claims renew", outcome);
+  };
+  const documents = {
+    start: ({ pid, argv, lease }) => ({
+      schema: GUARD_SCHEMA,
+      command,
+      event: "guard-start",
+      status: "held",
+      pid,
+      argv,
+      token: inputs.token,
+      expiresAt: new Date(lease.expiresAt).toISOString(),
+      localDeadline: new Date(lease.localDeadline).toISOString(),
+      claim: current?.claim ?? null
+    }),
+    refused: ({ first, finish }) => {
+      const verification = core.resultDocument("claims renew", first);
+      return {
+        schema: GUARD_SCHEMA,
+        command,
+        event: "guard-refused",
+        status: "not-held",
+        exitCode: finish.exitCode,
+        reason: finish.reason,
+        action: "the command never ran; see verification",
+        verification,
+        next: verification.next,
+        error: verification.error
+      };
+    },
+    exit: ({ finish, child: ended }) => ({
+      schema: GUARD_SCHEMA,
+      command,
+      event: "guard-exit",
+      status: finish.reason === "lost" || finish.reason === "deadline" ? "lost" : finish.reason,
+      exitCode: finish.exitCode,
+      reason: finish.reason,
+      ...ended,
+      renewals: finish.renewals,
+      token: inputs.token,
+      claim: current?.claim ?? null,
+      next: finish.reason === "child-exited" || finish.reason === "spawn-failed" ? current?.next ?? {} : {}
+    })
+  };
+  const { exitCode } = await guard({
+    core,
+    machine,
+    inputs,
+    argv: child,
+    perform,
+    emit: (doc) => print(doc, process.stderr),
+    logger,
+    secrets: [token],
+    renewKind: "claim-renew",
+    onRenewal,
+    documents
+  });
+  return exitCode;
+}
+var claimFlags = (argv) => {
+  const verb = VERBS[verbOf(argv)[0]];
+  return verb ? [...COMMON, ...verb.strings, ...verb.multiple ?? [], ...verb.booleans ?? []] : COMMON;
+};
+
+// actions/lib/lock-cli.mjs
+var IDENTITY = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce"];
+var ENVIRONMENT2 = `Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
+(GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB, RUNNER_NAME) the holder id
+is built from.`;
+function inputsOf2(values, env) {
+  const inputs = { ...context(env) };
+  for (const [name, value] of Object.entries(values)) {
+    if (name === "help") continue;
+    if (value === true) inputs[name] = "true";
+    else if (Array.isArray(value)) inputs[name] = value.join("\n");
+    else if (typeof value === "string") inputs[name] = value;
+  }
+  return inputs;
+}
+async function once(core, kind, inputs, env) {
+  const op = new core.Operation(kind, inputs, void 0);
+  try {
+    const plan = op.plan;
+    for (const w of plan.warnings) logger.warning(w);
+    const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
+    const outcome = await runOperation({ op, perform, logger });
+    const doc = core.resultDocument(kind, outcome);
+    print(doc);
+    return doc.exitCode;
+  } finally {
+    op.free?.();
+  }
+}
+var LOCK_COMMANDS = {
+  renew: {
+    summary: "extend a lock holding's lease (one document: renewed, not-due, lost\u2026)",
+    flags: { strings: [...IDENTITY, ...KNOBS], booleans: ["if-due"] },
+    usage: `leasehold renew --lock L --nonce N [--if-due] [--repository owner/name] [--state-branch B]
+                [--holder-id ID | --holder-suffix S] [--api-max-attempts N \u2026]
+
+Extends this claim's lease (the holding acquire made, told by its nonce), never past its
+ceiling. --if-due writes only once the renewal is due. Prints one result document; exits by the
+exit-code table (0 renewed or not-due, 13 lost, 20 transport, \u2026).
+${ENVIRONMENT2}`,
+    run: ({ core, values, env }) => once(core, "renew", inputsOf2(values, env), env)
+  },
+  reap: {
+    summary: "free what dead jobs left in one or more locks, proven from the Actions API",
+    flags: { strings: ["repository", "state-branch", "scan-deadline-seconds", ...KNOBS], multiple: ["lock"] },
+    usage: `leasehold reap --lock L [--lock L2 \u2026] [--scan-deadline-seconds N] [--repository owner/name]
+                [--state-branch B] [--api-max-attempts N \u2026]
+
+Removes holdings and queue entries whose run attempt (or job) the Actions API proves over. Prints
+one result document (its outcome.reaped lists every verdict); exits 0 when every entry was
+judged, else by the table (20: the scan deadline passed; 21: GitHub refused).
+${ENVIRONMENT2}`,
+    run: ({ core, values, env }) => once(core, "reap", inputsOf2(values, env), env)
+  },
+  guard: {
+    summary: "run a command under a lock holding, renewing it, stopping the command if it is lost",
+    flags: { strings: [...IDENTITY, "kill-grace-seconds", ...KNOBS], child: true },
+    usage: `leasehold guard --lock L --nonce N [--kill-grace-seconds N] [--repository owner/name]
+                [--state-branch B] [--holder-id ID | --holder-suffix S] -- command [args\u2026]
+
+Verifies the holding with a renewal, runs the command (no shell, its own process group), renews
+on the lease's schedule and stops the group (SIGTERM, SIGKILL after the kill grace) when the
+holding is proven lost or the local deadline passes unproven. Prints a guard-start line before
+the command runs and a guard-exit (or guard-refused) line at the end, on stdout beside the
+command's own output. Exit: the command's own code (128 + n when signal n ended it, 127 when it
+could not start); 13 lost or the local deadline passed (the line's reason says which); 14 the
+holding could not be verified (the command never ran); 2 usage. The command's environment
+carries no credential.
+${ENVIRONMENT2}`,
+    async run({ core, values, child, env }) {
+      if (child.length === 0) throw new Usage("guard needs a command after --");
+      const inputs = inputsOf2(values, env);
+      const { plan, machine } = checkGuardInputs(core, inputs);
+      for (const w of plan.warnings) logger.warning(w);
+      const token = credential(env);
+      const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
+      const { exitCode } = await guard({ core, machine, inputs, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });
+      return exitCode;
+    }
+  }
+};
 
 // actions/lib/slots.mjs
-import { parseArgs } from "node:util";
+import { parseArgs as parseArgs2 } from "node:util";
 var COMMAND = "slots allocate";
+var USAGE_LINE = "leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]";
 var SLOTS_USAGE = `usage: leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]
 
 Allocates the next number of a namespace and prefix by creating
@@ -45,14 +450,14 @@ var log = {
   info: (t) => console.error(t),
   warning: (t) => console.error(`warning: ${t}`)
 };
-function print(doc) {
+function print2(doc) {
   process.stdout.write(`${JSON.stringify(doc)}
 `);
   return doc.exitCode;
 }
 function refuse(status, code, message) {
   console.error(`leasehold: ${message}`);
-  return print(refusalDocument(COMMAND, status, code, message));
+  return print2(loadCore().refusalDocument(COMMAND, status, code, message));
 }
 function inputMessage(e) {
   if (!e.input || !e.rule) return e.message;
@@ -69,7 +474,7 @@ ${SLOTS_USAGE}`);
   }
   let values;
   try {
-    ({ values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs2({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (e) {
     return refuse("usage", "invalid-input", `${e.message}
 ${SLOTS_USAGE}`);
@@ -92,89 +497,74 @@ ${SLOTS_USAGE}`);
   if (!token) return refuse("usage", "invalid-input", "set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can create refs in the repository");
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
   const outcome = await runOperation({ op, perform, logger: log });
-  const doc = resultDocument(COMMAND, outcome);
+  const doc = core.resultDocument(COMMAND, outcome);
   log.info(`leasehold: ${doc.status}${doc.slot?.detail ? `: ${doc.slot.detail}` : ""}`);
-  return print(doc);
+  return print2(doc);
 }
+var SLOTS_COMMAND = {
+  summary: "allocate the next never-recycled slot number of a namespace and prefix",
+  usage: USAGE_LINE,
+  run: ({ argv, env }) => slots(argv, env)
+};
 
 // actions/lib/cli.mjs
-var FLAGS = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce", "kill-grace-seconds", "scan-deadline-seconds", "api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
-function parseArgs2(args) {
-  const inputs = {};
-  let command = [];
-  let ifDue = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") {
-      command = args.slice(i + 1);
-      break;
-    }
-    if (a === "--if-due") ifDue = true;
-    else if (a === "--lock" && inputs.lock !== void 0 && i + 1 < args.length) inputs.lock += `
-${args[++i]}`;
-    else if (a.startsWith("--") && FLAGS.includes(a.slice(2)) && i + 1 < args.length) inputs[a.slice(2)] = args[++i];
-    else throw usage(`unknown or incomplete option ${JSON.stringify(a)}`);
-  }
-  if (ifDue) inputs["if-due"] = "true";
-  return { inputs, command };
-}
-function errorMessage(error) {
-  if (error.code !== "invalid-input" || !error.input || !error.rule) return error.message;
-  const name = FLAGS.includes(error.input) || error.input === "if-due" ? `--${error.input}` : `environment variable ${error.input}`;
-  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ""}`;
-}
-function usage(message) {
-  return Object.assign(new Error(`${message}
-usage: leasehold guard --lock L --nonce N [options] -- command [args...]
-       leasehold renew --lock L --nonce N [--if-due] [options]
-       leasehold reap --lock L [--lock L2 ...] [--scan-deadline-seconds N] [options]`), { usage: true });
-}
-var logger = {
-  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
-  info: (t) => console.error(t),
-  warning: (t) => console.error(`warning: ${t}`)
+var COMMANDS = {
+  ...LOCK_COMMANDS,
+  claims: CLAIMS_COMMAND,
+  slots: SLOTS_COMMAND
 };
-var emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}
-`);
-async function main(argv) {
-  const [verb, ...rest] = argv;
-  if (verb === "slots") return slots(rest);
-  if (!["guard", "renew", "reap"].includes(verb)) throw usage(`unknown command ${JSON.stringify(verb ?? "")}`);
-  const { inputs, command } = parseArgs2(rest);
-  for (const name of CONTEXT) if (process.env[name]) inputs[name] = process.env[name];
-  const token = (process.env.LEASEHOLD_TOKEN || process.env.GITHUB_TOKEN || "").trim();
-  if (!token) throw usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the lock repository");
+function overview(core) {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  const claims = Object.keys(CLAIMS_COMMAND.verbs).map((v) => `  claims ${v}`);
+  const table = core.exitTable.map((r) => `  ${String(r.exitCode).padStart(2)}  ${r.status.padEnd(16)} ${r.action}`);
+  return `usage: leasehold <command> [flags]   (node dist/cli.mjs \u2026; <command> --help for one)
+
+Commands:
+${lines.join("\n")}
+
+Claims verbs:
+${claims.join("\n")}
+
+Exit codes (one table for every command):
+${table.join("\n")}
+`;
+}
+async function main(argv, env) {
   const core = loadCore();
-  if (verb === "reap") return reap(core, inputs, token);
-  if (verb === "guard" && command.length === 0) throw usage("guard needs a command after --");
-  if (verb === "guard" && inputs["if-due"]) throw usage("--if-due is for renew: a guard renews on the lease's own schedule");
-  const { plan, machine } = checkGuardInputs(core, inputs);
-  for (const w of plan.warnings) logger.warning(w);
-  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
-  if (verb === "renew") {
-    const op = new core.Operation("renew", inputs, void 0);
-    const outcome = await runOperation({ op, perform, logger });
-    emit({ event: "renew", result: outcome.result, lock: outcome.lock, holderId: outcome.holderId, lease: outcome.lease ?? null, error: outcome.error ?? null });
-    return outcome.success ? 0 : 1;
+  const [name, ...rest] = argv;
+  if (name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(overview(core));
+    return 0;
   }
-  const { exitCode } = await guard({ core, machine, inputs, argv: command, perform, emit, logger, secrets: [token] });
-  return exitCode;
-}
-async function reap(core, inputs, token) {
-  const op = new core.Operation("reap", inputs, void 0);
-  const plan = op.plan;
-  for (const w of plan.warnings) logger.warning(w);
-  const perform = createTransport({ baseUrl: apiBaseUrl(), token, repository: plan.repository });
-  const outcome = await runOperation({ op, perform, logger });
-  emit({ event: "reap", result: outcome.result, locks: plan.lock, reaped: outcome.reaped ?? [], error: outcome.error ?? null, stats: outcome.stats });
-  return outcome.success ? 0 : 1;
-}
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    console.error(`leasehold: ${error.input ? `[${error.input}] ` : ""}${errorMessage(error)}`);
-    process.exitCode = error.usage || error.code === "invalid-input" ? loadCore().exitCodes.usage : 1;
+  const command = COMMANDS[name];
+  const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : name ?? "";
+  const flags = name === "claims" ? claimFlags(rest) : Object.values(command?.flags ?? {}).flat();
+  try {
+    if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? "")} (known: ${Object.keys(COMMANDS).join(", ")}; --help lists them)`);
+    if (name === "claims" && rest[0] === "--help") {
+      process.stdout.write(`usage: ${command.usage}
+`);
+      return 0;
+    }
+    if (name === "claims" && rest.length === 0) throw new Usage("claims needs a verb (leasehold claims --help lists them)");
+    if (command.flags) {
+      const { values, child } = parseFlags(rest, command.flags);
+      if (values.help) {
+        process.stdout.write(`usage: ${command.usage}
+`);
+        return 0;
+      }
+      return await command.run({ core, values, child, env });
+    }
+    return await command.run({ core, argv: rest, env });
+  } catch (error) {
+    if (!error.usage && !error.code) logger.warning(error.stack ?? String(error));
+    const doc = refusal(core, docName, error, flags);
+    print(doc);
+    return doc.exitCode;
   }
-);
+}
+main(process.argv.slice(2), process.env).then((code) => {
+  process.exitCode = code;
+});

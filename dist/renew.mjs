@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-OHZ6SBQC.mjs";
-import "./shared-SXIAN3UU.mjs";
-import "./shared-PGCUYKP6.mjs";
+} from "./shared-34RRH67L.mjs";
+import "./shared-H4RVYBBM.mjs";
+import "./shared-BT7D45HE.mjs";
 
 // actions/renew/main.mjs
 await run("renew");

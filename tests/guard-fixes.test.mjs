@@ -115,7 +115,7 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
     try {
       await takeOver(h.lock);
       const g = await run;
-      assert.equal(g.code, 70, g.stderr);
+      assert.equal(g.code, 13, g.stderr);
       const end = g.events.at(-1);
       assert.deepEqual([end.event, end.reason, end.childSignal], ['guard-exit', 'lost', 'SIGTERM']);
       // The guard ends only after the kill grace, with the SIGKILL sent: the grandchild is gone.

@@ -102,7 +102,7 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.ok(Date.parse(after) >= Date.parse(before) + 5_000, `expiresAt moved from ${before} to ${after}`);
   });
 
-  test('stops the whole process group when the holding is taken over (exit 70)', async () => {
+  test('stops the whole process group when the holding is taken over (exit 13, reason lost)', async () => {
     const h = await held();
     const pidFile = join(scratch, `pid-${seq}`);
     const run = cliGuard(h, sleeper(60, pidFile));
@@ -115,7 +115,7 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     state.holders[0].nonce = 'ffffffffffffffff';
     await emu.writeFile('leasehold-state', `locks/${h.lock}.json`, `${JSON.stringify(state, null, 2)}\n`);
     const g = await run;
-    assert.equal(g.code, 70, g.stderr);
+    assert.equal(g.code, 13, g.stderr);
     assert.equal(g.events.at(-1).reason, 'lost');
     assert.match(g.stderr, /belongs to another claim/);
     assert.ok(g.ms < 25_000, `stopped after ${g.ms} ms (at the first renewal, ~10 s)`);
@@ -123,14 +123,14 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.equal(alive(grandchild), false, 'the grandchild in the process group was stopped too');
   });
 
-  test('stops the command at the local deadline when renewals stop answering (exit 71)', async () => {
+  test('stops the command at the local deadline when renewals stop answering (exit 13, reason deadline)', async () => {
     const h = await held();
     const run = cliGuard(h, sleeper(120));
     await run.started;
     const rule = emu.faults.add({ method: 'GET', path: new RegExp(`locks/${h.lock}\\.json$`), times: Infinity, action: { status: 502 } });
     try {
       const g = await run;
-      assert.equal(g.code, 71, g.stderr);
+      assert.equal(g.code, 13, g.stderr);
       assert.equal(g.events.at(-1).reason, 'deadline');
       assert.match(g.stderr, /renewal failed/);
       // The deadline is expiresAt - 3 s, about 27 s after the verification.
@@ -157,11 +157,11 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.equal(g.events.at(-1).reason, 'child-exited');
   });
 
-  test('a claim that does not hold never runs the command (exit 72)', async () => {
+  test('a claim that does not hold never runs the command (exit 14)', async () => {
     const h = await held();
     const marker = join(scratch, `never-${seq}`);
     const g = await cliGuard({ ...h, nonce: 'eeeeeeeeeeeeeeee' }, ['touch', marker]);
-    assert.equal(g.code, 72);
+    assert.equal(g.code, 14);
     assert.equal(g.events[0].event, 'guard-refused');
     assert.equal(g.events[0].result, 'lost');
     assert.equal(existsSync(marker), false);

@@ -161,3 +161,18 @@ test('the quick-start commands exist', () => {
   assert.ok(readme.includes('npm run demo') && pkg.scripts.demo);
   assert.ok(readme.includes('npm test') && pkg.scripts.test);
 });
+
+test('the README\'s exit-code table is the core\'s one table', async () => {
+  const { loadCore } = await import('../dist/leasehold-core.mjs');
+  const start = readme.indexOf('### Exit codes\n');
+  assert.ok(start >= 0, 'README has an "Exit codes" section');
+  const rows = new Map();
+  for (const row of readme.slice(start).split('\n').slice(1)) {
+    if (row.startsWith('#')) break;
+    const cells = row.split('|').map((c) => c.trim());
+    if (/^\d+$/.test(cells[1] ?? '')) rows.set(Number(cells[1]), [...cells[2].matchAll(/`([^`]+)`/g)].map((m) => m[1]));
+  }
+  const table = new Map();
+  for (const r of loadCore().exitTable) table.set(r.exitCode, [...(table.get(r.exitCode) ?? []), r.status]);
+  assert.deepEqual(rows, table);
+});

@@ -139,7 +139,7 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
     // And with the API answering: running, kept.
     const r = await reapCli(emu, [lock]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.out.reaped[0].entries.map((x) => [x.action, x.reason]), [['kept', 'active']]);
+    assert.deepEqual(r.out.outcome.reaped[0].entries.map((x) => [x.action, x.reason]), [['kept', 'active']]);
     const released = await runAction('release', { apiUrl: emu.url, inputs: { lock }, context: live.context });
     assert.equal(released.outputs.result, 'released', 'the holding is intact: its own release frees it');
   });
@@ -177,8 +177,8 @@ describe('the reaper', { concurrency: 2, timeout: 120_000 }, () => {
     await emu.actions.complete(8301, 1, 'failure');
     const r = await reapCli(emu, [lock, 'reap-nothing-here']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(r.out.reaped.map((x) => x.lock), [lock, 'reap-nothing-here']);
-    assert.deepEqual(r.out.reaped[0].entries.map((x) => [x.holderId, x.action, x.reason]), [[a.outputs['holder-id'], 'removed', 'run-completed']]);
+    assert.deepEqual(r.out.outcome.reaped.map((x) => x.lock), [lock, 'reap-nothing-here']);
+    assert.deepEqual(r.out.outcome.reaped[0].entries.map((x) => [x.holderId, x.action, x.reason]), [[a.outputs['holder-id'], 'removed', 'run-completed']]);
     assert.deepEqual((await stateOf(emu, lock)).holders, []);
     const bad = await runAction('reap', { apiUrl: emu.url, inputs: { lock: 'ok\nnot/ok' } });
     assert.equal(bad.code, 1);

@@ -10,6 +10,7 @@ export const INPUTS = {
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
+  claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
 };
 
 export const OUTPUTS = {
@@ -18,6 +19,7 @@ export const OUTPUTS = {
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
   reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
+  claim: ['token', 'run-id', 'status', 'expires-at', 'exit-code', 'result'],
 };
 
 // Run context the core needs, by environment variable name.

@@ -141,7 +141,9 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       return { kind: 'created', sha: data.sha };
     },
     async createCommit(c) {
-      const { data } = await send(`POST ${base}/git/commits`, { message: c.message, tree: c.tree, parents: [] }, c.timeoutMs);
+      // No parents starts an orphan history (the lock state); a claim's new version names the
+      // version it replaces.
+      const { data } = await send(`POST ${base}/git/commits`, { message: c.message, tree: c.tree, parents: c.parents ?? [] }, c.timeoutMs);
       return { kind: 'created', sha: data.sha };
     },
     async createBranch(c) {
@@ -169,6 +171,14 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         next: linkNext(h.link),
         date: h.date ?? null,
       };
+    },
+    // GraphQL (claims): the document and variables exactly as the core wrote them. A 200 is
+    // `graphql` with GitHub's data and errors as they came (a 200 with errors[] is classified
+    // by the core, not here); any other status is `http`, as for REST.
+    async graphql(c) {
+      const { data, headers: h } = await send('POST /graphql', { query: c.document, variables: c.variables ?? {} }, c.timeoutMs);
+      if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
+      return { kind: 'graphql', data: data.data ?? null, errors: Array.isArray(data.errors) ? data.errors.map((e) => ({ type: typeof e?.type === 'string' ? e.type : null, message: String(e?.message ?? '') })) : [], date: h.date ?? null };
     },
     // The Actions reads name their own repository: the consumer's run lives in another
     // repository than the lock's state.

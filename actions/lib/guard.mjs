@@ -53,14 +53,56 @@ function childFields(child) {
   };
 }
 
+/** The schema of the guard's documents (the result documents' own). */
+export const GUARD_SCHEMA = 'leasehold-result/1';
+
+/** The lock guard's documents: one before the child starts, one when the guard finishes
+ *  (`guard-exit`, or `guard-refused` when the holding was not verified and the child never ran). */
+export const LOCK_DOCUMENTS = {
+  start: ({ first, pid, argv, lease }) => ({
+    schema: GUARD_SCHEMA,
+    command: 'guard',
+    event: 'guard-start',
+    lock: first.lock,
+    holderId: first.holderId,
+    fence: first.fence ?? null,
+    pid,
+    argv,
+    expiresAt: new Date(lease.expiresAt).toISOString(),
+    localDeadline: new Date(lease.localDeadline).toISOString(),
+  }),
+  refused: ({ first, finish }) => ({
+    schema: GUARD_SCHEMA,
+    command: 'guard',
+    event: 'guard-refused',
+    reason: finish.reason,
+    exitCode: finish.exitCode,
+    lock: first.lock,
+    holderId: first.holderId,
+    result: first.result,
+    error: first.error ?? null,
+  }),
+  exit: ({ finish, child }) => ({
+    schema: GUARD_SCHEMA,
+    command: 'guard',
+    event: 'guard-exit',
+    reason: finish.reason,
+    exitCode: finish.exitCode,
+    ...child,
+    renewals: finish.renewals,
+  }),
+};
+
 /**
  * guard({ core: { Operation }, machine, inputs, argv, perform, emit, logger, clock, env, secrets })
  *   → Promise<{ exitCode, reason }>
  * `machine` is a fresh `core.Guard`; `inputs` are the renew operation's raw inputs; `emit(obj)`
  * writes one JSON line; `perform` is the GitHub transport; `secrets` are values the child's
- * environment must not carry.
+ * environment must not carry. `renewKind` is the operation each renewal runs (`renew`, or
+ * `claim-renew`), `onRenewal(outcome)` sees each renewal's outcome first (a claim keeps its
+ * current token there), `documents` builds the lines `emit` writes (LOCK_DOCUMENTS).
  */
-export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [] }) {
+export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], renewKind = 'renew', onRenewal = () => {}, documents = LOCK_DOCUMENTS }) {
   const events = [];
   let wake = null;
   let fatal = null;
@@ -79,12 +121,17 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
     });
   };
+  let last = null; // the latest renewal's outcome
   const renew = (kind) => {
-    const op = new core.Operation('renew', inputs, undefined);
+    // From the inputs as they are now: a claim's renewal rotates its token, and `onRenewal`
+    // puts the current one there.
+    const op = new core.Operation(renewKind, inputs, undefined);
     runOperation({ op, perform, logger, clock })
       .then(
         (outcome) => {
           if (kind === 'verified') first = outcome;
+          last = outcome;
+          onRenewal(outcome);
           push({ kind, now: clock.now(), outcome });
         },
         (error) => {
@@ -114,16 +161,7 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       ended = true;
     });
     for (const s of FORWARDED) process.on(s, forward);
-    emit({
-      event: 'guard-start',
-      lock: first.lock,
-      holderId: first.holderId,
-      fence: first.fence ?? null,
-      pid: child.pid ?? null,
-      argv,
-      expiresAt: new Date(lease.expiresAt).toISOString(),
-      localDeadline: new Date(lease.localDeadline).toISOString(),
-    });
+    emit(documents.start({ first, pid: child.pid ?? null, argv, lease }));
   };
 
   try {
@@ -149,12 +187,8 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
             break;
           case 'finish': {
             const { exitCode, reason } = command;
-            if (reason === 'not-held') {
-              emit({ event: 'guard-refused', lock: first.lock, holderId: first.holderId, result: first.result, error: first.error ?? null });
-            } else {
-              const { childExitCode, childSignal, error } = childFields(command.child);
-              emit({ event: 'guard-exit', reason, exitCode, childExitCode, childSignal, renewals: command.renewals, error });
-            }
+            if (reason === 'not-held') emit(documents.refused({ first, finish: command }));
+            else emit(documents.exit({ finish: command, child: childFields(command.child), last }));
             return { exitCode, reason };
           }
           default:

@@ -8,13 +8,14 @@
 // stdout: exactly one JSON document ({schema, command, status, exitCode, action, slot, next,
 // error}); stderr: log lines. Exit code: the document's exitCode (the core's exit table).
 import { parseArgs } from 'node:util';
-import { refusalDocument, resultDocument } from '../../target/wasm-bindgen/leasehold_wasm.js';
 import { CONTEXT } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { loadCore } from './wasm.mjs';
 
 const COMMAND = 'slots allocate';
+
+const USAGE_LINE = 'leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]';
 
 export const SLOTS_USAGE = `usage: leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]
 
@@ -55,7 +56,7 @@ function print(doc) {
 /** A refusal before anything is sent: `usage` (2) or `config` (3). */
 function refuse(status, code, message) {
   console.error(`leasehold: ${message}`);
-  return print(refusalDocument(COMMAND, status, code, message));
+  return print(loadCore().refusalDocument(COMMAND, status, code, message));
 }
 
 /** An input error as a command-line user reads it: the flag, or the environment variable. */
@@ -97,7 +98,14 @@ export async function slots(argv, env = process.env) {
   if (!token) return refuse('usage', 'invalid-input', 'set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can create refs in the repository');
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
   const outcome = await runOperation({ op, perform, logger: log });
-  const doc = resultDocument(COMMAND, outcome);
+  const doc = core.resultDocument(COMMAND, outcome);
   log.info(`leasehold: ${doc.status}${doc.slot?.detail ? `: ${doc.slot.detail}` : ''}`);
   return print(doc);
 }
+
+/** The `slots` entry of the command table (cli.mjs): it reads its own flags. */
+export const SLOTS_COMMAND = {
+  summary: 'allocate the next never-recycled slot number of a namespace and prefix',
+  usage: USAGE_LINE,
+  run: ({ argv, env }) => slots(argv, env),
+};

@@ -44,6 +44,10 @@ pub use ops::{guard, Operation, OperationKind, Plan};
 pub use input::{credential_shape, holder_id, Entropy, RawInputs};
 pub use policy::{limits, LeaseRule};
 pub use store::claim::{claim_ref, parse_payload, render_payload};
+/// The GraphQL documents of ref-kept documents, as the core builds them (for models of GitHub).
+pub use store::refs::{
+    list_refs_call, read_refs_call, update_refs_call, PAYLOAD_FILE, UPDATE_REFS, ZERO_OID,
+};
 pub use store::{parse_config, LockConfig, SCHEMA};
 pub use store::{ClaimMember, ClaimSet};
 pub use wire::time::{self, Millis};

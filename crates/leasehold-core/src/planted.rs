@@ -21,6 +21,11 @@ pub enum Bug {
     /// ops/reap.rs: an Actions API question that got no answer proving anything (refused, not
     /// found, unavailable) counts as proof that the run attempt (job) is over.
     ReapUnknownAsOver,
+    /// ops/claims/mod.rs: a held claim is takeable whatever its expiry.
+    ClaimTakeoverEarly,
+    /// engine/reply.rs and store/refs.rs: a ref document's new commit has no parent, and its
+    /// update is forced.
+    RefCommitWithoutParent,
 }
 
 thread_local! {

@@ -1,14 +1,16 @@
-//! Claims on git refs, end to end through `Operation::step` against a small in-memory model
-//! of GitHub's refs, trees, commits and `updateRefs` (compare-and-swap on `beforeOid`,
-//! fast-forward only, all updates of a call or none), with faults injected on the mutation.
+//! Claims on git refs, end to end through `Operation::step` against GitHub as
+//! `leasehold-github-model` has it (shared with the simulator: refs, trees, commits with
+//! parents, and `updateRefs` with its compare-and-swap on `beforeOid`, fast-forward only, all
+//! updates of a call or none), with faults injected on the mutation.
 
 use std::collections::BTreeMap;
 
 use leasehold_core::{
     parse_payload, Call, ClaimState, Command, Entropy, Event, GraphqlError, Operation,
-    OperationKind, Outcome, Reply, Status,
+    OperationKind, Outcome, Reply, Status, PAYLOAD_FILE,
 };
-use serde_json::{json, Value};
+use leasehold_github_model::{GitHub, REPOSITORY_ID};
+use serde_json::json;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 const T0: u64 = 1_800_000_000_000;
@@ -26,136 +28,79 @@ enum Fault {
     Forbidden,
 }
 
-#[derive(Default)]
+/// The honest GitHub of `leasehold-github-model` (refs, trees, commits with parents, and the
+/// GraphQL answers to the core's documents), with this test's faults on the mutation.
 struct Git {
-    refs: BTreeMap<String, String>,
-    trees: BTreeMap<String, String>,
-    commits: BTreeMap<String, (String, Vec<String>)>,
-    next: u64,
+    gh: GitHub,
     mutations: u32,
     requests: u32,
     faults: Vec<Fault>,
 }
 
-fn oid(n: u64) -> String {
-    format!("{n:040x}")
+impl Default for Git {
+    fn default() -> Self {
+        Git {
+            gh: GitHub::new("main"),
+            mutations: 0,
+            requests: 0,
+            faults: Vec::new(),
+        }
+    }
 }
 
 impl Git {
     fn text_of(&self, commit: &str) -> Option<String> {
-        let (tree, _) = self.commits.get(commit)?;
-        self.trees.get(tree).cloned()
+        self.gh.file_at(commit, PAYLOAD_FILE).map(String::from)
     }
 
-    fn node(&self, name: &str) -> Value {
-        match self.refs.get(name) {
-            None => Value::Null,
-            Some(c) => {
-                json!({"name": name, "target": {"oid": c, "file": self.text_of(c).map(|t| json!({"object": {"text": t}}))}})
-            }
-        }
+    /// Every claim ref and the commit it points at.
+    fn refs(&self) -> BTreeMap<String, String> {
+        self.gh.ref_targets()
     }
 
-    fn ancestor(&self, a: &str, b: &str) -> bool {
-        if a == b {
-            return true;
-        }
-        self.commits
-            .get(b)
-            .is_some_and(|(_, ps)| ps.iter().any(|p| self.ancestor(a, p)))
+    fn parents(&self, commit: &str) -> Vec<String> {
+        self.gh.commit(commit).expect("a commit").parents.clone()
     }
 
-    fn answer(&mut self, call: &Call) -> Reply {
+    fn answer(&mut self, call: &Call, now: u64) -> Reply {
         self.requests += 1;
-        match call {
-            Call::CreateTree { files } => {
-                self.next += 1;
-                let sha = oid(self.next);
-                self.trees.insert(sha.clone(), files[0].content.clone());
-                Reply::Created { sha }
+        let mutation =
+            matches!(call, Call::Graphql { document, .. } if document.starts_with("mutation"));
+        if let (true, Call::Graphql { variables, .. }) = (mutation, call) {
+            self.mutations += 1;
+            for u in variables["refUpdates"].as_array().unwrap() {
+                assert_eq!(u["force"], false, "never forced");
+                assert_ne!(u["afterOid"], ZERO, "never a zero afterOid");
             }
-            Call::CreateCommit { tree, parents, .. } => {
-                self.next += 1;
-                let sha = oid(self.next);
-                self.commits
-                    .insert(sha.clone(), (tree.clone(), parents.clone()));
-                Reply::Created { sha }
-            }
-            Call::Graphql {
-                document,
-                variables,
-            } if document.starts_with("mutation") => {
-                self.mutations += 1;
-                let fault = if self.faults.is_empty() {
-                    Fault::None
-                } else {
-                    self.faults.remove(0)
-                };
-                let err = |kind: &str, message: &str| Reply::Graphql {
-                    data: Some(json!({"updateRefs": null})),
-                    errors: vec![GraphqlError {
-                        kind: Some(kind.into()),
-                        message: message.into(),
-                    }],
-                    date: None,
-                };
-                match fault {
-                    Fault::Lose502 => return http(502),
-                    Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
-                    Fault::Forbidden => {
-                        return err("FORBIDDEN", "Resource not accessible by integration")
-                    }
-                    _ => {}
-                }
-                let updates = variables["refUpdates"].as_array().unwrap();
-                for u in updates {
-                    let name = u["name"].as_str().unwrap();
-                    let before = u["beforeOid"].as_str().unwrap();
-                    let after = u["afterOid"].as_str().unwrap();
-                    assert_eq!(u["force"], false, "never forced");
-                    assert_ne!(after, ZERO, "never a zero afterOid");
-                    let current = self.refs.get(name).map(String::as_str).unwrap_or(ZERO);
-                    if current != before {
-                        return err(
-                            "STALE_DATA",
-                            &format!("Expected {name} to point to {before}"),
-                        );
-                    }
-                    if current != ZERO && !self.ancestor(current, after) {
-                        return err("UNPROCESSABLE", "Update is not a fast forward");
-                    }
-                }
-                for u in updates {
-                    self.refs.insert(
-                        u["name"].as_str().unwrap().into(),
-                        u["afterOid"].as_str().unwrap().into(),
-                    );
-                }
-                if fault == Fault::ApplyThen502 {
-                    return http(502);
-                }
-                Reply::Graphql {
-                    data: Some(json!({"updateRefs": {"clientMutationId": null}})),
-                    errors: vec![],
-                    date: None,
-                }
-            }
-            Call::Graphql { variables, .. } => {
-                let mut repo = json!({"id": "R_kgDO"});
-                for i in 0.. {
-                    let Some(name) = variables.get(format!("r{i}")).and_then(Value::as_str) else {
-                        break;
-                    };
-                    repo[format!("r{i}")] = self.node(name);
-                }
-                Reply::Graphql {
-                    data: Some(json!({"repository": repo})),
-                    errors: vec![],
-                    date: None,
-                }
-            }
-            other => panic!("unexpected {other:?}"),
         }
+        let fault = if mutation && !self.faults.is_empty() {
+            self.faults.remove(0)
+        } else {
+            Fault::None
+        };
+        let err = |kind: &str, message: &str| Reply::Graphql {
+            data: Some(json!({"updateRefs": null})),
+            errors: vec![GraphqlError {
+                kind: Some(kind.into()),
+                message: message.into(),
+            }],
+            date: None,
+        };
+        match fault {
+            Fault::Lose502 => return http(502),
+            Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
+            Fault::Forbidden => return err("FORBIDDEN", "Resource not accessible by integration"),
+            _ => {}
+        }
+        let command = Command::Request {
+            call: call.clone(),
+            timeout_ms: 15_000,
+        };
+        let reply = self.gh.answer(&command, now).reply;
+        if fault == Fault::ApplyThen502 {
+            return http(502);
+        }
+        reply
     }
 }
 
@@ -204,7 +149,7 @@ fn run(
                 step = op.step(Event::Timer { now: clock }).unwrap();
             }
             Command::Request { call, .. } => {
-                let reply = git.answer(&call);
+                let reply = git.answer(&call, clock);
                 step = op.step(Event::Reply { now: clock, reply }).unwrap();
             }
         }
@@ -277,7 +222,7 @@ fn an_expired_claim_is_taken_over_or_reported_expired() {
     let p = t.claims.as_ref().unwrap().items[0].payload.clone().unwrap();
     assert_eq!(p.supersedes.as_deref(), Some(token(&a).as_str()));
     // The new commit's parent is the one it replaced: the ref's history is the token chain.
-    assert_eq!(git.commits[&token(&t)].1, vec![token(&a)]);
+    assert_eq!(git.parents(&token(&t)), vec![token(&a)]);
 }
 
 #[test]
@@ -304,7 +249,7 @@ fn renew_rotates_the_token_without_a_read_and_clamps_to_the_ceiling() {
     };
     let fast = |t: &str, p: &str| {
         let mut v = base(t);
-        v.push(("repository-id", "R_kgDO".into()));
+        v.push(("repository-id", REPOSITORY_ID.into()));
         v.push(("prior", p.into()));
         v
     };
@@ -333,7 +278,7 @@ fn renew_rotates_the_token_without_a_read_and_clamps_to_the_ceiling() {
     assert_eq!(status(&r1), Status::Renewed);
     assert_eq!(r1.stats.requests, 3, "tree, commit, updateRefs");
     assert_ne!(token(&r1), token(&a));
-    assert_eq!(git.commits[&token(&r1)].1, vec![token(&a)]);
+    assert_eq!(git.parents(&token(&r1)), vec![token(&a)]);
     let l = r1.claims.as_ref().unwrap().items[0]
         .payload
         .as_ref()
@@ -411,7 +356,7 @@ fn release_is_idempotent_and_recognises_a_reacquire() {
         T0 + 1000,
     );
     assert_eq!(status(&r), Status::Released);
-    let head = git.refs["refs/leasehold/claims/deploy/k"].clone();
+    let head = git.refs()["refs/leasehold/claims/deploy/k"].clone();
     let p = parse_payload(&git.text_of(&head).unwrap(), "deploy", "k").unwrap();
     assert_eq!(
         p.state,
@@ -520,7 +465,7 @@ fn an_unknown_outcome_is_read_back_never_resent() {
                         message: "timeout".into(),
                     }
                 } else {
-                    git.answer(&call)
+                    git.answer(&call, clock)
                 };
                 if matches!(&call, Call::Graphql { document, .. } if document.starts_with("mutation"))
                 {
@@ -566,7 +511,7 @@ fn graphql_errors_are_classified_by_their_error() {
     let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
     assert_eq!(status(&a), Status::Permission);
     assert_eq!(status(&a).exit_code(), 21);
-    assert!(git.refs.is_empty());
+    assert!(git.refs().is_empty());
     let mut git = Git {
         faults: vec![Fault::RateLimited],
         ..Git::default()
@@ -585,7 +530,7 @@ fn a_family_lands_whole_or_not_at_all() {
     let mut git = Git::default();
     let held = run(&mut git, OperationKind::Claim, &[("key", "c")], NONCE_B, T0);
     assert_eq!(status(&held), Status::Acquired);
-    let before = git.refs.clone();
+    let before = git.refs();
     let f = run(
         &mut git,
         OperationKind::ClaimFamilyClaim,
@@ -594,7 +539,7 @@ fn a_family_lands_whole_or_not_at_all() {
         T0 + 1000,
     );
     assert_eq!(status(&f), Status::FamilyAborted);
-    assert_eq!(git.refs, before, "nothing of the family landed");
+    assert_eq!(git.refs(), before, "nothing of the family landed");
     assert_eq!(git.mutations, 1, "only the holder's own claim");
     let f = run(
         &mut git,
@@ -605,7 +550,7 @@ fn a_family_lands_whole_or_not_at_all() {
     );
     assert_eq!(status(&f), Status::Acquired);
     assert_eq!(git.mutations, 2, "one updateRefs for the whole family");
-    assert_eq!(git.refs.len(), 5);
+    assert_eq!(git.refs().len(), 5);
     let r = f.claims.as_ref().unwrap();
     let tokens: Vec<String> = r.items.iter().map(|i| i.token.clone().unwrap()).collect();
     let rel = kv(&[
@@ -637,7 +582,7 @@ fn dry_run_writes_nothing_and_predicts() {
     assert_eq!(status(&a), Status::Acquired);
     assert!(a.claims.as_ref().unwrap().dry_run);
     assert_eq!(git.mutations, 0);
-    assert!(git.trees.is_empty());
+    assert!(git.gh.tree_count() == 0);
 }
 
 #[test]

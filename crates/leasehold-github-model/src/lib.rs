@@ -23,9 +23,27 @@
 //!   status follows the clock). `getRunAttempt`, `getJob` and `listJobs` answer from it; an
 //!   unknown run, attempt, job or repository is a 404.
 //!
+//! * **Git refs and GraphQL** (`graphql.rs`). Refs outside `refs/heads/` (leasehold's claims,
+//!   `refs/leasehold/claims/<namespace>/<key>`) each point at a commit; commits have parents and
+//!   a tree. The GraphQL endpoint answers the core's own documents (`store/refs.rs`), recognised
+//!   by their operation name and checked to be exactly the text the core builds: the read
+//!   (`LeaseholdReadRefs`: the repository id and each aliased ref with its commit and payload
+//!   file), the paginated listing (`LeaseholdListRefs`, 100 a page, alphabetical, a cursor per
+//!   position) and the compare-and-swap (`LeaseholdUpdateRefs`): every update checked, then all
+//!   applied or none; an exact `beforeOid` (all zeros: the ref must not exist), else 200 with
+//!   `errors[]` of type `STALE_DATA` and `data.updateRefs` null; a non-fast-forward without
+//!   `force` refused (`UNPROCESSABLE`), as are an unknown object, a ref named twice and a delete
+//!   of a missing ref. An unknown repository or node id is `NOT_FOUND`; any other document is
+//!   answered as GitHub answers a document it cannot run (200, `errors[]`, no data).
+//!   Every version of every ref is kept, with its time.
+//!
 //! Shas are content hashes (40 hex digits, like git's): identical contents get identical shas.
 
+mod graphql;
+
 use std::collections::BTreeMap;
+
+pub use graphql::{RefMove, RefVersion, REPOSITORY_ID};
 
 // Everything this crate uses of the core's API, in one place.
 use leasehold_core::time::format_rfc3339;
@@ -106,11 +124,20 @@ pub struct Job {
     pub timing: Timing,
 }
 
-/// One answer, and the version it committed when it was a contents write that landed.
+/// One answer, and the version it committed when it was a contents write that landed (or the
+/// refs it moved when it was an `updateRefs` that landed, all of them at once).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
     pub reply: Reply,
     pub committed: Option<Committed>,
+    pub moved: Vec<RefMove>,
+}
+
+/// A git commit: its tree and its parents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitObject {
+    pub tree: String,
+    pub parents: Vec<String>,
 }
 
 /// Which version a write committed: `history(branch, path)[index]`.
@@ -128,8 +155,12 @@ pub struct GitHub {
     branches: BTreeMap<String, Branch>,
     /// Tree sha → its files (path, content).
     trees: BTreeMap<String, Vec<(String, String)>>,
-    /// Commit sha → its tree sha.
-    commits: BTreeMap<String, String>,
+    /// Commit sha → its tree and parents.
+    commits: BTreeMap<String, CommitObject>,
+    /// Refs outside `refs/heads/` (fully qualified) → every version, oldest first.
+    refs: BTreeMap<String, Vec<RefVersion>>,
+    /// `owner/name`, as GraphQL's `repository(owner:, name:)` resolves it.
+    full_name: String,
     /// (repository, run id, attempt) → its life.
     runs: BTreeMap<(String, u64, u32), Timing>,
     /// Job id → the job.
@@ -198,9 +229,17 @@ impl GitHub {
             branches,
             trees: BTreeMap::new(),
             commits: BTreeMap::new(),
+            refs: BTreeMap::new(),
+            full_name: "octo/app".into(),
             runs: BTreeMap::new(),
             jobs: BTreeMap::new(),
         }
+    }
+
+    /// Names the repository (`owner/name`; `octo/app` unless set).
+    pub fn with_full_name(mut self, full_name: &str) -> Self {
+        self.full_name = full_name.into();
+        self
     }
 
     pub fn default_branch(&self) -> &str {
@@ -303,8 +342,10 @@ impl GitHub {
             return Answer {
                 reply: http(400, "not a request"),
                 committed,
+                moved: Vec::new(),
             };
         };
+        let mut moved = Vec::new();
         let reply = match call {
             Call::ReadFile {
                 path,
@@ -334,14 +375,24 @@ impl GitHub {
                     .collect();
                 self.create_tree(files)
             }
-            Call::CreateCommit { message, tree, .. } => self.create_commit(tree, message),
+            Call::CreateCommit {
+                message,
+                tree,
+                parents,
+            } => self.create_commit(tree, parents, message),
             Call::CreateBranch { branch, sha, .. } => self.create_branch(branch, sha, now),
-            // Not modelled yet: the claim clients of the simulation come with GraphQL here.
-            Call::Graphql { .. } => http(404, "GraphQL is not modelled"),
             // Not modelled: slot allocation (ops/slots.rs) is tested by its own transcripts
             // and against the emulator; the simulation has no slot clients.
             Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. } => {
                 http(404, "slot refs are not modelled")
+            }
+            Call::Graphql {
+                document,
+                variables,
+            } => {
+                let (reply, m) = self.graphql(document, variables, now);
+                moved = m;
+                reply
             }
             Call::GetRunAttempt {
                 repository,
@@ -428,7 +479,11 @@ impl GitHub {
                 }
             }
         };
-        Answer { reply, committed }
+        Answer {
+            reply,
+            committed,
+            moved,
+        }
     }
 
     /// `GET contents/{path}?ref=` (no ref: the default branch).
@@ -495,19 +550,48 @@ impl GitHub {
         Reply::Created { sha }
     }
 
-    fn create_commit(&mut self, tree: &str, message: &str) -> Reply {
+    fn create_commit(&mut self, tree: &str, parents: &[String], message: &str) -> Reply {
         if !self.trees.contains_key(tree) {
             return http(422, "Tree SHA does not exist");
         }
-        let sha = blob_sha(&format!("commit\0{tree}\0{message}"));
+        if parents.iter().any(|p| !self.commits.contains_key(p)) {
+            return http(422, "Parent SHA does not exist or is not a commit object");
+        }
+        let sha = blob_sha(&format!(
+            "commit\0{tree}\0{}\0{message}",
+            parents.join("\0")
+        ));
         self.commits
             .entry(sha.clone())
-            .or_insert_with(|| tree.to_string());
+            .or_insert_with(|| CommitObject {
+                tree: tree.to_string(),
+                parents: parents.to_vec(),
+            });
         Reply::Created { sha }
     }
 
+    /// A commit object, if it exists.
+    pub fn commit(&self, sha: &str) -> Option<&CommitObject> {
+        self.commits.get(sha)
+    }
+
+    /// The content of `path` in `commit`'s tree.
+    pub fn file_at(&self, commit: &str, path: &str) -> Option<&str> {
+        let c = self.commits.get(commit)?;
+        self.trees
+            .get(&c.tree)?
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, content)| content.as_str())
+    }
+
+    /// Trees made so far.
+    pub fn tree_count(&self) -> usize {
+        self.trees.len()
+    }
+
     fn create_branch(&mut self, branch: &str, sha: &str, now: Millis) -> Reply {
-        let Some(tree) = self.commits.get(sha) else {
+        let Some(CommitObject { tree, .. }) = self.commits.get(sha) else {
             return http(422, "Object does not exist");
         };
         if self.branches.contains_key(branch) {

@@ -1,31 +1,48 @@
 //! The planted bugs the recall test must catch. Core-side ones live in
 //! `leasehold-core/src/planted.rs` behind its `planted-bugs` feature and are switched on per
-//! thread; driver-side ones live in this crate's simulated client.
+//! thread; driver-side ones live in this crate's simulated client (`src/client/`).
 
 /// A deliberate defect, switched on for one simulation run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlantedBug {
-    /// core (engine.rs): a compare-and-swap conflict ends the operation instead of re-reading.
+    /// core (`engine/failure.rs`, `on_failure`): a compare-and-swap conflict ends the operation
+    /// instead of re-reading.
     ConflictIsFailure,
-    /// driver (this crate): a write whose outcome is unknown (5xx, reset, timeout) is sent again
-    /// as is, and the core is told only the second answer.
+    /// driver (this crate, `client/driver.rs`, `deliver`): a write whose outcome is unknown (5xx,
+    /// reset, timeout) is sent again as is, and the core is told only the second answer.
     ResendUnknownWrite,
-    /// core (state.rs): admission reuses the current fence instead of incrementing it.
+    /// core (`admission/fifo.rs`, `Fifo::admit`): admission reuses the current fence instead of
+    /// incrementing it.
     SkipFenceIncrement,
-    /// core (state.rs): admission takes the back of the queue.
+    /// core (`admission/fifo.rs`, `Fifo::admit`): admission takes the back of the queue.
     AdmitFromBack,
-    /// core (release.rs): release removes the holder id's entry even when a newer run attempt
-    /// owns it.
+    /// core (`ops/release.rs`, `ReleasePlanner::plan`): release removes the holder id's entry
+    /// even when a newer run attempt owns it.
     ReleaseIgnoresAttempt,
-    /// core (engine.rs): a read older than a version already seen is acted on.
+    /// core (`engine/reply.rs`, `on_reply`): a read older than a version already seen is acted
+    /// on.
     AcceptStaleRead,
-    /// core (reap.rs): an Actions API question the reaper could not get answered (refused, not
-    /// found, unavailable) is taken as proof that the run attempt (job) is over.
+    /// core (`ops/reap.rs`, `ReapPlanner::on_probe`): an Actions API question the reaper could
+    /// not get answered (refused, not found, unavailable) is taken as proof that the run attempt
+    /// (job) is over.
     ReapUnknownAsOver,
+    /// core (`ops/claims/mod.rs`, `takeable`): a claim takes over a held claim whatever its
+    /// expiry (a takeover too early).
+    ClaimTakeoverEarly,
+    /// core (`engine/reply.rs`, the ref commit; `store/refs.rs`, `update_refs_call`): a ref
+    /// document's new commit gets no parent, and the update is forced past the fast-forward
+    /// check.
+    RefCommitWithoutParent,
+    /// driver (`claims/mod.rs`, the answer to an `updateRefs`): an `updateRefs` whose answer was
+    /// unknown is sent again as is, and the core is told only the second answer.
+    ResendUnknownRefUpdate,
+    /// driver (`claims/mod.rs`, `send`): a family's `updateRefs` is sent as one call per ref,
+    /// the core told the last call's answer.
+    FamilySplit,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 7] = [
+    pub const ALL: [PlantedBug; 11] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -33,6 +50,10 @@ impl PlantedBug {
         PlantedBug::ReleaseIgnoresAttempt,
         PlantedBug::AcceptStaleRead,
         PlantedBug::ReapUnknownAsOver,
+        PlantedBug::ClaimTakeoverEarly,
+        PlantedBug::RefCommitWithoutParent,
+        PlantedBug::ResendUnknownRefUpdate,
+        PlantedBug::FamilySplit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -44,6 +65,10 @@ impl PlantedBug {
             PlantedBug::ReleaseIgnoresAttempt => "release-ignores-attempt",
             PlantedBug::AcceptStaleRead => "accept-stale-read",
             PlantedBug::ReapUnknownAsOver => "reap-unknown-as-over",
+            PlantedBug::ClaimTakeoverEarly => "claim-takeover-early",
+            PlantedBug::RefCommitWithoutParent => "ref-commit-without-parent",
+            PlantedBug::ResendUnknownRefUpdate => "resend-unknown-ref-update",
+            PlantedBug::FamilySplit => "family-split",
         }
     }
 
@@ -54,18 +79,29 @@ impl PlantedBug {
     /// Where the defect is planted.
     pub fn site(self) -> &'static str {
         match self {
-            PlantedBug::ConflictIsFailure => "core: engine.rs, conflict arm",
-            PlantedBug::ResendUnknownWrite => "driver: leasehold-sim world.rs, deliver",
-            PlantedBug::SkipFenceIncrement => "core: state.rs, admit",
-            PlantedBug::AdmitFromBack => "core: state.rs, admit",
-            PlantedBug::ReleaseIgnoresAttempt => "core: release.rs, plan",
-            PlantedBug::AcceptStaleRead => "core: engine.rs, revision check",
-            PlantedBug::ReapUnknownAsOver => "core: reap.rs, on_probe",
+            PlantedBug::ConflictIsFailure => "core: engine/failure.rs, conflict arm",
+            PlantedBug::ResendUnknownWrite => "driver: sim client/driver.rs, deliver",
+            PlantedBug::SkipFenceIncrement => "core: admission/fifo.rs, admit",
+            PlantedBug::AdmitFromBack => "core: admission/fifo.rs, admit",
+            PlantedBug::ReleaseIgnoresAttempt => "core: ops/release.rs, plan",
+            PlantedBug::AcceptStaleRead => "core: engine/reply.rs, revision check",
+            PlantedBug::ReapUnknownAsOver => "core: ops/reap.rs, on_probe",
+            PlantedBug::ClaimTakeoverEarly => "core: ops/claims/mod.rs, takeable",
+            PlantedBug::RefCommitWithoutParent => {
+                "core: engine/reply.rs, ref commit; store/refs.rs, update_refs_call"
+            }
+            PlantedBug::ResendUnknownRefUpdate => "driver: sim claims/mod.rs, answer",
+            PlantedBug::FamilySplit => "driver: sim claims/mod.rs, send",
         }
     }
 
     pub fn in_core(self) -> bool {
-        self != PlantedBug::ResendUnknownWrite
+        !matches!(
+            self,
+            PlantedBug::ResendUnknownWrite
+                | PlantedBug::ResendUnknownRefUpdate
+                | PlantedBug::FamilySplit
+        )
     }
 
     /// Whether this build can plant it: core-side bugs need the `planted-bugs` feature.
@@ -86,7 +122,11 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::ReleaseIgnoresAttempt => Some(Bug::ReleaseIgnoresAttempt),
             PlantedBug::AcceptStaleRead => Some(Bug::AcceptStaleRead),
             PlantedBug::ReapUnknownAsOver => Some(Bug::ReapUnknownAsOver),
-            PlantedBug::ResendUnknownWrite => None,
+            PlantedBug::ClaimTakeoverEarly => Some(Bug::ClaimTakeoverEarly),
+            PlantedBug::RefCommitWithoutParent => Some(Bug::RefCommitWithoutParent),
+            PlantedBug::ResendUnknownWrite
+            | PlantedBug::ResendUnknownRefUpdate
+            | PlantedBug::FamilySplit => None,
         }));
     }
     #[cfg(not(feature = "planted-bugs"))]

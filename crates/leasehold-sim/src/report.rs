@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::check::Violation;
 use crate::fault::Fault;
+use crate::types::Violation;
 
 /// What was simulated. Sums are order-independent, so counters from parallel workers add up to
 /// the same totals whatever the scheduling.
@@ -41,6 +41,8 @@ pub struct Counters {
     pub guard: GuardCounters,
     /// What the scheduled reapers did (see [`ReaperCounters`]).
     pub reaper: ReaperCounters,
+    /// What the claim clients did (see [`ClaimCounters`]).
+    pub claims: ClaimCounters,
     pub faults: [u64; Fault::COUNT],
     pub events: u64,
     /// Simulated time, summed over seeds, and the longest seed.
@@ -50,6 +52,7 @@ pub struct Counters {
 
 impl Counters {
     pub fn add(&mut self, o: &Counters) {
+        self.claims.add(&o.claims);
         self.seeds += o.seeds;
         self.runs += o.runs;
         self.attempts += o.attempts;
@@ -243,6 +246,54 @@ fn secs(ms: u64) -> String {
 }
 
 /// The report of a batch of seeds. Deterministic: the same seeds give the same text.
+/// What the claim clients did, over the seeds that run them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClaimCounters {
+    pub seeds: u64,
+    pub agents: u64,
+    /// Claim operations started, by verb.
+    pub ops: BTreeMap<String, u64>,
+    /// Finished claim operations by verb and status.
+    pub results: BTreeMap<String, u64>,
+    pub steps: u64,
+    pub requests: u64,
+    pub update_refs: u64,
+    /// Ref moves that landed, and beliefs the holders took.
+    pub transitions: u64,
+    pub beliefs: u64,
+    /// Claims and renewals that finished after their local deadline (no belief).
+    pub beliefs_past_deadline: u64,
+    pub faults: BTreeMap<String, u64>,
+    pub pauses: u64,
+    pub crashes: u64,
+    pub events: u64,
+}
+
+impl ClaimCounters {
+    pub fn add(&mut self, o: &ClaimCounters) {
+        self.seeds += o.seeds;
+        self.agents += o.agents;
+        for (k, n) in &o.ops {
+            *self.ops.entry(k.clone()).or_default() += n;
+        }
+        for (k, n) in &o.results {
+            *self.results.entry(k.clone()).or_default() += n;
+        }
+        self.steps += o.steps;
+        self.requests += o.requests;
+        self.update_refs += o.update_refs;
+        self.transitions += o.transitions;
+        self.beliefs += o.beliefs;
+        self.beliefs_past_deadline += o.beliefs_past_deadline;
+        for (k, n) in &o.faults {
+            *self.faults.entry(k.clone()).or_default() += n;
+        }
+        self.pauses += o.pauses;
+        self.crashes += o.crashes;
+        self.events += o.events;
+    }
+}
+
 pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> String) -> String {
     let mut s = String::new();
     let results: Vec<String> = c.results.iter().map(|(r, n)| format!("{r} {n}")).collect();
@@ -359,6 +410,33 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         secs(c.max_sim_ms),
         c.events
     );
+    let k = &c.claims;
+    if k.seeds > 0 {
+        let _ = writeln!(
+            s,
+            "claims: in {} seeds, {} agents; operations {} ({}); core steps {}; events {}",
+            k.seeds,
+            k.agents,
+            k.ops.values().sum::<u64>(),
+            list(&k.ops),
+            k.steps,
+            k.events
+        );
+        let _ = writeln!(s, "  results: {}", list(&k.results));
+        let _ = writeln!(
+            s,
+            "  requests {} (updateRefs {}); ref moves landed {}; beliefs taken {} (finished past the local deadline, no belief: {}); pauses {}, crashes {}; faults {} ({})",
+            k.requests,
+            k.update_refs,
+            k.transitions,
+            k.beliefs,
+            k.beliefs_past_deadline,
+            k.pauses,
+            k.crashes,
+            k.faults.values().sum::<u64>(),
+            list(&k.faults)
+        );
+    }
     let mut by: BTreeMap<&str, u64> = BTreeMap::new();
     for v in violations {
         *by.entry(v.invariant.label()).or_default() += 1;

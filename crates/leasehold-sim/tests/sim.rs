@@ -131,3 +131,50 @@ fn the_driver_side_planted_bug_is_caught() {
         v.line()
     );
 }
+
+#[test]
+fn claim_clients_run_every_verb_under_every_fault() {
+    let batch = run_seeds(1, 400, &SimConfig::default(), threads());
+    assert!(
+        batch.violations.is_empty(),
+        "{:?}",
+        batch.violations.first().map(|v| v.line())
+    );
+    let k = &batch.counters.claims;
+    assert_eq!(k.seeds, 100, "one seed in four runs claims");
+    for verb in [
+        "claim",
+        "takeover",
+        "renew",
+        "release",
+        "family-claim",
+        "family-release",
+    ] {
+        assert!(
+            k.ops.get(verb).copied().unwrap_or(0) > 0,
+            "{verb} never ran: {:?}",
+            k.ops
+        );
+    }
+    for result in [
+        "claim acquired",
+        "claim contended",
+        "claim taken-over",
+        "renew renewed",
+        "family-claim family-aborted",
+        "family-release released",
+    ] {
+        assert!(
+            k.results.get(result).copied().unwrap_or(0) > 0,
+            "no {result}: {:?}",
+            k.results
+        );
+    }
+    assert_eq!(
+        k.faults.len(),
+        6,
+        "a claims fault kind never fired: {:?}",
+        k.faults
+    );
+    assert!(k.pauses > 0 && k.crashes > 0 && k.transitions > 0 && k.beliefs > 0);
+}

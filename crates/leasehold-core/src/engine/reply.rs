@@ -88,10 +88,16 @@ impl<P: Planner> Engine<P> {
                 let batch = self.batch.as_mut().expect("a ref write is under way");
                 let w = &batch.writes[batch.commits.len()];
                 batch.tree = Some(sha.clone());
+                #[allow(unused_mut)]
+                let mut parents: Vec<String> = w.before.iter().cloned().collect();
+                #[cfg(feature = "planted-bugs")]
+                if crate::planted::active(crate::planted::Bug::RefCommitWithoutParent) {
+                    parents.clear();
+                }
                 let call = Call::CreateCommit {
                     message: w.message.clone(),
                     tree: sha,
-                    parents: w.before.iter().cloned().collect(),
+                    parents,
                 };
                 self.issue(call, Pending::RefCommit, now)
             }

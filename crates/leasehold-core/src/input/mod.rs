@@ -7,7 +7,8 @@ mod credentials;
 mod ids;
 mod reader;
 
-pub use credentials::{credential_shape, refuse_credential};
+pub use crate::wire::credential_shape;
+pub use credentials::refuse_credential;
 pub use ids::{
     holder_id, validate_lock_name, validate_repository, validate_suffix as validate_suffix_pub,
 };

@@ -12,8 +12,8 @@
 //!
 //! ```text
 //!  started           → verify
-//!  verified renewed  → spawn, wait-until(renew at)        (or finish 71: deadline already past)
-//!  verified other    → finish 72 not-held
+//!  verified renewed  → spawn, wait-until(renew at)        (or finish 13: deadline already past)
+//!  verified other    → finish 14 not-held
 //!  timer fired       → renew(until), wait-until(until)   | wait-until(t) | stop
 //!  renewal ended     → wait-until(t) | renew… | stop
 //!  stop              → signal SIGTERM, wait-until(now + kill grace)
@@ -28,6 +28,7 @@ use crate::input::{RawInputs, Reader};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
     AnswerClass, Error, InputError, LeaseView, Level, LogLine, Outcome, ProtocolError, ResultWord,
+    Status,
 };
 
 /// The shortest wait before retrying a renewal that failed.
@@ -55,11 +56,14 @@ pub struct ExitCodes {
     pub signal_base: i32,
 }
 
+/// The guard's own verdicts are rows of the one exit-code table (`wire::exit`): usage 2, lost
+/// and deadline both 13 (`lost`: stop, the work is forfeit; the finish `reason` tells which),
+/// not held at start 14. A child's own code can collide with them: read the JSON's `reason`.
 pub const EXIT_CODES: ExitCodes = ExitCodes {
-    usage: 64,
-    lost: 70,
-    deadline: 71,
-    not_held: 72,
+    usage: 2,
+    lost: 13,
+    deadline: 13,
+    not_held: 14,
     spawn_failed: 127,
     signal_base: 128,
 };
@@ -354,6 +358,27 @@ enum Renewal {
 impl Renewal {
     fn of(outcome: &Outcome) -> Renewal {
         let message = || outcome.error.as_ref().map(|e| e.message.clone());
+        // A claim's renewal (`claim-renew`): by its status.
+        if let Some(claim) = &outcome.claims {
+            let detail = || {
+                message()
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| claim.detail.clone())
+            };
+            return match (claim.status, &outcome.lease) {
+                (Status::Renewed, Some(lease)) => Renewal::Renewed(lease.clone()),
+                (Status::NotDue, _) => Renewal::NotDue,
+                // Proven: another run's now, or released.
+                (Status::Lost | Status::NotHeld, _) => Renewal::Lost(detail()),
+                (Status::UnknownOutcome, _) => Renewal::Unknown(detail()),
+                // Stale (at the ceiling, or a token not the head) and every failure prove
+                // nothing lost: the proven lease stands until its local deadline.
+                (status, _) => Renewal::Failed {
+                    code: status.as_str().into(),
+                    message: detail(),
+                },
+            };
+        }
         match (outcome.result, &outcome.lease) {
             (ResultWord::Renewed, Some(lease)) => Renewal::Renewed(lease.clone()),
             (ResultWord::NotDue, _) => Renewal::NotDue,
@@ -948,6 +973,59 @@ mod machine {
         })
     }
 
+    /// A claim renewal's outcome (`claim-renew`): its status decides, not the result word.
+    fn claim_renewal(status: Status, lease: Option<LeaseView>) -> Box<Outcome> {
+        let mut o = outcome(ResultWord::Status, lease, None);
+        o.claims = Some(crate::wire::ClaimReport {
+            status,
+            repository: "octo/app".into(),
+            repository_id: None,
+            namespace: "ns".into(),
+            run_id: "run-1".into(),
+            items: Vec::new(),
+            detail: format!("{} happened", status.as_str()),
+            dry_run: false,
+            next: Default::default(),
+        });
+        o
+    }
+
+    #[test]
+    fn a_claims_renewal_is_read_by_its_status() {
+        let l = lease(0);
+        assert_eq!(
+            Renewal::of(&claim_renewal(Status::Renewed, Some(l.clone()))),
+            Renewal::Renewed(l)
+        );
+        assert_eq!(
+            Renewal::of(&claim_renewal(Status::NotDue, None)),
+            Renewal::NotDue
+        );
+        for proven in [Status::Lost, Status::NotHeld] {
+            assert!(matches!(
+                Renewal::of(&claim_renewal(proven, None)),
+                Renewal::Lost(_)
+            ));
+        }
+        assert!(matches!(
+            Renewal::of(&claim_renewal(Status::UnknownOutcome, None)),
+            Renewal::Unknown(_)
+        ));
+        // Stale (at the ceiling) and failures prove nothing lost: the lease stands until its
+        // deadline.
+        for unproven in [Status::Stale, Status::Transport, Status::Permission] {
+            assert!(matches!(
+                Renewal::of(&claim_renewal(unproven, None)),
+                Renewal::Failed { .. }
+            ));
+        }
+        // Renewed without a lease proves nothing either.
+        assert!(matches!(
+            Renewal::of(&claim_renewal(Status::Renewed, None)),
+            Renewal::Failed { .. }
+        ));
+    }
+
     fn renewed(at: Millis) -> Box<Outcome> {
         outcome(ResultWord::Renewed, Some(lease(at)), None)
     }
@@ -1079,7 +1157,7 @@ mod machine {
                     (GuardEvent::Started { now: 0 }, vec![C::Verify]),
                     (
                         GuardEvent::Verified { now: 0, outcome: o },
-                        vec![finish(72, FinishReason::NotHeld, None, 0)],
+                        vec![finish(14, FinishReason::NotHeld, None, 0)],
                     ),
                 ],
             );
@@ -1099,7 +1177,7 @@ mod machine {
                         now: 770_000,
                         outcome: renewed(0),
                     },
-                    vec![finish(71, FinishReason::Deadline, None, 0)],
+                    vec![finish(13, FinishReason::Deadline, None, 0)],
                 ),
             ],
         );
@@ -1185,7 +1263,7 @@ mod machine {
                             signal: Signal::Kill,
                         },
                         finish(
-                            71,
+                            13,
                             FinishReason::Deadline,
                             Some(signalled("SIGTERM", 15)),
                             2,
@@ -1238,7 +1316,7 @@ mod machine {
                             signal: Signal::Kill,
                         },
                         finish(
-                            71,
+                            13,
                             FinishReason::Deadline,
                             Some(signalled("SIGTERM", 15)),
                             0,
@@ -1283,7 +1361,7 @@ mod machine {
                         exit: signalled("SIGKILL", 9),
                     },
                     vec![finish(
-                        70,
+                        13,
                         FinishReason::Lost,
                         Some(signalled("SIGKILL", 9)),
                         1,
@@ -1596,10 +1674,10 @@ mod machine {
                 signal: Signal::Hup
             }
         );
-        let f = finish(71, FinishReason::Deadline, None, 2);
+        let f = finish(13, FinishReason::Deadline, None, 2);
         assert_eq!(
             serde_json::to_string(&f).unwrap(),
-            r#"{"kind":"finish","exitCode":71,"reason":"deadline","child":null,"renewals":2}"#
+            r#"{"kind":"finish","exitCode":13,"reason":"deadline","child":null,"renewals":2}"#
         );
         assert_eq!(
             serde_json::to_string(&C::WaitUntil { at: 9 }).unwrap(),

@@ -102,7 +102,7 @@ pub fn update_refs_call(repository_id: &str, updates: &[(String, Option<String>,
                 "name": name,
                 "beforeOid": before.as_deref().unwrap_or(ZERO_OID),
                 "afterOid": after,
-                "force": false,
+                "force": forced(),
             })
         })
         .collect();
@@ -110,6 +110,15 @@ pub fn update_refs_call(repository_id: &str, updates: &[(String, Option<String>,
         document: UPDATE_REFS.into(),
         variables: json!({ "repositoryId": repository_id, "refUpdates": ref_updates }),
     }
+}
+
+/// Never forced (a planted defect aside).
+fn forced() -> bool {
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::RefCommitWithoutParent) {
+        return true;
+    }
+    false
 }
 
 fn read_ref(node: &Value, name: &str) -> Result<RefRead, String> {

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::secrets::credential_shape;
 use super::words::FailureCode;
 
 /// A bad input, found before any request is sent. Names the input and the rule it breaks, by
@@ -10,7 +11,7 @@ use super::words::FailureCode;
 /// input, a command-line flag, an environment variable) is the driver's to say.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "camelCase")]
-#[error("`{input}` {rule} (got {value:?})")]
+#[error("`{input}` {rule}{}", got(.value))]
 pub struct InputError {
     pub input: String,
     pub rule: String,
@@ -19,13 +20,26 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(input: &str, rule: &str, value: &str) -> Self {
-        // Never echo a long value back into a log line.
-        let value: String = value.chars().take(120).collect();
+        // Never echo a long value back into a log line, nor one shaped like a credential.
+        let value: String = if credential_shape(value).is_some() {
+            String::new()
+        } else {
+            value.chars().take(120).collect()
+        };
         InputError {
             input: input.into(),
             rule: rule.into(),
             value,
         }
+    }
+}
+
+/// ` (got "…")` after a rule, when there is a value worth echoing.
+fn got(value: &str) -> String {
+    if value.is_empty() {
+        String::new()
+    } else {
+        format!(" (got {value:?})")
     }
 }
 
@@ -99,5 +113,22 @@ impl Error {
             Error::Protocol(_) => "protocol",
             Error::Config(_) => "invalid-config",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_error_never_echoes_a_credential_shaped_value() {
+        let e = InputError::new("timeout-minutes", "must be a whole number", "ghp_abcdef123");
+        assert!(e.value.is_empty());
+        assert_eq!(e.to_string(), "`timeout-minutes` must be a whole number");
+        let e = InputError::new("timeout-minutes", "must be a whole number", "ten");
+        assert_eq!(
+            e.to_string(),
+            "`timeout-minutes` must be a whole number (got \"ten\")"
+        );
     }
 }

@@ -11,6 +11,7 @@ mod error;
 mod event;
 mod exit;
 mod outcome;
+mod secrets;
 mod slot;
 pub mod time;
 mod words;
@@ -29,5 +30,6 @@ pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
+pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};

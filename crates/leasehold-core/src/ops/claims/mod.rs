@@ -23,12 +23,12 @@ mod release;
 mod renew;
 pub mod settings;
 
-use crate::engine::{Decision, PlanCtx, Planner, Provenance};
+use crate::engine::{ClockEstimate, Decision, PlanCtx, Planner, Provenance};
 use crate::store::{ClaimMember, ClaimSet};
 use crate::wire::time::Millis;
 use crate::wire::{
     ChangeAction, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, Failure,
-    LeasePolicy, Outcome, ResultWord, Status, CLAIM_KIND, CLAIM_SCHEMA,
+    LeasePolicy, LeaseView, Outcome, ResultWord, Status, CLAIM_KIND, CLAIM_SCHEMA,
 };
 pub use settings::{ClaimSettings, Verb};
 
@@ -43,6 +43,8 @@ pub struct ClaimPlanner {
     /// The last version planned on, for a failure's report.
     last: Option<ClaimSet>,
     repository_id: Option<String>,
+    /// GitHub's clock as the last plan knew it: turns this run's lease into local deadlines.
+    clock: ClockEstimate,
 }
 
 /// What a verb decided for one version.
@@ -62,6 +64,7 @@ impl ClaimPlanner {
             pending_write: false,
             intent: None,
             last: None,
+            clock: ClockEstimate::default(),
         }
     }
 
@@ -190,14 +193,56 @@ impl ClaimPlanner {
             &self.s.run_id,
         );
         let _ = now;
+        // One claim of this run's, held: its lease as a guard acts on it (local deadlines from
+        // the clock estimate's bounds, never late).
+        if let [m] = set.map(|s| s.members.as_slice()).unwrap_or_default() {
+            if let Some(p) = m.payload.as_ref().filter(|p| {
+                p.state == ClaimState::Held
+                    && p.run_id == self.s.run_id
+                    && !self.s.run_id.is_empty()
+            }) {
+                o.lease = p
+                    .lease
+                    .as_ref()
+                    .map(|l| claim_lease_view(l, lease, &self.clock));
+            }
+        }
         o.claims = Some(report);
         o
+    }
+}
+
+/// A held claim's lease as its holder must act on it: like a lock holding's
+/// (`engine::lease_view`), the deadline from the estimate's upper bound, the renewal time from
+/// its lower one (renew judges it due by the same), never after the deadline.
+pub(crate) fn claim_lease_view(
+    l: &ClaimLease,
+    policy: &LeasePolicy,
+    clock: &ClockEstimate,
+) -> LeaseView {
+    let local_deadline = clock.local_deadline_for(policy.local_deadline(l.expires_at));
+    let renew_at = if l.expires_at >= l.ceiling_at {
+        local_deadline
+    } else {
+        clock.local_time_of(l.renew_after).min(local_deadline)
+    };
+    LeaseView {
+        expires_at: l.expires_at,
+        ceiling_at: l.ceiling_at,
+        local_deadline,
+        renew_at,
+        renew_ms: policy.renew_ms,
+        ttl_ms: policy.ttl_ms,
     }
 }
 
 /// Whether a held claim may be taken at `now` (GitHub's clock): strictly past its expiry, the
 /// grace and the skew tolerance.
 pub(crate) fn takeable(lease: &LeasePolicy, p: &ClaimPayload, now: Millis) -> bool {
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::ClaimTakeoverEarly) {
+        return true;
+    }
     match (&p.state, &p.lease) {
         (ClaimState::Held, Some(l)) => now > lease.takeable_after(l.expires_at),
         _ => true,
@@ -215,6 +260,7 @@ impl Planner for ClaimPlanner {
         let now = ctx.server_now;
         let set = ctx.state.clone();
         self.last = Some(set.clone());
+        self.clock = ctx.clock;
         // The repository id, once a read learned it, goes into every `next` line.
         if self.repository_id.is_none() {
             self.repository_id = ctx.repository_id.clone();

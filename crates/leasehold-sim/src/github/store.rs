@@ -28,6 +28,8 @@ pub struct Meta {
 
 pub struct Store {
     pub github: GitHub,
+    /// The state the history starts from (the empty state, before the file exists).
+    pub initial: LockState,
     pub state_path: String,
     pub config_path: String,
     pub branch: String,
@@ -49,6 +51,7 @@ impl Store {
         }
         Store {
             github,
+            initial: LockState::empty(lock),
             state_path: format!("locks/{lock}.json"),
             config_path,
             branch: branch.into(),
@@ -65,36 +68,18 @@ impl Store {
         self.github.add_branch(&self.branch);
     }
 
-    /// A state file from earlier use, committed at `at` by nobody in the simulation.
-    pub fn start_state(&mut self, text: &str, at: Millis) {
+    /// A state file from earlier use, committed at `at` by nobody in the simulation (it is the
+    /// initial state too).
+    pub fn start_state(&mut self, initial: LockState, at: Millis) {
+        let text = initial.to_document();
+        let text = text.as_str();
+        self.initial = initial;
         self.github
             .commit_file(&self.branch, &self.state_path, text, at);
         self.meta.push(Meta {
             state: parse(text),
             write: None,
         });
-    }
-
-    /// Another version of the state file, committed at `at` as if by `write` (the checker's
-    /// tests build histories with it).
-    #[cfg(test)]
-    pub fn push(&mut self, text: &str, at: Millis, write: Option<usize>) -> usize {
-        self.github
-            .commit_file(&self.branch, &self.state_path, text, at);
-        self.meta.push(Meta {
-            state: parse(text),
-            write,
-        });
-        self.meta.len() - 1
-    }
-
-    /// An empty state branch again, the Actions view kept (the checker's tests start their own
-    /// histories with it).
-    #[cfg(test)]
-    pub fn reset_state(&mut self) {
-        self.github.delete_branch(&self.branch);
-        self.github.add_branch(&self.branch);
-        self.meta.clear();
     }
 
     fn history(&self) -> &[Version] {
@@ -118,6 +103,15 @@ impl Store {
 
     pub fn meta(&self, v: usize) -> &Meta {
         &self.meta[v]
+    }
+
+    /// The state committed right now (the initial state before the file exists); `None` when
+    /// the current version does not parse.
+    pub fn committed(&self) -> Option<&LockState> {
+        match self.current() {
+            None => Some(&self.initial),
+            Some(v) => self.meta(v).state.as_ref().ok(),
+        }
     }
 
     /// The current state version's index, if the file exists.

@@ -1,0 +1,3 @@
+import { runClaim } from '../lib/claim-action.mjs';
+
+await runClaim();

@@ -1,0 +1,91 @@
+// What every command of the command line shares: strict argument parsing (node:util's
+// parseArgs), the credential from the environment, the logger, and the one JSON document a
+// command prints, refusals included. Nothing here decides an exit code: a document's
+// `exitCode` comes from the core's one table.
+import { parseArgs } from 'node:util';
+import { CONTEXT } from './constants.mjs';
+
+/** A command line the CLI refuses before the core sees it: a `usage` document. */
+export class Usage extends Error {
+  constructor(message, code = 'usage') {
+    super(message);
+    this.usage = true;
+    this.code = code;
+  }
+}
+
+/** The retry knobs every command that talks to GitHub takes. */
+export const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
+
+/**
+ * Parses `argv` strictly: `strings` and `multiple` take a value, `booleans` none, anything else
+ * is a usage error; `--help` is always known. With `child`, the words after the first `--` are
+ * the command to run. Returns { values, child }.
+ */
+export function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false }) {
+  const at = argv.indexOf('--');
+  const own = child && at >= 0 ? argv.slice(0, at) : argv;
+  const options = { help: { type: 'boolean' } };
+  for (const name of strings) options[name] = { type: 'string' };
+  for (const name of multiple) options[name] = { type: 'string', multiple: true };
+  for (const name of booleans) options[name] = { type: 'boolean' };
+  let values;
+  try {
+    ({ values } = parseArgs({ args: own, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new Usage(error.message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  return { values, child: child && at >= 0 ? argv.slice(at + 1) : [] };
+}
+
+/** The credential: LEASEHOLD_TOKEN, else GITHUB_TOKEN. */
+export function credential(env = process.env) {
+  const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || '').trim();
+  if (!token) throw new Usage('set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the repository', 'no-token');
+  return token;
+}
+
+/** The run context the core reads (the holder id, a claim's `run`), from the environment. */
+export function context(env = process.env) {
+  const out = {};
+  for (const name of CONTEXT) if (env[name]) out[name] = env[name];
+  return out;
+}
+
+export const logger = {
+  debug: (t) => (process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : undefined),
+  info: (t) => console.error(t),
+  warning: (t) => console.error(`warning: ${t}`),
+};
+
+/** Writes one JSON document (one line) to `stream`. */
+export const print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}\n`);
+
+/**
+ * An error's message as a command-line user reads it: the core names a bad input by its own
+ * name (`key`, `GITHUB_RUN_ID`); here that is a flag or an environment variable.
+ */
+export function errorMessage(error, flags) {
+  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
+  const name = flags.includes(error.input) ? `--${error.input}` : /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `--${error.input}`;
+  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
+}
+
+/**
+ * The document of a command refused before it ran, by the core's own table: bad usage or input
+ * `usage` (2), a bad config file `config` (3); anything else (a broken core or driver) is
+ * `config` too, to stop and report.
+ */
+export function refusal(core, command, error, flags = []) {
+  const status = error.usage || error.code === 'invalid-input' ? 'usage' : 'config';
+  const code = error.usage ? error.code : error.code ?? 'internal';
+  const doc = core.refusalDocument(command, status, code, errorMessage(error, flags));
+  if (error.input) doc.error.input = error.input;
+  if (error.path) doc.error.path = error.path;
+  return doc;
+}
+
+/** A word as a POSIX shell must see it (as the core quotes its `next` lines). */
+export function shellQuote(word) {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

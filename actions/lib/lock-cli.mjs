@@ -1,0 +1,92 @@
+// The lock verbs of the command line: guard, renew, reap. Each prints the core's result
+// document (renew, reap) or the guard's documents, and exits with the code of the core's one
+// exit-code table.
+import { runOperation } from './driver.mjs';
+import { apiBaseUrl, createTransport } from './github.mjs';
+import { checkGuardInputs, guard } from './guard.mjs';
+import { context, credential, KNOBS, logger, parseFlags, print, Usage } from './cli-common.mjs';
+
+const IDENTITY = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce'];
+const ENVIRONMENT = `Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
+(GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB, RUNNER_NAME) the holder id
+is built from.`;
+
+/** Raw inputs for the core from parsed flags: strings as given, booleans as "true". */
+function inputsOf(values, env) {
+  const inputs = { ...context(env) };
+  for (const [name, value] of Object.entries(values)) {
+    if (name === 'help') continue;
+    if (value === true) inputs[name] = 'true';
+    else if (Array.isArray(value)) inputs[name] = value.join('\n');
+    else if (typeof value === 'string') inputs[name] = value;
+  }
+  return inputs;
+}
+
+async function once(core, kind, inputs, env) {
+  const op = new core.Operation(kind, inputs, undefined); // every input checked before anything is sent
+  try {
+    const plan = op.plan;
+    for (const w of plan.warnings) logger.warning(w);
+    const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
+    const outcome = await runOperation({ op, perform, logger });
+    const doc = core.resultDocument(kind, outcome);
+    print(doc);
+    return doc.exitCode;
+  } finally {
+    op.free?.();
+  }
+}
+
+export const LOCK_COMMANDS = {
+  renew: {
+    summary: 'extend a lock holding\'s lease (one document: renewed, not-due, lost…)',
+    flags: { strings: [...IDENTITY, ...KNOBS], booleans: ['if-due'] },
+    usage: `leasehold renew --lock L --nonce N [--if-due] [--repository owner/name] [--state-branch B]
+                [--holder-id ID | --holder-suffix S] [--api-max-attempts N …]
+
+Extends this claim's lease (the holding acquire made, told by its nonce), never past its
+ceiling. --if-due writes only once the renewal is due. Prints one result document; exits by the
+exit-code table (0 renewed or not-due, 13 lost, 20 transport, …).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'renew', inputsOf(values, env), env),
+  },
+  reap: {
+    summary: 'free what dead jobs left in one or more locks, proven from the Actions API',
+    flags: { strings: ['repository', 'state-branch', 'scan-deadline-seconds', ...KNOBS], multiple: ['lock'] },
+    usage: `leasehold reap --lock L [--lock L2 …] [--scan-deadline-seconds N] [--repository owner/name]
+                [--state-branch B] [--api-max-attempts N …]
+
+Removes holdings and queue entries whose run attempt (or job) the Actions API proves over. Prints
+one result document (its outcome.reaped lists every verdict); exits 0 when every entry was
+judged, else by the table (20: the scan deadline passed; 21: GitHub refused).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'reap', inputsOf(values, env), env),
+  },
+  guard: {
+    summary: 'run a command under a lock holding, renewing it, stopping the command if it is lost',
+    flags: { strings: [...IDENTITY, 'kill-grace-seconds', ...KNOBS], child: true },
+    usage: `leasehold guard --lock L --nonce N [--kill-grace-seconds N] [--repository owner/name]
+                [--state-branch B] [--holder-id ID | --holder-suffix S] -- command [args…]
+
+Verifies the holding with a renewal, runs the command (no shell, its own process group), renews
+on the lease's schedule and stops the group (SIGTERM, SIGKILL after the kill grace) when the
+holding is proven lost or the local deadline passes unproven. Prints a guard-start line before
+the command runs and a guard-exit (or guard-refused) line at the end, on stdout beside the
+command's own output. Exit: the command's own code (128 + n when signal n ended it, 127 when it
+could not start); 13 lost or the local deadline passed (the line's reason says which); 14 the
+holding could not be verified (the command never ran); 2 usage. The command's environment
+carries no credential.
+${ENVIRONMENT}`,
+    async run({ core, values, child, env }) {
+      if (child.length === 0) throw new Usage('guard needs a command after --');
+      const inputs = inputsOf(values, env);
+      const { plan, machine } = checkGuardInputs(core, inputs); // every input checked before anything is sent
+      for (const w of plan.warnings) logger.warning(w);
+      const token = credential(env);
+      const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
+      const { exitCode } = await guard({ core, machine, inputs, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });
+      return exitCode;
+    },
+  },
+};
