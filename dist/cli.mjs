@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-RI7SUVCW.mjs";
+} from "./shared-H4RVYBBM.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";
@@ -418,10 +418,100 @@ ${ENVIRONMENT2}`,
   }
 };
 
+// actions/lib/slots.mjs
+import { parseArgs as parseArgs2 } from "node:util";
+var COMMAND = "slots allocate";
+var USAGE_LINE = "leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]";
+var SLOTS_USAGE = `usage: leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]
+
+Allocates the next number of a namespace and prefix by creating
+refs/leasehold/slots/<namespace>/<prefix><NN> (first writer wins): NN is one past the highest
+number of the whole listing, zero-padded to two digits at least. A number is never re-issued
+and a slot ref is never deleted.
+
+  --namespace N     [A-Za-z0-9._-]{1,100}
+  --prefix P        [A-Za-z0-9._-]{1,64}, not ending in a digit
+  --repository R    owner/name holding the refs (default: GITHUB_REPOSITORY)
+  --dry-run         read the listing, print the number that would be tried first, write nothing
+  --help            this text
+
+Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL.
+stdout: one JSON document; exit code: its exitCode (0 allocated, 2 usage, 10 contended,
+12 unknown outcome, 16 stale, 20 transport, 21 permission).`;
+var OPTIONS = {
+  namespace: { type: "string" },
+  prefix: { type: "string" },
+  repository: { type: "string" },
+  "dry-run": { type: "boolean" },
+  help: { type: "boolean" }
+};
+var log = {
+  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
+  info: (t) => console.error(t),
+  warning: (t) => console.error(`warning: ${t}`)
+};
+function print2(doc) {
+  process.stdout.write(`${JSON.stringify(doc)}
+`);
+  return doc.exitCode;
+}
+function refuse(status, code, message) {
+  console.error(`leasehold: ${message}`);
+  return print2(loadCore().refusalDocument(COMMAND, status, code, message));
+}
+function inputMessage(e) {
+  if (!e.input || !e.rule) return e.message;
+  const name = Object.hasOwn(OPTIONS, e.input) ? `--${e.input}` : `environment variable ${e.input}`;
+  return `${name} ${e.rule}${e.value ? ` (got ${JSON.stringify(e.value)})` : ""}`;
+}
+async function slots(argv, env = process.env) {
+  const core = loadCore();
+  const [verb, ...rest] = argv;
+  if (verb !== "allocate") {
+    if (verb === "--help" || verb === "help") return console.log(SLOTS_USAGE), 0;
+    return refuse("usage", "invalid-input", `unknown slots command ${JSON.stringify(verb ?? "")}
+${SLOTS_USAGE}`);
+  }
+  let values;
+  try {
+    ({ values } = parseArgs2({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (e) {
+    return refuse("usage", "invalid-input", `${e.message}
+${SLOTS_USAGE}`);
+  }
+  if (values.help) return console.log(SLOTS_USAGE), 0;
+  const inputs = {};
+  for (const k of ["namespace", "prefix", "repository"]) if (values[k] !== void 0) inputs[k] = values[k];
+  if (values["dry-run"]) inputs["dry-run"] = "true";
+  for (const name of CONTEXT) if (env[name]) inputs[name] = env[name];
+  let op;
+  try {
+    op = new core.Operation("slot-allocate", inputs, void 0);
+  } catch (e) {
+    if (e.code === "invalid-input") return refuse("usage", e.code, inputMessage(e));
+    if (e.code === "config-invalid") return refuse("config", e.code, e.message);
+    throw e;
+  }
+  for (const w of op.plan.warnings) log.warning(w);
+  const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || "").trim();
+  if (!token) return refuse("usage", "invalid-input", "set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can create refs in the repository");
+  const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
+  const outcome = await runOperation({ op, perform, logger: log });
+  const doc = core.resultDocument(COMMAND, outcome);
+  log.info(`leasehold: ${doc.status}${doc.slot?.detail ? `: ${doc.slot.detail}` : ""}`);
+  return print2(doc);
+}
+var SLOTS_COMMAND = {
+  summary: "allocate the next never-recycled slot number of a namespace and prefix",
+  usage: USAGE_LINE,
+  run: ({ argv, env }) => slots(argv, env)
+};
+
 // actions/lib/cli.mjs
 var COMMANDS = {
   ...LOCK_COMMANDS,
-  claims: CLAIMS_COMMAND
+  claims: CLAIMS_COMMAND,
+  slots: SLOTS_COMMAND
 };
 function overview(core) {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));

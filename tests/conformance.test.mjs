@@ -115,6 +115,7 @@ async function samples() {
     'contents-put-missing-file-ignores-sha': await call('PUT', '/repos/octo/app/contents/new.txt', { body: { message: 'm', content: b64('n'), sha: 'f'.repeat(40) } }),
     'legacy-get-git-refs-ref': await call('GET', '/repos/octo/app/git/refs/heads/main'),
     'legacy-get-git-refs': await call('GET', '/repos/octo/app/git/refs'),
+    'matching-refs-link-page': await call('GET', '/repos/octo/app/git/matching-refs/heads/?page=2'),
   };
   emu.faults.add({ method: 'PUT', action: { status: 429, headers: { 'retry-after': '1' } } });
   s['any-403-429-rate-limited'] = await call('PUT', '/repos/octo/app/contents/a.txt', { body: { message: 'm', content: b64('r'), sha } });

@@ -4,6 +4,7 @@
 //   node dist/cli.mjs <command> --help            one command
 //   node dist/cli.mjs guard|renew|reap …          the lock verbs (lock-cli.mjs)
 //   node dist/cli.mjs claims <verb> …             per-item claims on git refs (claims.mjs)
+//   node dist/cli.mjs slots allocate …            never-recycled slot numbers (slots.mjs)
 //
 // Every command prints JSON documents whose `exitCode` is the process's exit code, from the
 // core's one exit-code table (README "Exit codes"); a refused command line prints a `usage`
@@ -12,12 +13,14 @@
 import { CLAIMS_COMMAND, claimFlags } from './claims.mjs';
 import { logger, parseFlags, print, refusal, Usage } from './cli-common.mjs';
 import { LOCK_COMMANDS } from './lock-cli.mjs';
+import { SLOTS_COMMAND } from './slots.mjs';
 import { loadCore } from './wasm.mjs';
 
 /** name → { summary, usage, flags?, run(ctx) → exit code }. */
 const COMMANDS = {
   ...LOCK_COMMANDS,
   claims: CLAIMS_COMMAND,
+  slots: SLOTS_COMMAND,
 };
 
 function overview(core) {

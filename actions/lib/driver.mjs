@@ -29,6 +29,12 @@ function describe(command) {
       return 'POST git/commits';
     case 'createBranch':
       return `POST git/refs refs/heads/${command.branch}`;
+    case 'createRef':
+      return `POST git/refs ${command.ref}`;
+    case 'getRef':
+      return `GET git/ref/${command.ref}`;
+    case 'listMatchingRefs':
+      return `GET git/matching-refs/${command.prefix}${command.page > 1 ? `?page=${command.page}` : ''}`;
     case 'getRunAttempt':
       return `GET actions/runs/${command.runId}/attempts/${command.attempt} in ${command.repository}`;
     case 'getJob':

@@ -83,6 +83,22 @@ function strOrNull(data, key) {
   return data[key];
 }
 
+/** A full ref name of a command (`refs/…`) as the git data routes take it: without `refs/`. */
+function refPath(ref, kind) {
+  if (typeof ref !== 'string' || !ref.startsWith('refs/') || ref.length <= 5) throw new BadCommand(`leasehold driver: ${kind} needs a full ref name "refs/…", not ${JSON.stringify(ref)}`);
+  return encodePath(ref.slice(5));
+}
+
+/** The target of a Link header's rel="next" (RFC 8288), as it came; null when there is none. */
+export function linkNext(link) {
+  if (typeof link !== 'string') return null;
+  for (const part of link.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (m && /;\s*rel\s*=\s*"?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(m[2])) return m[1];
+  }
+  return null;
+}
+
 /** GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator), without a final slash. */
 export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
 
@@ -133,6 +149,28 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     async createBranch(c) {
       const { data } = await send(`POST ${base}/git/refs`, { ref: `refs/heads/${c.branch}`, sha: c.sha }, c.timeoutMs);
       return { kind: 'created', sha: data.object.sha };
+    },
+    async createRef(c) {
+      refPath(c.ref, c.kind);
+      const { data } = await send(`POST ${base}/git/refs`, { ref: c.ref, sha: c.sha }, c.timeoutMs);
+      return { kind: 'created', sha: str(data?.object, 'sha') };
+    },
+    async getRef(c) {
+      const { data, headers: h } = await send(`GET ${base}/git/ref/${refPath(c.ref, c.kind)}`, {}, c.timeoutMs);
+      return { kind: 'gitRef', ref: str(data, 'ref'), sha: str(data?.object, 'sha'), date: h.date ?? null };
+    },
+    // Page 1 is asked without `page` (GitHub's description documents no query parameter for
+    // this route); the next page is the one the answer's Link header names.
+    async listMatchingRefs(c) {
+      const params = c.page > 1 ? { page: idOf(c.page, 'page', c.kind) } : {};
+      const { data, headers: h } = await send(`GET ${base}/git/matching-refs/${refPath(c.prefix, c.kind)}`, params, c.timeoutMs);
+      if (!Array.isArray(data)) throw new TypeError('no array of refs in the body');
+      return {
+        kind: 'refs',
+        refs: data.map((r) => ({ ref: str(r, 'ref'), sha: str(r?.object, 'sha') })),
+        next: linkNext(h.link),
+        date: h.date ?? null,
+      };
     },
     // GraphQL (claims): the document and variables exactly as the core wrote them. A 200 is
     // `graphql` with GitHub's data and errors as they came (a 200 with errors[] is classified

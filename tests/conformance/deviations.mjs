@@ -173,6 +173,14 @@ export const DEVIATIONS = [
     source: 'GitHub changelog 2020-03 (git refs API: new /git/ref and /git/matching-refs, old form kept for compatibility); observed by octokit and go-github users',
   },
   {
+    id: 'matching-refs-link-page',
+    kind: 'observed',
+    relaxes: ['query-param'],
+    applies: (ex, p) => ex.method === 'GET' && new RegExp(`${REPO.source}/git/matching-refs/`).test(ex.path) && p.field === 'page',
+    what: 'The description gives GET /git/matching-refs/{ref} a Link header but documents no query parameter; the next page a Link header names is "?page=N" (GitHub\'s REST pagination), which the slot listing follows. GitHub has been seen to answer with every ref at once (ignoring per_page); the emulator pages only when told to (matchingRefsPageSize).',
+    source: 'docs/github-semantics.md#git-refs; github/docs issue 3863 and go-github issue 1567 (per_page ignored on matching-refs)',
+  },
+  {
     id: 'legacy-get-git-refs',
     kind: 'observed',
     relaxes: ['operation'],

@@ -10,7 +10,7 @@
 import { DEFAULT_IDENTITY, DOCS, SHA_RE, ZERO_SHA } from './constants.mjs';
 import { GitError, TreeConflict, gitDate, runGit } from './git.mjs';
 import { encodePath, isoSeconds, nodeId, safeRefName, validRepoPath } from './helpers.mjs';
-import { fail, notSupplied, parseJson, reply, safeDecode } from './http.mjs';
+import { fail, linkHeader, notSupplied, parseJson, reply, safeDecode } from './http.mjs';
 import { Repo } from './repository.mjs';
 
 // The tree entry modes POST /git/trees accepts, and the object type each must point at.
@@ -31,11 +31,11 @@ export function gitDataRoute(ctx, repo, sub) {
     return getRef(repo, safeDecode(r[1]), false);
   }
   if ((r = /^\/git\/matching-refs\/(.*)$/.exec(sub)) && method === 'GET') {
-    return matchingRefs(repo, safeDecode(r[1]));
+    return matchingRefs(ctx, repo, safeDecode(r[1]));
   }
   if (/^\/git\/refs\/?$/.test(sub)) {
     if (method === 'POST') return createRef(ctx, repo);
-    if (method === 'GET') return matchingRefs(repo, '');
+    if (method === 'GET') return matchingRefs(ctx, repo, '');
   }
   if (/^\/git\/trees\/?$/.test(sub) && method === 'POST') return createTree(ctx, repo);
   if (/^\/git\/commits\/?$/.test(sub) && method === 'POST') return createCommit(ctx, repo);
@@ -299,11 +299,22 @@ async function getRef(repo, ref, legacy) {
   return fail(404, 'Not Found', DOCS.getRef);
 }
 
-async function matchingRefs(repo, prefix) {
+// GET /git/matching-refs/{prefix}: every ref that starts with it, in one answer, as GitHub
+// has been seen to answer (it ignores per_page; docs/github-semantics.md#git-refs). GitHub's
+// description gives the answer a Link header, so a client must follow rel="next" when there
+// is one: the emulator's `matchingRefsPageSize` option pages the answer (?page=N, a Link
+// header with next/last as GitHub writes them) to test that.
+async function matchingRefs(ctx, repo, prefix) {
   if (prefix === null) return fail(404, 'Not Found', DOCS.matchingRefs);
   const full = prefix ? `refs/${prefix}` : 'refs/';
   const refs = (await repo.refs()).filter((r) => r.ref.startsWith(full));
-  return reply(200, refs.map((r) => refBody(repo, r)));
+  const size = repo.emu.options.matchingRefsPageSize;
+  if (!size) return reply(200, refs.map((r) => refBody(repo, r)));
+  const page = Math.max(1, Number.parseInt(ctx.url.searchParams.get('page') ?? '1', 10) || 1);
+  const last = Math.max(1, Math.ceil(refs.length / size));
+  const link = linkHeader(repo.emu.url, ctx.url, page, last);
+  const slice = refs.slice((page - 1) * size, page * size);
+  return reply(200, slice.map((r) => refBody(repo, r)), link ? { link } : {});
 }
 
 async function validNewRef(repo, ref) {

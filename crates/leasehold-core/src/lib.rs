@@ -56,6 +56,6 @@ pub use wire::{
     ClaimPayload, ClaimReport, ClaimState, Command, ConfigError, ConfigRecord, Error, Event,
     ExitRow, Failure, FailureCode, GraphqlError, Holder, InputError, JobSummary, LeasePolicy,
     LeaseView, Level, LockState, LogLine, Outcome, Place, ProtocolError, QueueEntry, ReapAction,
-    ReapEntry, ReapReason, ReapReport, Removal, RemovalReason, Reply, ResultWord, RunIdentity,
-    SleepReason, StateError, Stats, Status, Step, TreeFile, ALL_STATUSES,
+    ReapEntry, ReapReason, ReapReport, RefEntry, Removal, RemovalReason, Reply, ResultWord,
+    RunIdentity, SleepReason, SlotReport, StateError, Stats, Status, Step, TreeFile, ALL_STATUSES,
 };

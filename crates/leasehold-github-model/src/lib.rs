@@ -381,6 +381,11 @@ impl GitHub {
                 parents,
             } => self.create_commit(tree, parents, message),
             Call::CreateBranch { branch, sha, .. } => self.create_branch(branch, sha, now),
+            // Not modelled: slot allocation (ops/slots.rs) is tested by its own transcripts
+            // and against the emulator; the simulation has no slot clients.
+            Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. } => {
+                http(404, "slot refs are not modelled")
+            }
             Call::Graphql {
                 document,
                 variables,

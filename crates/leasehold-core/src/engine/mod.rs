@@ -269,7 +269,8 @@ impl<P: Planner> Engine<P> {
             }
             RequestKind::Read if pending == Pending::Probe => self.stats.lookups += 1,
             RequestKind::Read => self.stats.reads += 1,
-            RequestKind::Create => {}
+            // The engine creates no slot refs (ops/slots.rs does, outside the engine).
+            RequestKind::Create | RequestKind::Allocate => {}
         }
         self.request_sent_at = now;
         let timeout_ms = self.timeout_ms(now);

@@ -969,6 +969,7 @@ mod machine {
             lease,
             reaped: Vec::new(),
             claims: None,
+            slots: None,
         })
     }
 

@@ -7,6 +7,7 @@ pub mod guard;
 mod reap;
 mod release;
 mod renew;
+pub mod slots;
 mod status;
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,9 @@ pub enum OperationKind {
     ClaimFamilyRelease,
     #[serde(rename = "claim-list")]
     ClaimList,
+    /// The next never-recycled slot number of a namespace and prefix (`slots.rs`).
+    #[serde(rename = "slot-allocate")]
+    SlotAllocate,
 }
 
 impl OperationKind {
@@ -104,6 +108,7 @@ pub enum Operation {
     Reap(Several<ReapPlanner>),
     Claim(Engine<ClaimPlanner>),
     ClaimList(ClaimsList),
+    SlotAllocate(slots::SlotOp),
 }
 
 impl Operation {
@@ -115,6 +120,22 @@ impl Operation {
     ) -> Result<(Self, Plan), Error> {
         validate_entropy(entropy)?;
         let (op, plan) = match kind {
+            OperationKind::SlotAllocate => {
+                let (s, warnings) = slots::SlotSettings::parse(inputs, entropy)?;
+                let plan = Plan {
+                    kind,
+                    lock: format!("{}/{}", s.namespace, s.prefix),
+                    repository: s.repository.clone(),
+                    state_branch: String::new(),
+                    holder_id: s.by.clone().unwrap_or_default(),
+                    nonce: s.nonce.clone(),
+                    warnings,
+                };
+                (
+                    Operation::SlotAllocate(slots::SlotOp::new(s, entropy.seed)),
+                    plan,
+                )
+            }
             OperationKind::ClaimList => {
                 let (s, warnings) = ClaimSettings::parse(Verb::Read, &with_key(inputs), entropy)?;
                 let stale = crate::input::Reader::new(inputs)
@@ -288,6 +309,7 @@ impl Operation {
             Operation::Reap(r) => r.step(event),
             Operation::Claim(e) => e.step(event),
             Operation::ClaimList(l) => return l.step(event),
+            Operation::SlotAllocate(a) => return a.step(event),
         }?;
         Ok(step)
     }

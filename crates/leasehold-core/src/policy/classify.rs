@@ -57,6 +57,11 @@ pub enum RequestKind {
     /// Creating a git object or ref: harmless to repeat (a tree or commit with the same content
     /// has the same sha; a ref that exists answers 422).
     Create,
+    /// Creating a ref whose creation is itself the claim (a slot number: first writer wins,
+    /// docs/github-semantics.md#git-refs). Unlike [`RequestKind::Create`], a create that may
+    /// have reached GitHub (a 5xx, a connection lost after sending) is an unknown outcome, to be
+    /// read back: repeating it would answer 422 for our own ref and burn the number.
+    Allocate,
 }
 
 /// Classifies a non-success answer. `auth_grace` says whether a 401 is still inside the grace
@@ -69,12 +74,14 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         | Reply::Created { .. }
         | Reply::Run { .. }
         | Reply::Job { .. }
-        | Reply::Jobs { .. } => return None,
+        | Reply::Jobs { .. }
+        | Reply::GitRef { .. }
+        | Reply::Refs { .. } => return None,
         Reply::Graphql { errors, .. } if errors.is_empty() => return None,
         Reply::Graphql { errors, .. } => classify_graphql(kind, errors, now),
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
-            RequestKind::Write => Class::UnknownOutcome,
+            RequestKind::Write | RequestKind::Allocate => Class::UnknownOutcome,
             RequestKind::Read | RequestKind::Create => Class::Transient,
         },
         Reply::Http {
@@ -133,12 +140,14 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 (409, RequestKind::Write) => Class::Conflict,
                 // The file exists but we sent no sha: it appeared since we read it.
                 (422, RequestKind::Write) if message.contains("sha") => Class::Conflict,
-                (422, RequestKind::Create) if message.contains("already exists") => {
+                (422, RequestKind::Create | RequestKind::Allocate)
+                    if message.contains("already exists") =>
+                {
                     Class::AlreadyExists
                 }
                 (404, _) => Class::NotFound,
                 (401, _) if auth_grace => Class::Transient,
-                (500..=599, RequestKind::Write) => Class::UnknownOutcome,
+                (500..=599, RequestKind::Write | RequestKind::Allocate) => Class::UnknownOutcome,
                 (500..=599, _) => Class::Transient,
                 _ => Class::Refusal,
             }
@@ -177,14 +186,17 @@ fn classify_graphql(kind: RequestKind, errors: &[GraphqlError], now: Millis) -> 
         };
         if let Some(class) = class {
             return match (class, kind) {
-                (Class::Conflict, RequestKind::Read | RequestKind::Create) => Class::Refusal,
+                (
+                    Class::Conflict,
+                    RequestKind::Read | RequestKind::Create | RequestKind::Allocate,
+                ) => Class::Refusal,
                 (class, _) => class,
             };
         }
     }
     match kind {
         RequestKind::Write => Class::UnknownOutcome,
-        RequestKind::Read | RequestKind::Create => Class::Refusal,
+        RequestKind::Read | RequestKind::Create | RequestKind::Allocate => Class::Refusal,
     }
 }
 
@@ -289,6 +301,47 @@ mod tests {
             (Write, http(502), UnknownOutcome),
             (Write, http(500), UnknownOutcome),
             (Create, http(503), Transient),
+            (Allocate, http(502), UnknownOutcome),
+            (Allocate, http(500), UnknownOutcome),
+            (
+                Allocate,
+                hx(
+                    422,
+                    Fields {
+                        message: "Reference already exists".into(),
+                        ..Fields::default()
+                    },
+                ),
+                AlreadyExists,
+            ),
+            (
+                Allocate,
+                hx(
+                    422,
+                    Fields {
+                        message: "Reference name is invalid".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Refusal,
+            ),
+            (Allocate, http(404), NotFound),
+            (
+                Allocate,
+                Reply::Transport {
+                    sent: true,
+                    message: "ECONNRESET".into(),
+                },
+                UnknownOutcome,
+            ),
+            (
+                Allocate,
+                Reply::Transport {
+                    sent: false,
+                    message: "ECONNREFUSED".into(),
+                },
+                Transient,
+            ),
             (Read, http(403), Refusal),
             (Write, http(400), Refusal),
             (

@@ -124,3 +124,22 @@ pub const API_MAX_ATTEMPTS_RANGE: RangeInclusive<u64> = 1..=100;
 pub const API_RETRY_MAX_MS_RANGE: RangeInclusive<u64> = 1_000..=300_000;
 /// `api-retry-base-ms` accepted.
 pub const API_RETRY_BASE_MS_RANGE: RangeInclusive<u64> = 100..=60_000;
+
+// --- slots -----------------------------------------------------------------------------------
+
+/// Pages of a slot listing read, at most, before the allocation stops: GitHub has been seen to
+/// answer `matching-refs` with every ref at once, and documents a `Link` header for more; a
+/// listing that still names a next page after this many is not trusted to end, and an
+/// allocation that cannot see the whole namespace cannot prove its number free.
+pub const SLOT_MAX_PAGES: u32 = 100;
+/// Numbers tried, at most, in one allocation (each a create answered "Reference already
+/// exists"): one more than every contender that created a slot between this allocation's
+/// listing and its create; past this many, something creates slots faster than this walks.
+pub const SLOT_MAX_ATTEMPTS: u32 = 64;
+/// A slot number is written with at least this many digits (`acct05`), zero-padded.
+pub const SLOT_MIN_DIGITS: usize = 2;
+/// The highest slot number leasehold allocates (it is still read past this, to fail closed).
+pub const SLOT_MAX_NUMBER: u64 = 999_999_999_999;
+/// The longest slot prefix: a namespace (100) and a prefix with its number stay well inside
+/// git's and GitHub's ref name limits.
+pub const SLOT_MAX_PREFIX: usize = 64;

@@ -49,6 +49,19 @@ pub enum Call {
     },
     /// `POST /repos/{repository}/git/refs` for `refs/heads/{branch}` at `sha`.
     CreateBranch { branch: String, sha: String },
+    /// `POST /repos/{repository}/git/refs` for `ref` (a full name, `refs/…`) at `sha`: an atomic
+    /// create-if-absent (docs/github-semantics.md#git-refs). Answer `created`; 422 "Reference
+    /// already exists" when it exists. ([`Call::CreateBranch`] is the same request for
+    /// `refs/heads/…`, kept as it was on the wire.)
+    CreateRef { ref_name: String, sha: String },
+    /// `GET /repos/{repository}/git/ref/{ref without "refs/"}`: one ref, exactly. Answer
+    /// `gitRef`; 404 when it does not exist.
+    GetRef { ref_name: String },
+    /// `GET /repos/{repository}/git/matching-refs/{prefix without "refs/"}`, with `?page={page}`
+    /// from the second page on (page 1 is sent without it). Answer `refs` with every ref of the
+    /// answer and the `rel="next"` target of its `Link` header, as it came
+    /// (docs/github-semantics.md#git-refs).
+    ListMatchingRefs { prefix: String, page: u32 },
     /// `POST /graphql` with `{"query": document, "variables": variables}`, exactly as given (the
     /// documents are the core's constants, `crate::store::claim`). Answer `graphql` with what
     /// GitHub returned (a 200 with `errors[]` is still `graphql`: the core classifies it).
@@ -83,6 +96,9 @@ impl Call {
             Call::CreateTree { .. } => "createTree",
             Call::CreateCommit { .. } => "createCommit",
             Call::CreateBranch { .. } => "createBranch",
+            Call::CreateRef { .. } => "createRef",
+            Call::GetRef { .. } => "getRef",
+            Call::ListMatchingRefs { .. } => "listMatchingRefs",
             Call::Graphql { .. } => "graphql",
             Call::GetRunAttempt { .. } => "getRunAttempt",
             Call::GetJob { .. } => "getJob",
@@ -230,6 +246,25 @@ pub enum WireCommand {
         timeout_ms: Millis,
     },
     #[serde(rename_all = "camelCase")]
+    CreateRef {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        sha: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    GetRef {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    ListMatchingRefs {
+        prefix: String,
+        page: u32,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
     Graphql {
         document: String,
         variables: serde_json::Value,
@@ -320,6 +355,20 @@ impl From<Command> for WireCommand {
             Call::CreateBranch { branch, sha } => W::CreateBranch {
                 branch,
                 sha,
+                timeout_ms,
+            },
+            Call::CreateRef { ref_name, sha } => W::CreateRef {
+                ref_name,
+                sha,
+                timeout_ms,
+            },
+            Call::GetRef { ref_name } => W::GetRef {
+                ref_name,
+                timeout_ms,
+            },
+            Call::ListMatchingRefs { prefix, page } => W::ListMatchingRefs {
+                prefix,
+                page,
                 timeout_ms,
             },
             Call::GetRunAttempt {
@@ -418,6 +467,20 @@ impl From<WireCommand> for Command {
                 sha,
                 timeout_ms,
             } => request(Call::CreateBranch { branch, sha }, timeout_ms),
+            W::CreateRef {
+                ref_name,
+                sha,
+                timeout_ms,
+            } => request(Call::CreateRef { ref_name, sha }, timeout_ms),
+            W::GetRef {
+                ref_name,
+                timeout_ms,
+            } => request(Call::GetRef { ref_name }, timeout_ms),
+            W::ListMatchingRefs {
+                prefix,
+                page,
+                timeout_ms,
+            } => request(Call::ListMatchingRefs { prefix, page }, timeout_ms),
             W::GetRunAttempt {
                 repository,
                 run_id,
@@ -528,6 +591,26 @@ mod tests {
                     sha: "s".into(),
                 }),
                 r#"{"kind":"createBranch","branch":"b","sha":"s","timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::CreateRef {
+                    ref_name: "refs/leasehold/slots/ns/p01".into(),
+                    sha: "s".into(),
+                }),
+                r#"{"kind":"createRef","ref":"refs/leasehold/slots/ns/p01","sha":"s","timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::GetRef {
+                    ref_name: "refs/leasehold/slots/ns/p01".into(),
+                }),
+                r#"{"kind":"getRef","ref":"refs/leasehold/slots/ns/p01","timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::ListMatchingRefs {
+                    prefix: "refs/leasehold/slots/ns/p".into(),
+                    page: 2,
+                }),
+                r#"{"kind":"listMatchingRefs","prefix":"refs/leasehold/slots/ns/p","page":2,"timeoutMs":15000}"#,
             ),
             (
                 request(Call::GetRunAttempt {

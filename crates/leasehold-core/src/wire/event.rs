@@ -103,6 +103,23 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `getRef` found the ref (200).
+    GitRef {
+        #[serde(rename = "ref")]
+        ref_name: String,
+        sha: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listMatchingRefs` was answered 200: every ref of that answer, and the `rel="next"`
+    /// target of its `Link` header exactly as it came (absent: GitHub named no next page).
+    Refs {
+        refs: Vec<RefEntry>,
+        #[serde(default)]
+        next: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// `graphql` was answered 200: GitHub's `data` and `errors` as they came. A 200 with
     /// `errors[]` is a failure the core classifies by its errors, never by the status.
     Graphql {
@@ -126,6 +143,14 @@ pub struct GraphqlError {
     pub kind: Option<String>,
     #[serde(default)]
     pub message: String,
+}
+
+/// One ref of a `refs` answer: its full name and the object it points at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefEntry {
+    #[serde(rename = "ref")]
+    pub ref_name: String,
+    pub sha: String,
 }
 
 /// One job of a run attempt, as `listJobs` reports it.

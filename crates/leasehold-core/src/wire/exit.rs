@@ -28,6 +28,7 @@ pub enum Status {
     Noop,
     Skipped,
     Reaped,
+    Allocated,
     // 2, 3.
     Usage,
     Config,
@@ -64,6 +65,7 @@ pub const ALL_STATUSES: &[Status] = &[
     Status::Noop,
     Status::Skipped,
     Status::Reaped,
+    Status::Allocated,
     Status::Usage,
     Status::Config,
     Status::Contended,
@@ -99,6 +101,7 @@ impl Status {
             Noop => ("noop", 0, "proceed"),
             Skipped => ("skipped", 0, "proceed"),
             Reaped => ("reaped", 0, "proceed"),
+            Allocated => ("allocated", 0, "proceed"),
             Usage => ("usage", 2, "fix the command"),
             Config => ("config", 3, "stop and report"),
             Contended => ("contended", 10, "skip this item this run"),

@@ -12,6 +12,7 @@ mod event;
 mod exit;
 mod outcome;
 mod secrets;
+mod slot;
 pub mod time;
 mod words;
 
@@ -24,10 +25,11 @@ pub use document::{
     Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
-pub use event::{Event, GraphqlError, JobSummary, Reply};
+pub use event::{Event, GraphqlError, JobSummary, RefEntry, Reply};
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
 pub use secrets::credential_shape;
+pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};

@@ -139,6 +139,9 @@ pub struct Outcome {
     /// A claim operation's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claims: Option<super::claim::ClaimReport>,
+    /// A slot allocation's report (its status decides the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<super::slot::SlotReport>,
 }
 
 impl Stats {
@@ -178,6 +181,7 @@ impl Outcome {
             lease: None,
             reaped: Vec::new(),
             claims: None,
+            slots: None,
         }
     }
 
@@ -261,6 +265,9 @@ impl super::exit::Status {
     pub fn of_outcome(o: &Outcome) -> super::exit::Status {
         if let Some(claim) = &o.claims {
             return claim.status;
+        }
+        if let Some(slot) = &o.slots {
+            return slot.status;
         }
         match o.result {
             ResultWord::Acquired => super::exit::Status::Acquired,

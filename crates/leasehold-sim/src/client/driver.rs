@@ -152,7 +152,12 @@ impl Env<'_> {
                 timeout_ms,
             }
             | Command::Request {
-                call: Call::CreateBranch { .. } | Call::Graphql { .. },
+                call:
+                    Call::CreateBranch { .. }
+                    | Call::Graphql { .. }
+                    | Call::CreateRef { .. }
+                    | Call::GetRef { .. }
+                    | Call::ListMatchingRefs { .. },
                 timeout_ms,
             } => {
                 self.world.counters.creates += 1;

@@ -124,7 +124,10 @@ impl Wire<'_> {
             Call::CreateTree { .. }
             | Call::CreateCommit { .. }
             | Call::CreateBranch { .. }
-            | Call::Graphql { .. } => (self.store.answer(command, self.now, None).0, None),
+            | Call::Graphql { .. }
+            | Call::CreateRef { .. }
+            | Call::GetRef { .. }
+            | Call::ListMatchingRefs { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -268,6 +271,11 @@ pub fn describe(command: &Command) -> String {
             call: Call::Graphql { .. },
             ..
         } => "POST graphql".into(),
+        // The simulation has no slot clients.
+        Command::Request {
+            call: Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. },
+            ..
+        } => command.name().into(),
         Command::Request {
             call:
                 Call::ReadFile {
@@ -357,6 +365,8 @@ pub fn describe_reply(reply: &Reply) -> String {
         Reply::NotModified => "304".into(),
         Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
+        Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
+        Reply::Refs { refs, .. } => format!("200 {} refs", refs.len()),
         Reply::Http {
             status,
             message,

@@ -158,6 +158,19 @@ pub fn result_document(command: &str, outcome: &Outcome) -> Value {
         "exitCode": status.exit_code(),
         "action": status.action(),
     });
+    if let Some(slot) = &outcome.slots {
+        let mut s = serde_json::to_value(slot).expect("report serializes");
+        if let Some(o) = s.as_object_mut() {
+            o.remove("status");
+        }
+        doc["slot"] = s;
+        doc["next"] = json!({});
+        doc["error"] = match &outcome.error {
+            Some(e) => serde_json::to_value(e).expect("error serializes"),
+            None => Value::Null,
+        };
+        return doc;
+    }
     match &outcome.claims {
         Some(r) => {
             let mut claims = serde_json::to_value(r).expect("report serializes");
