@@ -8,7 +8,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-VIXR5YUK.mjs";
+} from "./shared-JZ3ZE4TM.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -17,7 +17,7 @@ import {
   createTransport,
   inputEnvName,
   runOperation
-} from "./shared-RI7SUVCW.mjs";
+} from "./shared-4LKFH4FL.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-RI7SUVCW.mjs";
+} from "./shared-4LKFH4FL.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

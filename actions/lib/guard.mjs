@@ -10,8 +10,24 @@ import { runOperation, systemClock } from './driver.mjs';
 /** The signals the guard forwards to the child's process group. */
 export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** Names under which a credential reaches this process; never passed on to the child. */
-const CREDENTIAL_NAMES = ['INPUT_TOKEN', 'GITHUB_TOKEN', 'LEASEHOLD_TOKEN'];
+/**
+ * Names never passed on to the child, whatever their value: where a GitHub token reaches this
+ * process (the action's input, the CLI's credential, the names `gh` and others read), and the
+ * runner's own credentials (the Actions runtime token, the OIDC token request's token and URL).
+ * The runtime's service URLs go with the runtime token: they are no credential, but without the
+ * token they only make a tool believe it can reach the runtime.
+ */
+const CREDENTIAL_NAMES = new Set([
+  'INPUT_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'LEASEHOLD_TOKEN',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_URL',
+  'ACTIONS_RUNTIME_URL',
+  'ACTIONS_RESULTS_URL',
+]);
 
 /**
  * Checks a guard's inputs before anything is sent, all in the core: the renew operation's (lock,
@@ -25,15 +41,23 @@ export function checkGuardInputs(core, inputs) {
   return { plan, machine: new core.Guard(inputs) };
 }
 
+// A second line of defence only: the core holds the credential shapes
+// (`credential_shape`, crates/leasehold-core/src/wire/secrets.rs), but the wasm binding does not
+// export it, so a value carrying a GitHub token's prefix (at its start or after a character
+// that is not a letter or digit, followed by a token character) is dropped here too. The core's
+// list stays the reference; this matches only GitHub's own prefixes.
+const GITHUB_TOKEN_SHAPE = /(?:^|[^A-Za-z0-9])(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_)[A-Za-z0-9_-]/;
+
 /**
- * The child's environment: `env` without any credential (the names above, and any variable
- * whose value holds one of `secrets`).
+ * The child's environment: `env` without any credential (the names above, any variable whose
+ * value holds one of `secrets`, and any whose value has a GitHub token's shape).
  */
 export function childEnv(env, secrets) {
   const values = secrets.map((s) => (s ?? '').trim()).filter(Boolean);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
-    if (CREDENTIAL_NAMES.includes(name) || values.some((s) => String(value).includes(s))) continue;
+    const text = String(value);
+    if (CREDENTIAL_NAMES.has(name) || values.some((s) => text.includes(s)) || GITHUB_TOKEN_SHAPE.test(text)) continue;
     out[name] = value;
   }
   return out;
