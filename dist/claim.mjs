@@ -8,7 +8,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-JZ3ZE4TM.mjs";
+} from "./shared-S3K353HW.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -17,7 +17,7 @@ import {
   createTransport,
   inputEnvName,
   runOperation
-} from "./shared-4LKFH4FL.mjs";
+} from "./shared-4SKEG3SY.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

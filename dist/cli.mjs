@@ -8,7 +8,7 @@ import {
   createTransport,
   guard,
   runOperation
-} from "./shared-4LKFH4FL.mjs";
+} from "./shared-4SKEG3SY.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

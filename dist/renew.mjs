@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-JZ3ZE4TM.mjs";
-import "./shared-4LKFH4FL.mjs";
+} from "./shared-S3K353HW.mjs";
+import "./shared-4SKEG3SY.mjs";
 import "./shared-BT7D45HE.mjs";
 
 // actions/renew/main.mjs

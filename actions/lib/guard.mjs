@@ -63,6 +63,22 @@ export function childEnv(env, secrets) {
   return out;
 }
 
+/**
+ * The outcome of a renewal whose driver threw instead of finishing: failed, and of unknown
+ * outcome, since its last request may have reached GitHub.
+ */
+function unfinishedRenewal(plan, error) {
+  const stats = { requests: 0, reads: 0, writes: 0, notModified: 0, conflicts: 0, retries: 0, rateLimitWaits: 0, staleReads: 0, polls: 0, lookups: 0 };
+  return {
+    result: 'failed',
+    success: false,
+    lock: plan?.lock ?? '',
+    holderId: plan?.holderId ?? '',
+    error: { code: 'api-unavailable', class: 'unknown-outcome', message: `the renewal did not finish (${error?.message ?? error}); whether its last request reached GitHub is unknown` },
+    stats,
+  };
+}
+
 function childExit(code, signal) {
   if (signal) return { kind: 'signalled', signal, number: constants.signals[signal] ?? 0 };
   return { kind: 'exited', code: code ?? 0 };
@@ -150,19 +166,22 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
     // From the inputs as they are now: a claim's renewal rotates its token, and `onRenewal`
     // puts the current one there.
     const op = new core.Operation(renewKind, inputs, undefined);
+    const plan = op.plan;
     runOperation({ op, perform, logger, clock })
-      .then(
-        (outcome) => {
-          if (kind === 'verified') first = outcome;
-          last = outcome;
-          onRenewal(outcome);
-          push({ kind, now: clock.now(), outcome });
-        },
-        (error) => {
-          fatal = error;
-          wake?.();
-        },
-      )
+      // A renewal whose driver threw (its transport, or the operation itself) ended all the
+      // same: the machine hears it as a failed renewal of unknown outcome and decides (the
+      // child runs on until the local deadline; a verification that failed so is refused).
+      .catch((error) => unfinishedRenewal(plan, error))
+      .then((outcome) => {
+        if (kind === 'verified') first = outcome;
+        last = outcome;
+        onRenewal(outcome);
+        push({ kind, now: clock.now(), outcome });
+      })
+      .catch((error) => {
+        fatal = error;
+        wake?.();
+      })
       .finally(() => op.free?.());
   };
   const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
@@ -187,6 +206,18 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
     for (const s of FORWARDED) process.on(s, forward);
     emit(documents.start({ first, pid: child.pid ?? null, argv, lease }));
   };
+
+  // After an error of the guard itself (the machine refused an event, a command it does not
+  // know, a claim's `onRenewal` threw) nothing decides any more: the child's group is stopped
+  // as the machine would stop it (SIGTERM, SIGKILL after the kill grace) before the error goes
+  // on, so no process outlives the guard.
+  const stopGroup = async () => {
+    if (!child?.pid) return;
+    group('SIGTERM');
+    await clock.sleepUntil(clock.now() + killGraceMs);
+    group('SIGKILL');
+  };
+  const { killGraceMs } = machine.settings;
 
   try {
     let step = machine.step({ kind: 'started', now: clock.now() });
@@ -224,6 +255,10 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       if (fatal) throw fatal;
       step = machine.step(events.shift());
     }
+  } catch (error) {
+    logger.warning(`leasehold guard: stopping the command's process group after an error of the guard: ${error.message}`);
+    await stopGroup();
+    throw error;
   } finally {
     disarm();
     for (const s of FORWARDED) process.off(s, forward);
