@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-S3K353HW.mjs";
-import "./shared-4SKEG3SY.mjs";
+} from "./shared-ZWYXS7UE.mjs";
+import "./shared-BREDGPVC.mjs";
 import "./shared-BT7D45HE.mjs";
 
 // actions/acquire/main.mjs

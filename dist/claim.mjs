@@ -7,8 +7,9 @@ import {
   setFailed,
   setOutput,
   setSecret,
-  warning
-} from "./shared-S3K353HW.mjs";
+  warning,
+  warningMessage
+} from "./shared-ZWYXS7UE.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -17,7 +18,7 @@ import {
   createTransport,
   inputEnvName,
   runOperation
-} from "./shared-4SKEG3SY.mjs";
+} from "./shared-BREDGPVC.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";
@@ -71,7 +72,7 @@ async function runClaim(env = process.env) {
     const kind = KINDS[operation];
     if (!kind) throw Object.assign(new Error(`input \`operation\` must be one of ${Object.keys(KINDS).join(", ")} (got ${JSON.stringify(operation)})`), { usage: true, code: "usage" });
     op = new core.Operation(kind, inputs(env), void 0);
-    for (const w of op.plan.warnings) warning(`input ${w}`);
+    for (const w of op.plan.warnings) warning(warningMessage(w));
     const token = (env[inputEnvName("token")] ?? "").trim();
     if (!token) throw Object.assign(new Error("input `token` is required"), { usage: true, code: "no-token" });
     setSecret(token);

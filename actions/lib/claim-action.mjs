@@ -9,7 +9,7 @@ import * as actions from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { errorMessage } from './run.mjs';
+import { errorMessage, warningMessage } from './run.mjs';
 import { loadCore } from './wasm.mjs';
 
 const KINDS = { claim: 'claim', renew: 'claim-renew', release: 'claim-release', verify: 'claim-verify' };
@@ -62,7 +62,7 @@ export async function runClaim(env = process.env) {
     const kind = KINDS[operation];
     if (!kind) throw Object.assign(new Error(`input \`operation\` must be one of ${Object.keys(KINDS).join(', ')} (got ${JSON.stringify(operation)})`), { usage: true, code: 'usage' });
     op = new core.Operation(kind, inputs(env), undefined); // every input checked before anything is sent
-    for (const w of op.plan.warnings) actions.warning(`input ${w}`);
+    for (const w of op.plan.warnings) actions.warning(warningMessage(w));
     const token = (env[inputEnvName('token')] ?? '').trim();
     if (!token) throw Object.assign(new Error('input `token` is required'), { usage: true, code: 'no-token' });
     actions.setSecret(token);

@@ -5,19 +5,15 @@ import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
+import { actionInput, describeInputError, describeInputWarning } from './input-error.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
 
-/**
- * An error's message as a workflow author reads it. The core names a bad input by its own name
- * (`lock`, `GITHUB_RUN_ID`) with the rule it breaks; here it is an action input, or the runner's
- * environment variable.
- */
-export function errorMessage(error) {
-  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
-  const name = /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `input \`${error.input}\``;
-  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
-}
+/** An error's message as a workflow author reads it: its input named as an action input. */
+export const errorMessage = (error) => describeInputError(error, actionInput);
+
+/** A plan's warning as a workflow author reads it. */
+export const warningMessage = (warning) => describeInputWarning(warning, actionInput);
 
 /** Raw inputs as the core reads them: untrimmed input values plus run context. */
 export function collectInputs(kind, env = process.env) {
@@ -78,7 +74,7 @@ export async function run(kind) {
     op = new Operation(kind, collectInputs(kind), undefined);
     const plan = op.plan;
     const token = tokenInput();
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
     core.info(`leasehold ${version}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
     if (kind === 'acquire') {
       // Saved before anything is sent, so the post step can clean up even if this step is
@@ -132,7 +128,7 @@ async function post() {
     if (process.env.STATE_revision) inputs['min-revision'] = process.env.STATE_revision;
     op = new Operation('cleanup', inputs, undefined);
     const plan = op.plan;
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
     const perform = transportFor(plan, tokenInput());
     const outcome = await runOperation({ op, perform, logger });
     const said = {
@@ -158,7 +154,7 @@ export async function runGuard() {
     const { plan, machine } = checkGuardInputs(core_, inputs);
     const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
     const token = tokenInput();
     const perform = transportFor(plan, token);
     const emit = (obj) => core.info(JSON.stringify(obj));
