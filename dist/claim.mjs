@@ -7,8 +7,9 @@ import {
   setFailed,
   setOutput,
   setSecret,
-  warning
-} from "./shared-34RRH67L.mjs";
+  warning,
+  warningMessage
+} from "./shared-V5FHZQAO.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -17,7 +18,7 @@ import {
   createTransport,
   inputEnvName,
   runOperation
-} from "./shared-H4RVYBBM.mjs";
+} from "./shared-XY2HJ2VG.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";
@@ -67,14 +68,14 @@ async function runClaim(env = process.env) {
   const operation = (env[inputEnvName("operation")] ?? "").trim();
   const command = `claims ${operation}`;
   let op;
+  const token = (env[inputEnvName("token")] ?? "").trim();
+  if (token) setSecret(token);
   try {
     const kind = KINDS[operation];
     if (!kind) throw Object.assign(new Error(`input \`operation\` must be one of ${Object.keys(KINDS).join(", ")} (got ${JSON.stringify(operation)})`), { usage: true, code: "usage" });
     op = new core.Operation(kind, inputs(env), void 0);
-    for (const w of op.plan.warnings) warning(`input ${w}`);
-    const token = (env[inputEnvName("token")] ?? "").trim();
+    for (const w of op.plan.warnings) warning(warningMessage(w));
     if (!token) throw Object.assign(new Error("input `token` is required"), { usage: true, code: "no-token" });
-    setSecret(token);
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
     const logger = { debug: (t) => debug(t), info: (t) => info(t), warning: (t) => warning(t) };
     write(core.resultDocument(command, await runOperation({ op, perform, logger })));

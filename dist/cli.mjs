@@ -5,10 +5,13 @@ import {
   GUARD_SCHEMA,
   apiBaseUrl,
   checkGuardInputs,
+  cliFlag,
   createTransport,
+  describeInputError,
+  describeInputWarning,
   guard,
   runOperation
-} from "./shared-H4RVYBBM.mjs";
+} from "./shared-XY2HJ2VG.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";
@@ -59,15 +62,12 @@ var logger = {
 };
 var print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}
 `);
-function errorMessage(error, flags) {
-  if (error.code !== "invalid-input" || !error.input || !error.rule) return error.message;
-  const name = flags.includes(error.input) ? `--${error.input}` : /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `--${error.input}`;
-  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ""}`;
-}
-function refusal(core, command, error, flags = []) {
+var errorMessage = (error) => describeInputError(error, cliFlag);
+var warningMessage = (warning) => describeInputWarning(warning, cliFlag);
+function refusal(core, command, error) {
   const status = error.usage || error.code === "invalid-input" ? "usage" : "config";
   const code = error.usage ? error.code : error.code ?? "internal";
-  const doc = core.refusalDocument(command, status, code, errorMessage(error, flags));
+  const doc = core.refusalDocument(command, status, code, errorMessage(error));
   if (error.input) doc.error.input = error.input;
   if (error.path) doc.error.path = error.path;
   return doc;
@@ -241,7 +241,7 @@ ${ENVIRONMENT}
     const inputs = inputsOf(values, env);
     const op = new core.Operation(verb.kind, inputs, void 0);
     try {
-      for (const w of op.plan.warnings) logger.warning(w);
+      for (const w of op.plan.warnings) logger.warning(warningMessage(w));
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: op.plan.repository });
       const outcome = await runOperation({ op, perform, logger });
       const doc = core.resultDocument(`claims ${name}`, outcome);
@@ -260,7 +260,7 @@ async function claimsGuard({ core, values, child, env }) {
   const plan = probe.plan;
   probe.free?.();
   const machine = new core.Guard(values["kill-grace-seconds"] ? { "kill-grace-seconds": values["kill-grace-seconds"] } : {});
-  for (const w of plan.warnings) logger.warning(w);
+  for (const w of plan.warnings) logger.warning(warningMessage(w));
   const token = credential(env);
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
   const command = "claims guard";
@@ -331,10 +331,6 @@ async function claimsGuard({ core, values, child, env }) {
   });
   return exitCode;
 }
-var claimFlags = (argv) => {
-  const verb = VERBS[verbOf(argv)[0]];
-  return verb ? [...COMMON, ...verb.strings, ...verb.multiple ?? [], ...verb.booleans ?? []] : COMMON;
-};
 
 // actions/lib/lock-cli.mjs
 var IDENTITY = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce"];
@@ -355,7 +351,7 @@ async function once(core, kind, inputs, env) {
   const op = new core.Operation(kind, inputs, void 0);
   try {
     const plan = op.plan;
-    for (const w of plan.warnings) logger.warning(w);
+    for (const w of plan.warnings) logger.warning(warningMessage(w));
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
     const outcome = await runOperation({ op, perform, logger });
     const doc = core.resultDocument(kind, outcome);
@@ -409,7 +405,7 @@ ${ENVIRONMENT2}`,
       if (child.length === 0) throw new Usage("guard needs a command after --");
       const inputs = inputsOf2(values, env);
       const { plan, machine } = checkGuardInputs(core, inputs);
-      for (const w of plan.warnings) logger.warning(w);
+      for (const w of plan.warnings) logger.warning(warningMessage(w));
       const token = credential(env);
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
       const { exitCode } = await guard({ core, machine, inputs, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });
@@ -539,7 +535,6 @@ async function main(argv, env) {
   }
   const command = COMMANDS[name];
   const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : name ?? "";
-  const flags = name === "claims" ? claimFlags(rest) : Object.values(command?.flags ?? {}).flat();
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? "")} (known: ${Object.keys(COMMANDS).join(", ")}; --help lists them)`);
     if (name === "claims" && rest[0] === "--help") {
@@ -560,7 +555,7 @@ async function main(argv, env) {
     return await command.run({ core, argv: rest, env });
   } catch (error) {
     if (!error.usage && !error.code) logger.warning(error.stack ?? String(error));
-    const doc = refusal(core, docName, error, flags);
+    const doc = refusal(core, docName, error);
     print(doc);
     return doc.exitCode;
   }

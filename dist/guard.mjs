@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-34RRH67L.mjs";
-import "./shared-H4RVYBBM.mjs";
+} from "./shared-V5FHZQAO.mjs";
+import "./shared-XY2HJ2VG.mjs";
 import "./shared-BT7D45HE.mjs";
 
 // actions/guard/main.mjs

@@ -301,6 +301,20 @@ describe('bad input: an error that names the input, a failing step, no write', {
     assert.match(r.stdout, /::warning::input `release-deadline-seconds` must be 0 or a whole number from 30 to 3600 \(got "5"\); using 120/);
   });
 
+  test('the token is masked before an input error can echo it (acquire, guard)', async () => {
+    // A token of no credential shape (the core blanks those itself), echoed by the lock's rule.
+    const token = 'plain-secret-value-42';
+    for (const name of ['acquire', 'guard']) {
+      const r = await runAction(name, { apiUrl: api(), token, inputs: { lock: `bad lock ${token}`, nonce: '0123456789abcdef', command: 'true' }, context: jobContext({ runId: 803 }) });
+      assert.equal(r.code, 1, r.stdout);
+      const lines = r.stdout.split('\n');
+      const mask = lines.indexOf(`::add-mask::${token}`);
+      const echoed = lines.findIndex((l) => l.includes(token) && !l.startsWith('::add-mask::'));
+      assert.ok(echoed >= 0, `${name}: the error echoes the value: ${r.stdout}`);
+      assert.ok(mask >= 0 && mask < echoed, `${name}: the token is masked before it is echoed:\n${r.stdout}`);
+    }
+  });
+
   test('a refused token fails with the status and a hint, and writes nothing', async () => {
     const seq = lastSeq();
     emu.faults.add({ method: 'GET', times: Infinity, action: { status: 403, body: { message: 'Resource not accessible by integration' } } });

@@ -56,6 +56,18 @@ test('claim, renew, verify, release through the outputs; a second job is contend
   assert.deepEqual(refHistory(emu, 'deploys', 'prod').map((x) => x.payload.state), ['held', 'held', 'released']);
 });
 
+test('the token is masked before an input error can echo it', async () => {
+  // A token of no credential shape (the core blanks those itself), echoed by the key's rule.
+  const token = 'plain-secret-value-43';
+  const r = await runAction('claim', { apiUrl: emu.url, token, inputs: { operation: 'claim', namespace: 'deploys', key: `bad key ${token}`, config: 'claims.json' }, context: jobContext({ runId: 5900 }), env: { GITHUB_WORKSPACE: workspace } });
+  assert.equal(r.outputs.status, 'usage', r.stdout);
+  const lines = r.stdout.split('\n');
+  const mask = lines.indexOf(`::add-mask::${token}`);
+  const echoed = lines.findIndex((l) => l.includes(token) && !l.startsWith('::add-mask::'));
+  assert.ok(echoed >= 0, `the error echoes the value: ${r.stdout}`);
+  assert.ok(mask >= 0 && mask < echoed, `the token is masked before it is echoed:\n${r.stdout}`);
+});
+
 test('a bad operation or a missing input is refused before anything is sent (usage, exit-code 2)', async () => {
   const from = emu.log.length;
   const bad = await step({ operation: 'steal' });

@@ -156,6 +156,19 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     assert.deepEqual(refHistory(emu, n, 'f1'), []);
   });
 
+  test('a bad value the core only warns of is named as its flag; a bad run context as its environment variable', async () => {
+    const read = await claims('read', '--namespace', 'n', '--key', 'k', '--api-max-attempts', '0');
+    assert.match(read.stderr, /^warning: --api-max-attempts must be a whole number from \d+ to \d+ \(got "0"\); using \d+$/m, read.stderr);
+    // The lock commands print theirs the same way, before anything is sent.
+    const run = { GITHUB_REPOSITORY: 'octo/app', GITHUB_RUN_ID: '1', GITHUB_RUN_ATTEMPT: '1', GITHUB_JOB: 'build' };
+    const renew = await runCli(emu, ['renew', '--lock', 'absent', '--nonce', '0123456789abcdef', '--api-retry-base-ms', 'soon', '--api-max-attempts', '1'], { env: run });
+    assert.match(renew.stderr, /^warning: --api-retry-base-ms must be a whole number from \d+ to \d+ \(got "soon"\); using \d+$/m, renew.stderr);
+    assert.doesNotMatch(read.stderr + renew.stderr, /`api-/);
+    const context = await runCli(emu, ['renew', '--lock', 'absent', '--nonce', '0123456789abcdef'], { env: { ...run, GITHUB_RUN_ID: 'run-one' } });
+    ok(context, 'usage', 2);
+    assert.match(context.doc.error.message, /^environment variable GITHUB_RUN_ID /, context.doc.error.message);
+  });
+
   test('usage: an unknown flag, --run-id on claim, a bad key, no verb (2), each one document', async () => {
     const cases = [
       ['claim', '--namespace', 'n', '--key', 'k', '--bogus'],

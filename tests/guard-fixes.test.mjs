@@ -15,6 +15,24 @@ import { ROOT, jobContext, runAction } from './helpers/action-runner.mjs';
 const POLICY = { ttlSeconds: 30, renewSeconds: 10, graceSeconds: 0, maxTtlSeconds: 3600, skewSeconds: 0, minRemainingSeconds: 3 };
 // A token nobody would mistake for another value: the child's environment must not hold it.
 const FAKE_TOKEN = 'ghs_leaseholdFakeToken0123456789abcdef';
+// What a runner puts in a step's environment besides the token: its own credentials (and the
+// runtime's URLs, which go with them). None of these values is the token or has its shape, so
+// only their names can keep them from the child; GH_TOKEN likewise.
+const RUNNER_CREDENTIALS = {
+  GH_TOKEN: 'plain-gh-token-value',
+  ACTIONS_RUNTIME_TOKEN: 'eyJhbGciOiJSUzI1NiJ9.runtime',
+  ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'eyJhbGciOiJSUzI1NiJ9.oidc',
+  ACTIONS_ID_TOKEN_REQUEST_URL: 'https://pipelines.example/oidc?api-version=2.0',
+  ACTIONS_RUNTIME_URL: 'https://pipelines.example/runtime/',
+  ACTIONS_RESULTS_URL: 'https://results.example/',
+};
+// Other GitHub tokens, not the guard's: dropped for their shape.
+const OTHER_SHAPED = {
+  DEPLOY_PAT: 'github_pat_11ABCDEFG0123456789_abcdef',
+  REMOTE_URL: 'https://x-access-token:ghp_Another0123456789@github.example/o/r.git',
+};
+// Values that only look close: a prefix inside a word is no token's.
+const LOOKALIKES = { BUILD_TAG: 'nightghp_1', SHORT: 'ghs_' };
 let emu;
 let seq = 0;
 let scratch;
@@ -128,13 +146,24 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
   test("the child's environment carries no credential (the CLI)", async () => {
     const h = await held();
     const dump = join(scratch, `env-cli-${seq}.json`);
-    const env = { GITHUB_TOKEN: FAKE_TOKEN, LEASEHOLD_TOKEN: FAKE_TOKEN, INPUT_TOKEN: FAKE_TOKEN, CI_AUTH: `Bearer ${FAKE_TOKEN}`, RENAMED: FAKE_TOKEN, LEASEHOLD_KEEP: 'visible' };
+    const env = {
+      GITHUB_TOKEN: FAKE_TOKEN,
+      LEASEHOLD_TOKEN: FAKE_TOKEN,
+      INPUT_TOKEN: FAKE_TOKEN,
+      CI_AUTH: `Bearer ${FAKE_TOKEN}`,
+      RENAMED: FAKE_TOKEN,
+      ...RUNNER_CREDENTIALS,
+      ...OTHER_SHAPED,
+      ...LOOKALIKES,
+      LEASEHOLD_KEEP: 'visible',
+    };
     const g = await cliGuard(h, node(`require('fs').writeFileSync(${JSON.stringify(dump)}, JSON.stringify(process.env))`), env);
     assert.equal(g.code, 0, g.stderr);
     const seen = JSON.parse(readFileSync(dump, 'utf8'));
-    for (const name of ['GITHUB_TOKEN', 'LEASEHOLD_TOKEN', 'INPUT_TOKEN', 'CI_AUTH', 'RENAMED']) assert.equal(seen[name], undefined, name);
+    for (const name of ['GITHUB_TOKEN', 'LEASEHOLD_TOKEN', 'INPUT_TOKEN', 'CI_AUTH', 'RENAMED', ...Object.keys(RUNNER_CREDENTIALS), ...Object.keys(OTHER_SHAPED)]) assert.equal(seen[name], undefined, name);
     assert.deepEqual(Object.entries(seen).filter(([, v]) => v.includes(FAKE_TOKEN)), []);
     assert.equal(seen.LEASEHOLD_KEEP, 'visible', 'other variables pass through');
+    for (const [name, value] of Object.entries(LOOKALIKES)) assert.equal(seen[name], value, `${name} is no credential and passes through`);
   });
 
   test("the child's environment carries no credential (actions/guard)", async () => {
@@ -144,12 +173,12 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
       apiUrl: emu.url,
       token: FAKE_TOKEN,
       context: h.context,
-      env: { GITHUB_TOKEN: FAKE_TOKEN, OTHER_SECRET: `x${FAKE_TOKEN}y`, LEASEHOLD_KEEP: 'visible' },
+      env: { GITHUB_TOKEN: FAKE_TOKEN, OTHER_SECRET: `x${FAKE_TOKEN}y`, ...RUNNER_CREDENTIALS, ...OTHER_SHAPED, LEASEHOLD_KEEP: 'visible' },
       inputs: { lock: h.lock, nonce: h.nonce, command: `${process.execPath}\n-e\nrequire('fs').writeFileSync(${JSON.stringify(dump)}, JSON.stringify(process.env))` },
     });
     assert.equal(r.outputs.result, 'child-exited', r.stdout);
     const seen = JSON.parse(readFileSync(dump, 'utf8'));
-    for (const name of ['GITHUB_TOKEN', 'INPUT_TOKEN', 'OTHER_SECRET']) assert.equal(seen[name], undefined, name);
+    for (const name of ['GITHUB_TOKEN', 'INPUT_TOKEN', 'OTHER_SECRET', ...Object.keys(RUNNER_CREDENTIALS), ...Object.keys(OTHER_SHAPED)]) assert.equal(seen[name], undefined, name);
     assert.deepEqual(Object.entries(seen).filter(([, v]) => v.includes(FAKE_TOKEN)), []);
     assert.equal(seen.LEASEHOLD_KEEP, 'visible');
   });

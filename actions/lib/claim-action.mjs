@@ -9,7 +9,7 @@ import * as actions from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { errorMessage } from './run.mjs';
+import { errorMessage, warningMessage } from './run.mjs';
 import { loadCore } from './wasm.mjs';
 
 const KINDS = { claim: 'claim', renew: 'claim-renew', release: 'claim-release', verify: 'claim-verify' };
@@ -58,14 +58,16 @@ export async function runClaim(env = process.env) {
   const operation = (env[inputEnvName('operation')] ?? '').trim();
   const command = `claims ${operation}`;
   let op;
+  // Masked before any input is read, so no message printed after (an input error echoing a
+  // value) can show it.
+  const token = (env[inputEnvName('token')] ?? '').trim();
+  if (token) actions.setSecret(token);
   try {
     const kind = KINDS[operation];
     if (!kind) throw Object.assign(new Error(`input \`operation\` must be one of ${Object.keys(KINDS).join(', ')} (got ${JSON.stringify(operation)})`), { usage: true, code: 'usage' });
     op = new core.Operation(kind, inputs(env), undefined); // every input checked before anything is sent
-    for (const w of op.plan.warnings) actions.warning(`input ${w}`);
-    const token = (env[inputEnvName('token')] ?? '').trim();
+    for (const w of op.plan.warnings) actions.warning(warningMessage(w));
     if (!token) throw Object.assign(new Error('input `token` is required'), { usage: true, code: 'no-token' });
-    actions.setSecret(token);
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
     const logger = { debug: (t) => actions.debug(t), info: (t) => actions.info(t), warning: (t) => actions.warning(t) };
     write(core.resultDocument(command, await runOperation({ op, perform, logger })));

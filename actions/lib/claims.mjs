@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { GUARD_SCHEMA, guard } from './guard.mjs';
-import { context, credential, KNOBS, logger, parseFlags, print, shellQuote, Usage } from './cli-common.mjs';
+import { context, credential, KNOBS, logger, parseFlags, print, shellQuote, Usage, warningMessage } from './cli-common.mjs';
 
 const COMMON = ['repository', 'config', 'holder-suffix', ...KNOBS];
 const ENVIRONMENT = `Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
@@ -184,7 +184,7 @@ ${ENVIRONMENT}`,
     const inputs = inputsOf(values, env);
     const op = new core.Operation(verb.kind, inputs, undefined); // every input checked before anything is sent
     try {
-      for (const w of op.plan.warnings) logger.warning(w);
+      for (const w of op.plan.warnings) logger.warning(warningMessage(w));
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: op.plan.repository });
       const outcome = await runOperation({ op, perform, logger });
       const doc = core.resultDocument(`claims ${name}`, outcome);
@@ -206,7 +206,7 @@ async function claimsGuard({ core, values, child, env }) {
   const plan = probe.plan;
   probe.free?.();
   const machine = new core.Guard(values['kill-grace-seconds'] ? { 'kill-grace-seconds': values['kill-grace-seconds'] } : {});
-  for (const w of plan.warnings) logger.warning(w);
+  for (const w of plan.warnings) logger.warning(warningMessage(w));
   const token = credential(env);
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
   const command = 'claims guard';
@@ -278,9 +278,3 @@ async function claimsGuard({ core, values, child, env }) {
   });
   return exitCode;
 }
-
-/** The flags of a claims verb (to name a bad input as a flag). */
-export const claimFlags = (argv) => {
-  const verb = VERBS[verbOf(argv)[0]];
-  return verb ? [...COMMON, ...verb.strings, ...(verb.multiple ?? []), ...(verb.booleans ?? [])] : COMMON;
-};

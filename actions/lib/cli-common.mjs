@@ -4,6 +4,7 @@
 // `exitCode` comes from the core's one table.
 import { parseArgs } from 'node:util';
 import { CONTEXT } from './constants.mjs';
+import { cliFlag, describeInputError, describeInputWarning } from './input-error.mjs';
 
 /** A command line the CLI refuses before the core sees it: a `usage` document. */
 export class Usage extends Error {
@@ -61,25 +62,21 @@ export const logger = {
 /** Writes one JSON document (one line) to `stream`. */
 export const print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}\n`);
 
-/**
- * An error's message as a command-line user reads it: the core names a bad input by its own
- * name (`key`, `GITHUB_RUN_ID`); here that is a flag or an environment variable.
- */
-export function errorMessage(error, flags) {
-  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
-  const name = flags.includes(error.input) ? `--${error.input}` : /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `--${error.input}`;
-  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
-}
+/** An error's message as a command-line user reads it: its input named as a flag. */
+export const errorMessage = (error) => describeInputError(error, cliFlag);
+
+/** A plan's warning as a command-line user reads it. */
+export const warningMessage = (warning) => describeInputWarning(warning, cliFlag);
 
 /**
  * The document of a command refused before it ran, by the core's own table: bad usage or input
  * `usage` (2), a bad config file `config` (3); anything else (a broken core or driver) is
  * `config` too, to stop and report.
  */
-export function refusal(core, command, error, flags = []) {
+export function refusal(core, command, error) {
   const status = error.usage || error.code === 'invalid-input' ? 'usage' : 'config';
   const code = error.usage ? error.code : error.code ?? 'internal';
-  const doc = core.refusalDocument(command, status, code, errorMessage(error, flags));
+  const doc = core.refusalDocument(command, status, code, errorMessage(error));
   if (error.input) doc.error.input = error.input;
   if (error.path) doc.error.path = error.path;
   return doc;

@@ -10,7 +10,7 @@
 // core's one exit-code table (README "Exit codes"); a refused command line prints a `usage`
 // document (2). Human-readable log lines go to stderr. The commands are a table: a new one is
 // one entry here.
-import { CLAIMS_COMMAND, claimFlags } from './claims.mjs';
+import { CLAIMS_COMMAND } from './claims.mjs';
 import { logger, parseFlags, print, refusal, Usage } from './cli-common.mjs';
 import { LOCK_COMMANDS } from './lock-cli.mjs';
 import { SLOTS_COMMAND } from './slots.mjs';
@@ -50,7 +50,6 @@ async function main(argv, env) {
   }
   const command = COMMANDS[name];
   const docName = name === 'claims' ? CLAIMS_COMMAND.commandName(rest) : (name ?? '');
-  const flags = name === 'claims' ? claimFlags(rest) : Object.values(command?.flags ?? {}).flat();
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? '')} (known: ${Object.keys(COMMANDS).join(', ')}; --help lists them)`);
     if (name === 'claims' && rest[0] === '--help') {
@@ -69,7 +68,7 @@ async function main(argv, env) {
     return await command.run({ core, argv: rest, env });
   } catch (error) {
     if (!error.usage && !error.code) logger.warning(error.stack ?? String(error));
-    const doc = refusal(core, docName, error, flags);
+    const doc = refusal(core, docName, error);
     print(doc);
     return doc.exitCode;
   }

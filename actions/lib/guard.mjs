@@ -10,8 +10,24 @@ import { runOperation, systemClock } from './driver.mjs';
 /** The signals the guard forwards to the child's process group. */
 export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** Names under which a credential reaches this process; never passed on to the child. */
-const CREDENTIAL_NAMES = ['INPUT_TOKEN', 'GITHUB_TOKEN', 'LEASEHOLD_TOKEN'];
+/**
+ * Names never passed on to the child, whatever their value: where a GitHub token reaches this
+ * process (the action's input, the CLI's credential, the names `gh` and others read), and the
+ * runner's own credentials (the Actions runtime token, the OIDC token request's token and URL).
+ * The runtime's service URLs go with the runtime token: they are no credential, but without the
+ * token they only make a tool believe it can reach the runtime.
+ */
+const CREDENTIAL_NAMES = new Set([
+  'INPUT_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'LEASEHOLD_TOKEN',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_URL',
+  'ACTIONS_RUNTIME_URL',
+  'ACTIONS_RESULTS_URL',
+]);
 
 /**
  * Checks a guard's inputs before anything is sent, all in the core: the renew operation's (lock,
@@ -25,18 +41,42 @@ export function checkGuardInputs(core, inputs) {
   return { plan, machine: new core.Guard(inputs) };
 }
 
+// A second line of defence only: the core holds the credential shapes
+// (`credential_shape`, crates/leasehold-core/src/wire/secrets.rs), but the wasm binding does not
+// export it, so a value carrying a GitHub token's prefix (at its start or after a character
+// that is not a letter or digit, followed by a token character) is dropped here too. The core's
+// list stays the reference; this matches only GitHub's own prefixes.
+const GITHUB_TOKEN_SHAPE = /(?:^|[^A-Za-z0-9])(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_)[A-Za-z0-9_-]/;
+
 /**
- * The child's environment: `env` without any credential (the names above, and any variable
- * whose value holds one of `secrets`).
+ * The child's environment: `env` without any credential (the names above, any variable whose
+ * value holds one of `secrets`, and any whose value has a GitHub token's shape).
  */
 export function childEnv(env, secrets) {
   const values = secrets.map((s) => (s ?? '').trim()).filter(Boolean);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
-    if (CREDENTIAL_NAMES.includes(name) || values.some((s) => String(value).includes(s))) continue;
+    const text = String(value);
+    if (CREDENTIAL_NAMES.has(name) || values.some((s) => text.includes(s)) || GITHUB_TOKEN_SHAPE.test(text)) continue;
     out[name] = value;
   }
   return out;
+}
+
+/**
+ * The outcome of a renewal whose driver threw instead of finishing: failed, and of unknown
+ * outcome, since its last request may have reached GitHub.
+ */
+function unfinishedRenewal(plan, error) {
+  const stats = { requests: 0, reads: 0, writes: 0, notModified: 0, conflicts: 0, retries: 0, rateLimitWaits: 0, staleReads: 0, polls: 0, lookups: 0 };
+  return {
+    result: 'failed',
+    success: false,
+    lock: plan?.lock ?? '',
+    holderId: plan?.holderId ?? '',
+    error: { code: 'api-unavailable', class: 'unknown-outcome', message: `the renewal did not finish (${error?.message ?? error}); whether its last request reached GitHub is unknown` },
+    stats,
+  };
 }
 
 function childExit(code, signal) {
@@ -126,19 +166,22 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
     // From the inputs as they are now: a claim's renewal rotates its token, and `onRenewal`
     // puts the current one there.
     const op = new core.Operation(renewKind, inputs, undefined);
+    const plan = op.plan;
     runOperation({ op, perform, logger, clock })
-      .then(
-        (outcome) => {
-          if (kind === 'verified') first = outcome;
-          last = outcome;
-          onRenewal(outcome);
-          push({ kind, now: clock.now(), outcome });
-        },
-        (error) => {
-          fatal = error;
-          wake?.();
-        },
-      )
+      // A renewal whose driver threw (its transport, or the operation itself) ended all the
+      // same: the machine hears it as a failed renewal of unknown outcome and decides (the
+      // child runs on until the local deadline; a verification that failed so is refused).
+      .catch((error) => unfinishedRenewal(plan, error))
+      .then((outcome) => {
+        if (kind === 'verified') first = outcome;
+        last = outcome;
+        onRenewal(outcome);
+        push({ kind, now: clock.now(), outcome });
+      })
+      .catch((error) => {
+        fatal = error;
+        wake?.();
+      })
       .finally(() => op.free?.());
   };
   const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
@@ -163,6 +206,18 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
     for (const s of FORWARDED) process.on(s, forward);
     emit(documents.start({ first, pid: child.pid ?? null, argv, lease }));
   };
+
+  // After an error of the guard itself (the machine refused an event, a command it does not
+  // know, a claim's `onRenewal` threw) nothing decides any more: the child's group is stopped
+  // as the machine would stop it (SIGTERM, SIGKILL after the kill grace) before the error goes
+  // on, so no process outlives the guard.
+  const stopGroup = async () => {
+    if (!child?.pid) return;
+    group('SIGTERM');
+    await clock.sleepUntil(clock.now() + killGraceMs);
+    group('SIGKILL');
+  };
+  const { killGraceMs } = machine.settings;
 
   try {
     let step = machine.step({ kind: 'started', now: clock.now() });
@@ -200,6 +255,10 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       if (fatal) throw fatal;
       step = machine.step(events.shift());
     }
+  } catch (error) {
+    logger.warning(`leasehold guard: stopping the command's process group after an error of the guard: ${error.message}`);
+    await stopGroup();
+    throw error;
   } finally {
     disarm();
     for (const s of FORWARDED) process.off(s, forward);

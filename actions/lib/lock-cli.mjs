@@ -4,7 +4,7 @@
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
-import { context, credential, KNOBS, logger, parseFlags, print, Usage } from './cli-common.mjs';
+import { context, credential, KNOBS, logger, parseFlags, print, Usage, warningMessage } from './cli-common.mjs';
 
 const IDENTITY = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce'];
 const ENVIRONMENT = `Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
@@ -27,7 +27,7 @@ async function once(core, kind, inputs, env) {
   const op = new core.Operation(kind, inputs, undefined); // every input checked before anything is sent
   try {
     const plan = op.plan;
-    for (const w of plan.warnings) logger.warning(w);
+    for (const w of plan.warnings) logger.warning(warningMessage(w));
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
     const outcome = await runOperation({ op, perform, logger });
     const doc = core.resultDocument(kind, outcome);
@@ -82,7 +82,7 @@ ${ENVIRONMENT}`,
       if (child.length === 0) throw new Usage('guard needs a command after --');
       const inputs = inputsOf(values, env);
       const { plan, machine } = checkGuardInputs(core, inputs); // every input checked before anything is sent
-      for (const w of plan.warnings) logger.warning(w);
+      for (const w of plan.warnings) logger.warning(warningMessage(w));
       const token = credential(env);
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
       const { exitCode } = await guard({ core, machine, inputs, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });

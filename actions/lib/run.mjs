@@ -5,19 +5,15 @@ import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
+import { actionInput, describeInputError, describeInputWarning } from './input-error.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
 import { loadCore } from './wasm.mjs';
 
-/**
- * An error's message as a workflow author reads it. The core names a bad input by its own name
- * (`lock`, `GITHUB_RUN_ID`) with the rule it breaks; here it is an action input, or the runner's
- * environment variable.
- */
-export function errorMessage(error) {
-  if (error.code !== 'invalid-input' || !error.input || !error.rule) return error.message;
-  const name = /^[A-Z][A-Z0-9_]*$/.test(error.input) ? `environment variable ${error.input}` : `input \`${error.input}\``;
-  return `${name} ${error.rule}${error.value ? ` (got ${JSON.stringify(error.value)})` : ''}`;
-}
+/** An error's message as a workflow author reads it: its input named as an action input. */
+export const errorMessage = (error) => describeInputError(error, actionInput);
+
+/** A plan's warning as a workflow author reads it. */
+export const warningMessage = (warning) => describeInputWarning(warning, actionInput);
 
 /** Raw inputs as the core reads them: untrimmed input values plus run context. */
 export function collectInputs(kind, env = process.env) {
@@ -63,10 +59,18 @@ function transportFor(plan, token) {
   });
 }
 
-function tokenInput() {
+/**
+ * The `token` input, masked in the log at once: read before any other input, so no message
+ * printed after (an input error echoing a value) can show it. Empty when not given.
+ */
+function maskedToken() {
   const token = (process.env[inputEnvName('token')] ?? '').trim();
+  if (token) core.setSecret(token);
+  return token;
+}
+
+function requireToken(token) {
   if (!token) throw Object.assign(new Error('input `token` is required'), { code: 'invalid-input', input: 'token' });
-  core.setSecret(token);
   return token;
 }
 
@@ -74,11 +78,12 @@ export async function run(kind) {
   if (kind === 'acquire' && process.env.STATE_isPost === 'true') return post();
   let op;
   try {
+    const token = maskedToken();
     const { Operation, version } = loadCore();
     op = new Operation(kind, collectInputs(kind), undefined);
     const plan = op.plan;
-    const token = tokenInput();
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
+    requireToken(token);
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
     core.info(`leasehold ${version}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
     if (kind === 'acquire') {
       // Saved before anything is sent, so the post step can clean up even if this step is
@@ -127,13 +132,14 @@ async function post() {
     const holderId = process.env['STATE_holder-id'];
     const nonce = process.env.STATE_nonce;
     if (!holderId || !nonce) return core.info('leasehold post: acquire did not start; nothing to clean up');
+    const token = maskedToken();
     const { Operation } = loadCore();
     const inputs = { ...collectInputs('acquire'), 'holder-id': holderId, nonce };
     if (process.env.STATE_revision) inputs['min-revision'] = process.env.STATE_revision;
     op = new Operation('cleanup', inputs, undefined);
     const plan = op.plan;
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
-    const perform = transportFor(plan, tokenInput());
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
+    const perform = transportFor(plan, requireToken(token));
     const outcome = await runOperation({ op, perform, logger });
     const said = {
       skipped: 'release-on-exit is false; leaving the lock as it is',
@@ -153,13 +159,14 @@ async function post() {
 /** actions/guard: run `command` under this job's holding (see guard.mjs). */
 export async function runGuard() {
   try {
+    const token = maskedToken();
     const core_ = loadCore();
     const inputs = collectInputs('guard');
     const { plan, machine } = checkGuardInputs(core_, inputs);
     const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
     if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
-    for (const warning of plan.warnings) core.warning(`input ${warning}`); // the core names the input first
-    const token = tokenInput();
+    for (const warning of plan.warnings) core.warning(warningMessage(warning));
+    requireToken(token);
     const perform = transportFor(plan, token);
     const emit = (obj) => core.info(JSON.stringify(obj));
     const { exitCode, reason } = await guard({ core: core_, machine, inputs, argv, perform, emit, logger, secrets: [token] });
