@@ -27,7 +27,19 @@ pub struct ListOp {
     failures: u32,
     stats: Stats,
     server_offset: i64,
+    phase: ListPhase,
     done: bool,
+}
+
+/// Where the list is: what event may come next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListPhase {
+    /// Not started: only `Start`.
+    Idle,
+    /// A page was asked for: only its `Reply` (or `Cancel`).
+    Awaiting,
+    /// Sleeping before a retry: only the `Timer` (or `Cancel`).
+    Sleeping,
 }
 
 impl ListOp {
@@ -45,11 +57,13 @@ impl ListOp {
             failures: 0,
             stats: Stats::default(),
             server_offset: 0,
+            phase: ListPhase::Idle,
             done: false,
         }
     }
 
     fn request(&mut self) -> Command {
+        self.phase = ListPhase::Awaiting;
         self.stats.requests += 1;
         self.stats.reads += 1;
         Command::Request {
@@ -94,10 +108,24 @@ impl ListOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if self.done {
+        let legal = !self.done
+            && matches!(
+                (self.phase, &event),
+                (ListPhase::Idle, Event::Start { .. })
+                    | (ListPhase::Sleeping, Event::Timer { .. })
+                    | (ListPhase::Awaiting, Event::Reply { .. })
+                    | (_, Event::Cancel { .. })
+            );
+        if !legal {
+            let state = match (self.done, self.phase) {
+                (true, _) => "finished",
+                (_, ListPhase::Idle) => "not started",
+                (_, ListPhase::Awaiting) => "awaiting the answer to a list read",
+                (_, ListPhase::Sleeping) => "sleeping before a retry",
+            };
             return Err(ProtocolError {
                 event: event.name().into(),
-                state: "finished".into(),
+                state: state.into(),
             }
             .into());
         }
@@ -106,6 +134,9 @@ impl ListOp {
             Event::Cancel { .. } => self.finish(Status::Transport, "cancelled".into(), None),
             Event::Reply { now, reply } => self.on_reply(now, reply),
         };
+        if matches!(command, Command::Sleep { .. }) {
+            self.phase = ListPhase::Sleeping;
+        }
         Ok(Step {
             command,
             log: Vec::new(),
