@@ -122,6 +122,7 @@ impl<P: Planner> Engine<P> {
                 if let Some(doc) = self.pending_doc.as_mut() {
                     doc.committed(&commits);
                 }
+                self.planner.created_commits(&commits);
                 let Some(repository_id) = self.target.repository_id.clone() else {
                     return Ok(self.fail(
                         FailureCode::StateInvalid,
