@@ -3,7 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use leasehold_core::{Call, Command, Entropy, Error, Event, Operation, OperationKind, Reply};
+use leasehold_core::{
+    limits, Call, Command, Entropy, Error, Event, FailureCode, Operation, OperationKind, Reply,
+    Status,
+};
 use leasehold_github_model::GitHub;
 use serde_json::json;
 
@@ -177,4 +180,45 @@ fn list_refuses_a_reply_while_sleeping_before_a_retry() {
         }),
         Err(Error::Protocol(_))
     ));
+}
+
+#[test]
+fn a_cancelled_list_is_cancelled() {
+    let mut op = list_op();
+    let _ = op.step(Event::Start { now: T0 }).unwrap();
+    let Command::Finish { outcome } = op.step(Event::Cancel { now: T0 }).unwrap().command else {
+        panic!("a cancel finishes the list")
+    };
+    assert_eq!(Status::of_outcome(&outcome), Status::Cancelled);
+}
+
+#[test]
+fn a_list_that_never_ends_stops_at_the_request_backstop() {
+    let mut op = list_op();
+    let mut command = op.step(Event::Start { now: T0 }).unwrap().command;
+    let endless = Reply::Graphql {
+        data: Some(json!({"repository": {"id": "R_1", "refs": {
+            "nodes": [],
+            "pageInfo": {"hasNextPage": true, "endCursor": "again"}
+        }}})),
+        errors: Vec::new(),
+        date: None,
+    };
+    let mut sent = 0u32;
+    while let Command::Request { .. } = command {
+        sent += 1;
+        assert!(sent <= limits::MAX_REQUESTS, "no backstop");
+        command = op
+            .step(Event::Reply {
+                now: T0,
+                reply: endless.clone(),
+            })
+            .unwrap()
+            .command;
+    }
+    assert_eq!(sent, limits::MAX_REQUESTS);
+    let Command::Finish { outcome } = command else {
+        panic!("finished: {command:?}")
+    };
+    assert_eq!(outcome.error.unwrap().code, FailureCode::RequestBudget);
 }
