@@ -31,11 +31,8 @@ use crate::wire::{
     Status,
 };
 
-/// The shortest wait before retrying a renewal that failed.
-pub const RETRY_FLOOR_MS: Millis = 5_000;
-
-/// `kill-grace-seconds`: its default and range (whole seconds).
-pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
+use crate::policy::limits::GUARD_RETRY_DIVISOR;
+pub use crate::policy::limits::{GUARD_RETRY_FLOOR_MS as RETRY_FLOOR_MS, KILL_GRACE_SECONDS};
 
 /// The guard's exit codes, in one place. A child that ends by itself passes its own code through
 /// (`signal_base` + the signal's number when a signal ended it).
@@ -133,7 +130,8 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
             reason: KillReason::Deadline,
         };
     }
-    let retry_after = |at: Millis| at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS);
+    let retry_after =
+        |at: Millis| at + (input.lease.renew_ms / GUARD_RETRY_DIVISOR).max(RETRY_FLOOR_MS);
     let next = match (input.last, input.last_attempt_at) {
         // After a failure, try again soon (a tenth of the renew interval, at least 5 s), well
         // before the deadline.
