@@ -30,4 +30,5 @@ pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
 pub use secrets::credential_shape;
+pub(crate) use words::words;
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};
