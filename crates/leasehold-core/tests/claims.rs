@@ -636,3 +636,48 @@ fn inputs_are_refused_before_any_request() {
         "{err}"
     );
 }
+
+#[test]
+fn a_repeated_release_from_prior_is_already_released() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let prior = serde_json::to_string(
+        a.claims.as_ref().unwrap().items[0]
+            .payload
+            .as_ref()
+            .unwrap(),
+    )
+    .unwrap();
+    let rel = kv(&[
+        ("key", "k".into()),
+        ("token", token(&a)),
+        ("run-id", run_id(&a)),
+        ("repository-id", REPOSITORY_ID.into()),
+        ("prior", prior),
+    ]);
+    let first = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 1000,
+    );
+    assert_eq!(status(&first), Status::Released);
+    let head = git.refs()["refs/leasehold/claims/deploy/k"].clone();
+    // The same command again (the same prior, planned without a read): the release is already
+    // there, by this run; nothing more is written.
+    let again = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_B,
+        T0 + 2000,
+    );
+    assert_eq!(
+        status(&again),
+        Status::AlreadyReleased,
+        "{:?}",
+        again.claims
+    );
+    assert_eq!(git.refs()["refs/leasehold/claims/deploy/k"], head);
+}

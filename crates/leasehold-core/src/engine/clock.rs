@@ -1,6 +1,7 @@
 //! GitHub's clock, as the engine estimates it from the `date` of its answers, and a holding's
 //! lease turned into the holder's local deadlines by it.
 
+use crate::policy::limits::DATE_RESOLUTION_MS;
 use crate::wire::time::{parse_http_date, Millis};
 use crate::wire::{Holder, LeasePolicy, LeaseView};
 
@@ -24,7 +25,8 @@ impl ClockEstimate {
     pub fn observe(&mut self, date: Option<&str>, sent_at: Millis, read_at: Millis) {
         if let Some(server) = date.and_then(parse_http_date) {
             self.low = Some(server as i64 - read_at as i64);
-            self.high = Some(server as i64 + 1_000 - sent_at.min(read_at) as i64);
+            self.high =
+                Some(server as i64 + DATE_RESOLUTION_MS as i64 - sent_at.min(read_at) as i64);
         }
     }
 

@@ -7,10 +7,12 @@ use crate::policy::limits::{
     CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MAX_DOUBLINGS, CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY,
     MAX_CONFLICTS_IN_ROW,
 };
-use crate::policy::{next_attempt_at, Class};
+use crate::policy::{next_attempt_at, Class, RetryPolicy, Rng};
 use crate::store::{self, Document};
 use crate::wire::time::Millis;
-use crate::wire::{Call, Command, ConfigRecord, FailureCode, Level, LogLine, Reply, SleepReason};
+use crate::wire::{
+    Call, Command, ConfigRecord, FailureCode, Level, LogLine, Reply, SleepReason, Stats,
+};
 
 impl<P: Planner> Engine<P> {
     pub(super) fn on_failure(
@@ -172,13 +174,14 @@ impl<P: Planner> Engine<P> {
             (Class::Transient | Class::RateLimited { .. }, _) => {
                 self.failures += 1;
                 let deadline = self.planner.retry_deadline();
-                match next_attempt_at(
+                match retry_sleep(
                     &self.target.retry,
                     class,
                     self.failures,
                     now,
                     deadline,
                     &mut self.rng,
+                    &mut self.stats,
                 ) {
                     None => {
                         let budget = match deadline {
@@ -193,13 +196,7 @@ impl<P: Planner> Engine<P> {
                             now,
                         )
                     }
-                    Some(at) => {
-                        let reason = if matches!(class, Class::RateLimited { .. }) {
-                            self.stats.rate_limit_waits += 1;
-                            SleepReason::RateLimit
-                        } else {
-                            SleepReason::Backoff
-                        };
+                    Some((at, reason)) => {
                         log.push(LogLine {
                             level: Level::Warning,
                             text: format!(
@@ -233,4 +230,26 @@ impl<P: Planner> Engine<P> {
             }
         }
     }
+}
+
+/// The retry decision for a request that failed transiently or was rate limited (its
+/// `failures`-th failure in a row): when to send it again and why, counting a rate-limit wait;
+/// `None` when the retry budget (or `deadline`) is spent. Every retrying loop uses this one.
+pub(crate) fn retry_sleep(
+    policy: &RetryPolicy,
+    class: Class,
+    failures: u32,
+    now: Millis,
+    deadline: Option<Millis>,
+    rng: &mut Rng,
+    stats: &mut Stats,
+) -> Option<(Millis, SleepReason)> {
+    let at = next_attempt_at(policy, class, failures, now, deadline, rng)?;
+    let reason = if matches!(class, Class::RateLimited { .. }) {
+        stats.rate_limit_waits += 1;
+        SleepReason::RateLimit
+    } else {
+        SleepReason::Backoff
+    };
+    Some((at, reason))
 }

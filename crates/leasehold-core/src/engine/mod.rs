@@ -25,6 +25,7 @@ mod reply;
 mod several;
 
 pub use clock::{lease_view, ClockEstimate};
+pub(crate) use failure::retry_sleep;
 pub use plan::{Decision, PlanCtx, Planner, Provenance, Target};
 pub use several::{Relay, Several};
 

@@ -119,6 +119,10 @@ pub trait Planner {
     fn plan(&mut self, ctx: &mut PlanCtx<'_, Self::Doc>) -> Decision<Self::Doc>;
     /// A write's outcome became unknown (it is read back next; a plan follows the read).
     fn write_unknown(&mut self) {}
+    /// A document in refs: the commits this operation created for its next update, by ref
+    /// name (`(ref, commit)`). A version whose ref points at one of them is this operation's
+    /// own write; nothing else is (the same payload written by another process is not).
+    fn created_commits(&mut self, _commits: &[(String, String)]) {}
     /// The outcome when the operation fails for `failure`.
     fn failed(&self, failure: Failure, now: Millis) -> Outcome;
     /// The state branch does not exist (a write answered 404). `None` creates it; an

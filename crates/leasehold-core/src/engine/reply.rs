@@ -122,6 +122,7 @@ impl<P: Planner> Engine<P> {
                 if let Some(doc) = self.pending_doc.as_mut() {
                     doc.committed(&commits);
                 }
+                self.planner.created_commits(&commits);
                 let Some(repository_id) = self.target.repository_id.clone() else {
                     return Ok(self.fail(
                         FailureCode::StateInvalid,
@@ -134,7 +135,11 @@ impl<P: Planner> Engine<P> {
                 let call = store::refs::update_refs_call(&repository_id, &updates);
                 self.issue(call, Pending::StateWrite, now)
             }
-            (Pending::StateWrite, Reply::Graphql { .. }) => {
+            // Only the ref update (a GraphQL mutation) is answered by GraphQL; a file write
+            // answered so is an illegal transition, below.
+            (Pending::StateWrite, Reply::Graphql { .. })
+                if matches!(sent, Call::Graphql { .. }) =>
+            {
                 let doc = self.pending_doc.take().expect("a write is pending");
                 self.batch = None;
                 self.conflicts_in_row = 0;
@@ -190,7 +195,9 @@ impl<P: Planner> Engine<P> {
                 }
                 self.decide(now, log)
             }
-            (Pending::StateWrite, Reply::Written { sha, .. }) => {
+            (Pending::StateWrite, Reply::Written { sha, .. })
+                if matches!(sent, Call::WriteFile { .. }) =>
+            {
                 let doc = self.pending_doc.take().expect("a write is pending");
                 self.conflicts_in_row = 0;
                 self.unknown_streak = 0;

@@ -1,6 +1,9 @@
 //! Names and identities, validated before anything is sent.
 
 use super::credentials::refuse_credential;
+use crate::policy::limits::{
+    MAX_BRANCH, MAX_JOB_ID, MAX_LOCK_NAME, MAX_REPOSITORY_PART, MAX_SUFFIX,
+};
 use crate::wire::InputError;
 
 /// A lock name: `[A-Za-z0-9._-]{1,80}`, and not `.` or `..` (it becomes a file name).
@@ -9,10 +12,11 @@ pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
     let ok_chars = value
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if value.is_empty() || value.len() > 80 || !ok_chars || value == "." || value == ".." {
+    if value.is_empty() || value.len() > MAX_LOCK_NAME || !ok_chars || value == "." || value == ".."
+    {
         return Err(InputError::new(
             input,
-            "must match [A-Za-z0-9._-]{1,80} and not be \".\" or \"..\"",
+            &format!("must match [A-Za-z0-9._-]{{1,{MAX_LOCK_NAME}}} and not be \".\" or \"..\""),
             value,
         ));
     }
@@ -23,7 +27,7 @@ pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
 pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
     let part = |p: &str| {
         !p.is_empty()
-            && p.len() <= 100
+            && p.len() <= MAX_REPOSITORY_PART
             && p.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
     };
@@ -45,7 +49,7 @@ pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
         || value.contains("//")
         || value.ends_with(".lock")
         || value.contains("/.");
-    if value.is_empty() || value.len() > 200 || !ok_chars || bad_shape {
+    if value.is_empty() || value.len() > MAX_BRANCH || !ok_chars || bad_shape {
         return Err(InputError::new(input, "must be a plain branch name ([A-Za-z0-9._/-], no \"..\", no leading or trailing \"/\" or \".\")", value));
     }
     Ok(())
@@ -69,10 +73,10 @@ pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
             value,
         ));
     }
-    if value.chars().count() > 200 || value.chars().any(char::is_control) {
+    if value.chars().count() > MAX_SUFFIX || value.chars().any(char::is_control) {
         return Err(InputError::new(
             input,
-            "must be at most 200 printable characters",
+            &format!("must be at most {MAX_SUFFIX} printable characters"),
             value,
         ));
     }
@@ -85,7 +89,7 @@ pub fn validate_job(input: &str, value: &str) -> Result<(), InputError> {
     let mut bytes = value.bytes();
     let first_ok = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
     if !first_ok
-        || value.len() > 100
+        || value.len() > MAX_JOB_ID
         || !bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     {
         return Err(InputError::new(

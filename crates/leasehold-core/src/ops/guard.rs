@@ -26,16 +26,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{RawInputs, Reader};
 use crate::wire::time::{format_rfc3339, Millis};
+use crate::wire::words;
 use crate::wire::{
     AnswerClass, Error, InputError, LeaseView, Level, LogLine, Outcome, ProtocolError, ResultWord,
     Status,
 };
 
-/// The shortest wait before retrying a renewal that failed.
-pub const RETRY_FLOOR_MS: Millis = 5_000;
-
-/// `kill-grace-seconds`: its default and range (whole seconds).
-pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
+use crate::policy::limits::GUARD_RETRY_DIVISOR;
+pub use crate::policy::limits::{GUARD_RETRY_FLOOR_MS as RETRY_FLOOR_MS, KILL_GRACE_SECONDS};
 
 /// The guard's exit codes, in one place. A child that ends by itself passes its own code through
 /// (`signal_base` + the signal's number when a signal ended it).
@@ -133,7 +131,8 @@ pub fn decide(input: &GuardInput) -> GuardDecision {
             reason: KillReason::Deadline,
         };
     }
-    let retry_after = |at: Millis| at + (input.lease.renew_ms / 10).max(RETRY_FLOOR_MS);
+    let retry_after =
+        |at: Millis| at + (input.lease.renew_ms / GUARD_RETRY_DIVISOR).max(RETRY_FLOOR_MS);
     let next = match (input.last, input.last_attempt_at) {
         // After a failure, try again soon (a tenth of the renew interval, at least 5 s), well
         // before the deadline.
@@ -176,27 +175,13 @@ impl GuardSettings {
     }
 }
 
-/// A signal the guard sends or receives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Signal {
-    #[serde(rename = "SIGINT")]
-    Int,
-    #[serde(rename = "SIGTERM")]
-    Term,
-    #[serde(rename = "SIGHUP")]
-    Hup,
-    #[serde(rename = "SIGKILL")]
-    Kill,
-}
-
-impl Signal {
-    pub fn name(self) -> &'static str {
-        match self {
-            Signal::Int => "SIGINT",
-            Signal::Term => "SIGTERM",
-            Signal::Hup => "SIGHUP",
-            Signal::Kill => "SIGKILL",
-        }
+words! {
+    /// A signal the guard sends or receives.
+    pub enum Signal {
+        Int = "SIGINT",
+        Term = "SIGTERM",
+        Hup = "SIGHUP",
+        Kill = "SIGKILL",
     }
 }
 
@@ -231,15 +216,12 @@ pub enum GuardEvent {
 }
 
 impl GuardEvent {
-    fn name(&self) -> &'static str {
-        match self {
-            GuardEvent::Started { .. } => "started",
-            GuardEvent::Verified { .. } => "verified",
-            GuardEvent::RenewalEnded { .. } => "renewal-ended",
-            GuardEvent::TimerFired { .. } => "timer-fired",
-            GuardEvent::ChildExited { .. } => "child-exited",
-            GuardEvent::SignalReceived { .. } => "signal-received",
-        }
+    /// The event's `kind`, as serde writes it (the one spelling of it).
+    fn name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("kind")?.as_str().map(String::from))
+            .unwrap_or_default()
     }
 }
 
@@ -274,31 +256,20 @@ pub struct Finish {
     pub renewals: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FinishReason {
+words! {
+    /// Why the guard finished.
+    pub enum FinishReason {
     /// The child ended by itself.
-    ChildExited,
+    ChildExited = "child-exited",
     /// The child could not be started.
-    SpawnFailed,
+    SpawnFailed = "spawn-failed",
     /// A renewal proved the holding lost; the child was stopped.
-    Lost,
+    Lost = "lost",
     /// The local deadline passed without a proven renewal; the child was stopped (or never
     /// started: the verification's lease was past it already).
-    Deadline,
+    Deadline = "deadline",
     /// The verification did not renew the holding; the child never ran.
-    NotHeld,
-}
-
-impl FinishReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FinishReason::ChildExited => "child-exited",
-            FinishReason::SpawnFailed => "spawn-failed",
-            FinishReason::Lost => "lost",
-            FinishReason::Deadline => "deadline",
-            FinishReason::NotHeld => "not-held",
-        }
+    NotHeld = "not-held",
     }
 }
 
@@ -311,33 +282,20 @@ pub struct GuardStep {
     pub log: Vec<LogLine>,
 }
 
-/// Where the guard is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Phase {
+words! {
+    /// Where the guard is.
+    pub enum Phase {
     /// Not started.
-    Ready,
+    Ready = "ready",
     /// The verifying renewal runs; no child yet.
-    Verifying,
+    Verifying = "verifying",
     /// The child runs.
-    Running,
+    Running = "running",
     /// The child's group got SIGTERM; SIGKILL follows at the kill grace.
-    Stopping,
+    Stopping = "stopping",
     /// The child ended by itself while a renewal ran: waiting for it, until its deadline.
-    Draining,
-    Finished,
-}
-
-impl Phase {
-    fn as_str(self) -> &'static str {
-        match self {
-            Phase::Ready => "ready",
-            Phase::Verifying => "verifying",
-            Phase::Running => "running",
-            Phase::Stopping => "stopping",
-            Phase::Draining => "draining",
-            Phase::Finished => "finished",
-        }
+    Draining = "draining",
+    Finished = "finished",
     }
 }
 
@@ -507,7 +465,7 @@ impl Guard {
         };
         let unexpected = |phase: Phase, event: &GuardEvent| {
             Error::Protocol(ProtocolError {
-                event: event.name().into(),
+                event: event.name(),
                 state: format!("the guard is {}", phase.as_str()),
             })
         };

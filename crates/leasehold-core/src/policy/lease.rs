@@ -12,11 +12,14 @@
 
 use serde::Serialize;
 
-use super::limits::REQUEST_TIMEOUT_MS;
+use super::limits::{
+    GUARDED_GRACE_MS, GUARDED_MAX_TTL_MS, GUARDED_MIN_REMAINING_MS, GUARDED_RENEW_MS,
+    GUARDED_SKEW_MS, GUARDED_TTL_MS, MAX_GRACE_MS, MAX_LEASE_CEILING_MS, MAX_SKEW_MS, MIN_RENEW_MS,
+    MIN_TTL_MS, REQUEST_TIMEOUT_MS, UNCONFIGURED_GRACE_MS, UNCONFIGURED_MIN_REMAINING_MS,
+    UNCONFIGURED_RENEW_MS, UNCONFIGURED_SKEW_MS, UNCONFIGURED_TTL_MS,
+};
 use crate::wire::time::Millis;
 use crate::wire::LeasePolicy;
-
-const MINUTE: Millis = 60_000;
 
 impl LeasePolicy {
     /// The policy of a lock whose config sets none: a lease as long as GitHub lets a job on a
@@ -25,12 +28,12 @@ impl LeasePolicy {
     /// the ceiling of a week.
     pub fn unconfigured() -> Self {
         LeasePolicy {
-            ttl_ms: 6 * 60 * MINUTE,
-            renew_ms: 2 * 60 * MINUTE,
-            grace_ms: 2 * MINUTE,
-            max_ttl_ms: 7 * 24 * 60 * MINUTE,
-            skew_ms: MINUTE,
-            min_remaining_ms: 5 * MINUTE,
+            ttl_ms: UNCONFIGURED_TTL_MS,
+            renew_ms: UNCONFIGURED_RENEW_MS,
+            grace_ms: UNCONFIGURED_GRACE_MS,
+            max_ttl_ms: MAX_LEASE_CEILING_MS,
+            skew_ms: UNCONFIGURED_SKEW_MS,
+            min_remaining_ms: UNCONFIGURED_MIN_REMAINING_MS,
             reaper_renews: false,
         }
     }
@@ -40,12 +43,12 @@ impl LeasePolicy {
     /// 500 content-generating requests an hour (see the README).
     pub fn guarded() -> Self {
         LeasePolicy {
-            ttl_ms: 15 * MINUTE,
-            renew_ms: 5 * MINUTE,
-            grace_ms: MINUTE,
-            max_ttl_ms: 6 * 60 * MINUTE + 30 * MINUTE,
-            skew_ms: 30_000,
-            min_remaining_ms: 2 * MINUTE,
+            ttl_ms: GUARDED_TTL_MS,
+            renew_ms: GUARDED_RENEW_MS,
+            grace_ms: GUARDED_GRACE_MS,
+            max_ttl_ms: GUARDED_MAX_TTL_MS,
+            skew_ms: GUARDED_SKEW_MS,
+            min_remaining_ms: GUARDED_MIN_REMAINING_MS,
             reaper_renews: false,
         }
     }
@@ -55,18 +58,18 @@ impl LeasePolicy {
         use LeaseRule::*;
         let p = self;
         let rules = [
-            (p.ttl_ms >= 30_000, TtlAtLeast30Seconds),
+            (p.ttl_ms >= MIN_TTL_MS, TtlAtLeast30Seconds),
             (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
-            (p.max_ttl_ms <= 7 * 24 * 60 * MINUTE, CeilingAtMostAWeek),
+            (p.max_ttl_ms <= MAX_LEASE_CEILING_MS, CeilingAtMostAWeek),
             (
-                p.renew_ms >= 10_000 && p.renew_ms * 2 <= p.ttl_ms,
+                p.renew_ms >= MIN_RENEW_MS && p.renew_ms * 2 <= p.ttl_ms,
                 RenewAtMostHalfTtl,
             ),
             (
-                p.grace_ms <= p.ttl_ms && p.grace_ms <= 60 * MINUTE,
+                p.grace_ms <= p.ttl_ms && p.grace_ms <= MAX_GRACE_MS,
                 GraceWithinBounds,
             ),
-            (p.skew_ms <= 10 * MINUTE, SkewWithinBounds),
+            (p.skew_ms <= MAX_SKEW_MS, SkewWithinBounds),
             (p.min_remaining_ms < p.renew_ms, MinRemainingBelowRenew),
             // A renewal attempted at the renew tick, allowed a whole request budget and the
             // clock skew, must be proven before the holder's local deadline...
@@ -145,6 +148,7 @@ pub enum LeaseRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::limits::MINUTE;
 
     #[test]
     fn defaults_are_valid() {

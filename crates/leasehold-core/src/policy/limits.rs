@@ -1,8 +1,7 @@
 //! Every number leasehold decides by, in one place, each with what it is and why it has that
 //! value. The tables built from them live beside: lease defaults and rules in `lease.rs`, retry
 //! defaults and budgets in `retry.rs`, the classification of GitHub's answers in `classify.rs`,
-//! poll spacing in `poll.rs`. (The guard's retry floor, `RETRY_FLOOR_MS`, is still in
-//! `ops/guard.rs`.)
+//! poll spacing in `poll.rs`.
 
 use std::ops::RangeInclusive;
 
@@ -24,6 +23,62 @@ pub const MAX_REQUESTS: u32 = 10_000;
 pub const PROBE_MAX_ATTEMPTS: u32 = 3;
 /// GitHub's advice when a secondary limit gives no `retry-after`: wait at least a minute.
 pub const SECONDARY_DEFAULT_WAIT_MS: Millis = 60_000;
+
+/// The `date` header's resolution: GitHub's clock at an answer lies within this after it.
+pub const DATE_RESOLUTION_MS: Millis = 1_000;
+
+// --- Retry defaults (a request that failed transiently) ----------------------------------------
+
+/// Attempts at one request, at most: five spread over the backoff outlast a brief outage.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+/// The first backoff (full jitter up to it, doubling per attempt): about GitHub's write spacing.
+pub const DEFAULT_RETRY_BASE_MS: Millis = 1_000;
+/// The longest backoff: half a minute keeps a waiting runner responsive.
+pub const DEFAULT_RETRY_CAP_MS: Millis = 30_000;
+/// The longest `retry-after` waited for within the attempt budget: a minute, GitHub's own advice.
+pub const DEFAULT_SERVER_CEILING_MS: Millis = 60_000;
+/// How long a streak of 401s may last before it is a refusal: a fresh token takes seconds to
+/// become valid everywhere.
+pub const DEFAULT_AUTH_GRACE_MS: Millis = 10_000;
+
+// --- Lease policies ----------------------------------------------------------------------------
+
+/// A minute, in milliseconds.
+pub const MINUTE: Millis = 60_000;
+
+/// Unconfigured lease: as long as a hosted-runner job may run (6 hours).
+pub const UNCONFIGURED_TTL_MS: Millis = 6 * 60 * MINUTE;
+/// Unconfigured renew interval: a third of the lease.
+pub const UNCONFIGURED_RENEW_MS: Millis = 2 * 60 * MINUTE;
+/// Unconfigured grace after expiry before a holding may be taken.
+pub const UNCONFIGURED_GRACE_MS: Millis = 2 * MINUTE;
+/// Unconfigured skew tolerance between judges' clocks.
+pub const UNCONFIGURED_SKEW_MS: Millis = MINUTE;
+/// Unconfigured time left at which the holder stops (its local deadline).
+pub const UNCONFIGURED_MIN_REMAINING_MS: Millis = 5 * MINUTE;
+/// The ceiling of any lease, renewals included: a week ([`MAX_LEASE_MINUTES`]).
+pub const MAX_LEASE_CEILING_MS: Millis = MAX_LEASE_MINUTES * MINUTE;
+/// Guarded lease: 15 minutes, renewed every 5 (one token keeps about 41 holders alive under
+/// GitHub's 500 content-generating requests an hour).
+pub const GUARDED_TTL_MS: Millis = 15 * MINUTE;
+/// Guarded renew interval.
+pub const GUARDED_RENEW_MS: Millis = 5 * MINUTE;
+/// Guarded grace after expiry.
+pub const GUARDED_GRACE_MS: Millis = MINUTE;
+/// Guarded ceiling: a hosted job's 6 hours and half an hour to spare.
+pub const GUARDED_MAX_TTL_MS: Millis = 6 * 60 * MINUTE + 30 * MINUTE;
+/// Guarded skew tolerance.
+pub const GUARDED_SKEW_MS: Millis = 30_000;
+/// Guarded time left at which the holder stops.
+pub const GUARDED_MIN_REMAINING_MS: Millis = 2 * MINUTE;
+/// The shortest lease a policy may set: shorter leaves no room for a renewal's request.
+pub const MIN_TTL_MS: Millis = 30_000;
+/// The shortest renew interval: more often would spend the write budget on renewals.
+pub const MIN_RENEW_MS: Millis = 10_000;
+/// The longest grace: past an hour a dead holder blocks too long.
+pub const MAX_GRACE_MS: Millis = 60 * MINUTE;
+/// The largest skew tolerance: clocks further apart than this are broken, not skewed.
+pub const MAX_SKEW_MS: Millis = 10 * MINUTE;
 
 // --- Writes and compare-and-swap ------------------------------------------------------------
 
@@ -143,3 +198,30 @@ pub const SLOT_MAX_NUMBER: u64 = 999_999_999_999;
 /// The longest slot prefix: a namespace (100) and a prefix with its number stay well inside
 /// git's and GitHub's ref name limits.
 pub const SLOT_MAX_PREFIX: usize = 64;
+
+// --- Names -------------------------------------------------------------------------------------
+
+/// The longest lock name: it becomes a file name and part of a holder id.
+pub const MAX_LOCK_NAME: usize = 80;
+/// The longest owner or repository name part (GitHub's own limit is lower).
+pub const MAX_REPOSITORY_PART: usize = 100;
+/// The longest state branch name: well within git's and a URL's limits.
+pub const MAX_BRANCH: usize = 200;
+/// The longest holder-id suffix (characters): it is logged and stored in every holding.
+pub const MAX_SUFFIX: usize = 200;
+/// The longest workflow job id accepted.
+pub const MAX_JOB_ID: usize = 100;
+/// The longest claims namespace or key: it becomes part of a ref name.
+pub const MAX_CLAIM_NAME: usize = 100;
+/// The most keys in one family: they are written in one `updateRefs`.
+pub const MAX_FAMILY: usize = 20;
+
+// --- guard -------------------------------------------------------------------------------------
+
+/// The shortest wait before the guard retries a renewal that failed.
+pub const GUARD_RETRY_FLOOR_MS: Millis = 5_000;
+/// After a failed renewal the guard retries after 1/this of the renew interval (or the floor):
+/// soon, and well before the deadline.
+pub const GUARD_RETRY_DIVISOR: Millis = 10;
+/// `kill-grace-seconds`: its default and range (whole seconds): the runner itself allows 10 s.
+pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);

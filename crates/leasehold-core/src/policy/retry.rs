@@ -4,6 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::Class;
 use super::jitter::Rng;
+use super::limits::{
+    DEFAULT_AUTH_GRACE_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_CAP_MS,
+    DEFAULT_SERVER_CEILING_MS,
+};
 use crate::wire::time::Millis;
 
 /// Retry knobs. Defaults follow GitHub's advice; ranges are checked where they are parsed.
@@ -29,11 +33,11 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: 5,
-            base_ms: 1_000,
-            cap_ms: 30_000,
-            server_ceiling_ms: 60_000,
-            auth_grace_ms: 10_000,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            base_ms: DEFAULT_RETRY_BASE_MS,
+            cap_ms: DEFAULT_RETRY_CAP_MS,
+            server_ceiling_ms: DEFAULT_SERVER_CEILING_MS,
+            auth_grace_ms: DEFAULT_AUTH_GRACE_MS,
             max_attempts_with_deadline: None,
         }
     }

@@ -6,134 +6,102 @@
 //! The coarse rule: 0 proceed; 10, 11, 14, 15 act as printed; 12 do not retry, run the printed
 //! adopt; 13 stop the protected work, it is forfeit; 3, 16, 21 stop and report; 20 retry later.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::words::FailureCode;
+use super::words::{words, FailureCode};
 
-/// A command's status word (the `status` of its JSON document).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
+words! {
+    /// A command's status word (the `status` of its JSON document), in table order.
+    pub enum Status {
     // 0: proceed.
-    Acquired,
-    TakenOver,
-    Renewed,
-    NotDue,
-    Released,
-    AlreadyReleased,
-    Held,
-    Ok,
-    Adopted,
-    QueueCleaned,
-    Noop,
-    Skipped,
-    Reaped,
-    Allocated,
+    Acquired = "acquired",
+    TakenOver = "taken-over",
+    Renewed = "renewed",
+    NotDue = "not-due",
+    Released = "released",
+    AlreadyReleased = "already-released",
+    Held = "held",
+    Ok = "ok",
+    Adopted = "adopted",
+    QueueCleaned = "queue-cleaned",
+    Noop = "noop",
+    Skipped = "skipped",
+    Reaped = "reaped",
+    Allocated = "allocated",
     // 2, 3.
-    Usage,
-    Config,
+    Usage = "usage",
+    Config = "config",
     // 10: skip this item this run.
-    Contended,
-    AlreadyHeld,
-    FamilyAborted,
-    Timeout,
-    Cancelled,
+    Contended = "contended",
+    AlreadyHeld = "already-held",
+    FamilyAborted = "family-aborted",
+    Timeout = "timeout",
+    Cancelled = "cancelled",
     // 11 .. 16.
-    Expired,
-    UnknownOutcome,
-    Lost,
-    NotHeld,
-    RenewRequired,
-    Stale,
+    Expired = "expired",
+    UnknownOutcome = "unknown-outcome",
+    Lost = "lost",
+    NotHeld = "not-held",
+    RenewRequired = "renew-required",
+    Stale = "stale",
     // 20, 21.
-    Transport,
-    Permission,
+    Transport = "transport",
+    Permission = "permission",
+    }
 }
 
 /// Every status, in table order.
-pub const ALL_STATUSES: &[Status] = &[
-    Status::Acquired,
-    Status::TakenOver,
-    Status::Renewed,
-    Status::NotDue,
-    Status::Released,
-    Status::AlreadyReleased,
-    Status::Held,
-    Status::Ok,
-    Status::Adopted,
-    Status::QueueCleaned,
-    Status::Noop,
-    Status::Skipped,
-    Status::Reaped,
-    Status::Allocated,
-    Status::Usage,
-    Status::Config,
-    Status::Contended,
-    Status::AlreadyHeld,
-    Status::FamilyAborted,
-    Status::Timeout,
-    Status::Cancelled,
-    Status::Expired,
-    Status::UnknownOutcome,
-    Status::Lost,
-    Status::NotHeld,
-    Status::RenewRequired,
-    Status::Stale,
-    Status::Transport,
-    Status::Permission,
-];
+pub const ALL_STATUSES: &[Status] = Status::ALL;
 
 impl Status {
-    /// The word, its exit code and the action it asks for: the table.
-    pub fn row(self) -> (&'static str, i32, &'static str) {
+    /// The exit code and the action a status asks for: the table (the word is the enum's).
+    fn code_and_action(self) -> (i32, &'static str) {
         use Status::*;
         match self {
-            Acquired => ("acquired", 0, "proceed"),
-            TakenOver => ("taken-over", 0, "proceed"),
-            Renewed => ("renewed", 0, "proceed"),
-            NotDue => ("not-due", 0, "proceed"),
-            Released => ("released", 0, "proceed"),
-            AlreadyReleased => ("already-released", 0, "proceed"),
-            Held => ("held", 0, "proceed"),
-            Ok => ("ok", 0, "proceed"),
-            Adopted => ("adopted", 0, "proceed"),
-            QueueCleaned => ("queue-cleaned", 0, "proceed"),
-            Noop => ("noop", 0, "proceed"),
-            Skipped => ("skipped", 0, "proceed"),
-            Reaped => ("reaped", 0, "proceed"),
-            Allocated => ("allocated", 0, "proceed"),
-            Usage => ("usage", 2, "fix the command"),
-            Config => ("config", 3, "stop and report"),
-            Contended => ("contended", 10, "skip this item this run"),
-            AlreadyHeld => ("already-held", 10, "skip this item this run"),
-            FamilyAborted => ("family-aborted", 10, "skip this family this run"),
-            Timeout => ("timeout", 10, "skip this item this run"),
-            Cancelled => ("cancelled", 10, "skip this item this run"),
-            Expired => ("expired", 11, "run the printed takeover"),
-            UnknownOutcome => ("unknown-outcome", 12, "do not retry; run the printed adopt"),
-            Lost => ("lost", 13, "stop the protected work; it is forfeit"),
-            NotHeld => ("not-held", 14, "renew with the printed token, or stop"),
-            RenewRequired => ("renew-required", 15, "renew, then retry once"),
-            Stale => ("stale", 16, "stop and report"),
-            Transport => ("transport", 20, "retry later, with backoff"),
-            Permission => ("permission", 21, "stop and report"),
+            Acquired => (0, "proceed"),
+            TakenOver => (0, "proceed"),
+            Renewed => (0, "proceed"),
+            NotDue => (0, "proceed"),
+            Released => (0, "proceed"),
+            AlreadyReleased => (0, "proceed"),
+            Held => (0, "proceed"),
+            Ok => (0, "proceed"),
+            Adopted => (0, "proceed"),
+            QueueCleaned => (0, "proceed"),
+            Noop => (0, "proceed"),
+            Skipped => (0, "proceed"),
+            Reaped => (0, "proceed"),
+            Allocated => (0, "proceed"),
+            Usage => (2, "fix the command"),
+            Config => (3, "stop and report"),
+            Contended => (10, "skip this item this run"),
+            AlreadyHeld => (10, "skip this item this run"),
+            FamilyAborted => (10, "skip this family this run"),
+            Timeout => (10, "skip this item this run"),
+            Cancelled => (10, "skip this item this run"),
+            Expired => (11, "run the printed takeover"),
+            UnknownOutcome => (12, "do not retry; run the printed adopt"),
+            Lost => (13, "stop the protected work; it is forfeit"),
+            NotHeld => (14, "renew with the printed token, or stop"),
+            RenewRequired => (15, "renew, then retry once"),
+            Stale => (16, "stop and report"),
+            Transport => (20, "retry later, with backoff"),
+            Permission => (21, "stop and report"),
         }
     }
 
-    pub fn as_str(self) -> &'static str {
-        self.row().0
+    /// The word, its exit code and the action it asks for: the table.
+    pub fn row(self) -> (&'static str, i32, &'static str) {
+        let (code, action) = self.code_and_action();
+        (self.as_str(), code, action)
     }
 
     pub fn exit_code(self) -> i32 {
-        self.row().1
+        self.code_and_action().0
     }
 
     pub fn action(self) -> &'static str {
-        self.row().2
-    }
-
-    pub fn from_word(word: &str) -> Option<Status> {
-        ALL_STATUSES.iter().copied().find(|s| s.as_str() == word)
+        self.code_and_action().1
     }
 
     /// The status of a failure with this code.

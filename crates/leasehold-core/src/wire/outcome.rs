@@ -5,61 +5,40 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{LockState, RunIdentity};
 use super::time::Millis;
-use super::words::{AnswerClass, FailureCode, ReapReason};
+use super::words::{words, AnswerClass, FailureCode, ReapReason};
 
-/// The stable result word of an operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ResultWord {
+words! {
+    /// The stable result word of an operation.
+    pub enum ResultWord {
     /// acquire: this job holds a slot.
-    Acquired,
+    Acquired = "acquired",
     /// acquire: the timeout passed before a slot came free; the queue entry was removed.
-    Timeout,
+    Timeout = "timeout",
     /// acquire: the job was cancelled while waiting; the queue entry was removed.
-    Cancelled,
+    Cancelled = "cancelled",
     /// release: the holding was removed.
-    Released,
+    Released = "released",
     /// release: the job was only waiting; its queue entry was removed.
-    QueueCleaned,
+    QueueCleaned = "queue-cleaned",
     /// release: nothing of this holder id was in the lock (confirmed against the latest state).
-    Noop,
+    Noop = "noop",
     /// release: the resource was released by the job but the lock state could not be updated
     /// within the release's budget. The record is in doubt; the step fails.
-    ReleaseUnrecorded,
+    ReleaseUnrecorded = "release-unrecorded",
     /// status: the summary was read.
-    Status,
+    Status = "status",
     /// cleanup: switched off (`release-on-exit: false`); nothing was sent.
-    Skipped,
+    Skipped = "skipped",
     /// renew: the lease was extended (or is at its ceiling already).
-    Renewed,
+    Renewed = "renewed",
     /// renew with `if-due`: not due yet; nothing written.
-    NotDue,
+    NotDue = "not-due",
     /// renew: this claim no longer holds (proven).
-    Lost,
+    Lost = "lost",
     /// reap: every holder and queue entry was judged; what was proven over was removed.
-    Reaped,
+    Reaped = "reaped",
     /// The operation could not complete; see `error`.
-    Failed,
-}
-
-impl ResultWord {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResultWord::Acquired => "acquired",
-            ResultWord::Timeout => "timeout",
-            ResultWord::Cancelled => "cancelled",
-            ResultWord::Released => "released",
-            ResultWord::QueueCleaned => "queue-cleaned",
-            ResultWord::Noop => "noop",
-            ResultWord::ReleaseUnrecorded => "release-unrecorded",
-            ResultWord::Status => "status",
-            ResultWord::Skipped => "skipped",
-            ResultWord::Renewed => "renewed",
-            ResultWord::NotDue => "not-due",
-            ResultWord::Lost => "lost",
-            ResultWord::Reaped => "reaped",
-            ResultWord::Failed => "failed",
-        }
+    Failed = "failed",
     }
 }
 

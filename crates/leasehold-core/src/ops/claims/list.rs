@@ -2,16 +2,18 @@
 //! in the same query) until GitHub says there is no next page; a page that says there is more
 //! but gives no cursor fails rather than reading as the end. `stale` keeps only held claims
 //! past their expiry. Read only; a failed page is retried within the retry policy by the same
-//! classification every request goes through.
+//! classification and the same retry decision as the engine's requests, GitHub's clock is the
+//! engine's estimate of it, and the engine's request backstop bounds the pages read.
 
-use crate::policy::limits::REQUEST_TIMEOUT_MS;
-use crate::policy::{classify, next_attempt_at, Class, RequestKind, RetryPolicy, Rng};
+use crate::engine::{retry_sleep, ClockEstimate};
+use crate::policy::limits::{MAX_REQUESTS, REQUEST_TIMEOUT_MS};
+use crate::policy::{classify, Class, RequestKind, RetryPolicy, Rng};
 use crate::store::claim::{namespace_prefix, parse_payload};
 use crate::store::refs::{list_refs_call, parse_list};
-use crate::wire::time::{parse_http_date, Millis};
+use crate::wire::time::Millis;
 use crate::wire::{
     ClaimItem, ClaimReport, ClaimState, Command, Error, Event, Failure, FailureCode, LeasePolicy,
-    Outcome, ProtocolError, Reply, ResultWord, SleepReason, Stats, Status, Step,
+    Outcome, ProtocolError, Reply, ResultWord, Stats, Status, Step,
 };
 
 pub struct ListOp {
@@ -26,8 +28,23 @@ pub struct ListOp {
     repository_id: Option<String>,
     failures: u32,
     stats: Stats,
-    server_offset: i64,
+    /// GitHub's clock, from the `date` of its answers (as the engine estimates it).
+    clock: ClockEstimate,
+    /// When the request now awaited was sent (local clock), for the clock estimate.
+    sent_at: Millis,
+    phase: ListPhase,
     done: bool,
+}
+
+/// Where the list is: what event may come next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListPhase {
+    /// Not started: only `Start`.
+    Idle,
+    /// A page was asked for: only its `Reply` (or `Cancel`).
+    Awaiting,
+    /// Sleeping before a retry: only the `Timer` (or `Cancel`).
+    Sleeping,
 }
 
 impl ListOp {
@@ -44,12 +61,28 @@ impl ListOp {
             repository_id: None,
             failures: 0,
             stats: Stats::default(),
-            server_offset: 0,
+            clock: ClockEstimate::default(),
+            sent_at: 0,
+            phase: ListPhase::Idle,
             done: false,
         }
     }
 
-    fn request(&mut self) -> Command {
+    fn request(&mut self, now: Millis) -> Command {
+        if self.stats.requests >= MAX_REQUESTS {
+            return self.finish(
+                Status::of_failure(FailureCode::RequestBudget),
+                format!("sent {MAX_REQUESTS} requests without finishing"),
+                Some(Failure {
+                    code: FailureCode::RequestBudget,
+                    message: format!("sent {MAX_REQUESTS} requests without finishing"),
+                    class: None,
+                    status: None,
+                }),
+            );
+        }
+        self.phase = ListPhase::Awaiting;
+        self.sent_at = now;
         self.stats.requests += 1;
         self.stats.reads += 1;
         Command::Request {
@@ -94,18 +127,35 @@ impl ListOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if self.done {
+        let legal = !self.done
+            && matches!(
+                (self.phase, &event),
+                (ListPhase::Idle, Event::Start { .. })
+                    | (ListPhase::Sleeping, Event::Timer { .. })
+                    | (ListPhase::Awaiting, Event::Reply { .. })
+                    | (_, Event::Cancel { .. })
+            );
+        if !legal {
+            let state = match (self.done, self.phase) {
+                (true, _) => "finished",
+                (_, ListPhase::Idle) => "not started",
+                (_, ListPhase::Awaiting) => "awaiting the answer to a list read",
+                (_, ListPhase::Sleeping) => "sleeping before a retry",
+            };
             return Err(ProtocolError {
                 event: event.name().into(),
-                state: "finished".into(),
+                state: state.into(),
             }
             .into());
         }
         let command = match event {
-            Event::Start { .. } | Event::Timer { .. } => self.request(),
-            Event::Cancel { .. } => self.finish(Status::Transport, "cancelled".into(), None),
+            Event::Start { now } | Event::Timer { now } => self.request(now),
+            Event::Cancel { .. } => self.finish(Status::Cancelled, "cancelled".into(), None),
             Event::Reply { now, reply } => self.on_reply(now, reply),
         };
+        if matches!(command, Command::Sleep { .. }) {
+            self.phase = ListPhase::Sleeping;
+        }
         Ok(Step {
             command,
             log: Vec::new(),
@@ -122,20 +172,18 @@ impl ListOp {
                 status: None,
             };
             return match class {
-                Class::Transient | Class::RateLimited { .. } => match next_attempt_at(
+                Class::Transient | Class::RateLimited { .. } => match retry_sleep(
                     &self.retry,
                     class,
                     self.failures,
                     now,
                     None,
                     &mut self.rng,
+                    &mut self.stats,
                 ) {
-                    Some(at) => {
+                    Some((until_ms, reason)) => {
                         self.stats.retries += 1;
-                        Command::Sleep {
-                            until_ms: at,
-                            reason: SleepReason::Backoff,
-                        }
+                        Command::Sleep { until_ms, reason }
                     }
                     None => self.finish(
                         Status::Transport,
@@ -154,10 +202,8 @@ impl ListOp {
         let Reply::Graphql { data, date, .. } = reply else {
             return self.finish(Status::Transport, "not a GraphQL answer".into(), None);
         };
-        if let Some(server) = date.as_deref().and_then(parse_http_date) {
-            self.server_offset = server as i64 - now as i64;
-        }
-        let server_now = (now as i64 + self.server_offset).max(0) as Millis;
+        self.clock.observe(date.as_deref(), self.sent_at, now);
+        let server_now = self.clock.server_now(now);
         let (id, refs, next) = match parse_list(&data.unwrap_or_default()) {
             Ok(page) => page,
             Err(e) => {
@@ -206,7 +252,7 @@ impl ListOp {
         match next {
             Some(cursor) => {
                 self.cursor = Some(cursor);
-                self.request()
+                self.request(now)
             }
             None => {
                 let n = self.items.len();

@@ -34,8 +34,10 @@ pub use settings::{ClaimSettings, Verb};
 
 pub struct ClaimPlanner {
     pub s: ClaimSettings,
-    /// Payloads this operation sent, as planned (before the engine stamped `seq` and `at`).
-    written: Vec<ClaimPayload>,
+    /// The commits this operation created for its updates: a member at one of them is this
+    /// operation's own write (never a payload that merely looks the same: a repeated command
+    /// writes an identical payload, and its first run's commit is not this run's write).
+    created: Vec<String>,
     /// A write's outcome is unknown and no plan has seen a read since.
     pending_write: bool,
     /// What the first write was (acquire: `acquired` or `taken-over`).
@@ -60,7 +62,7 @@ impl ClaimPlanner {
         ClaimPlanner {
             repository_id: s.repository_id.clone(),
             s,
-            written: Vec::new(),
+            created: Vec::new(),
             pending_write: false,
             intent: None,
             last: None,
@@ -85,14 +87,9 @@ impl ClaimPlanner {
         })
     }
 
-    /// Whether `p` is a version this operation wrote (ignoring the stamped `seq` and `at`).
-    fn wrote(&self, p: &ClaimPayload) -> bool {
-        self.written.iter().any(|w| {
-            let mut a = w.clone();
-            a.seq = p.seq;
-            a.at = p.at;
-            &a == p
-        })
+    /// Whether `m` is at a commit this operation created.
+    fn wrote(&self, m: &ClaimMember) -> bool {
+        m.oid.as_ref().is_some_and(|oid| self.created.contains(oid))
     }
 
     /// A new held payload for `key` from `now`.
@@ -267,13 +264,7 @@ impl Planner for ClaimPlanner {
         }
         let written = ctx.provenance == Provenance::Written;
         // A version this operation wrote: done.
-        let ours_written = written
-            || (!self.written.is_empty()
-                && set
-                    .members
-                    .iter()
-                    .filter_map(|m| m.payload.as_ref())
-                    .any(|p| self.wrote(p)));
+        let ours_written = written || set.members.iter().any(|m| self.wrote(m));
         if ours_written {
             if let Some(status) = self.intent {
                 self.pending_write = false;
@@ -302,14 +293,6 @@ impl Planner for ClaimPlanner {
             }
             Verdict::Write(new, status) => {
                 self.intent = Some(status);
-                for m in new.members.iter().filter(|m| m.changed) {
-                    if let Some(p) = &m.payload {
-                        let mut p = p.clone();
-                        // As the engine will stamp it.
-                        p.seq += 1;
-                        self.written.push(p);
-                    }
-                }
                 let action = new
                     .members
                     .iter()
@@ -323,6 +306,10 @@ impl Planner for ClaimPlanner {
 
     fn write_unknown(&mut self) {
         self.pending_write = true;
+    }
+
+    fn created_commits(&mut self, commits: &[(String, String)]) {
+        self.created.extend(commits.iter().map(|(_, c)| c.clone()));
     }
 
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {

@@ -10,10 +10,7 @@ use crate::store::claim::parse_payload;
 use crate::wire::time::parse_rfc3339;
 use crate::wire::{ClaimPayload, ConfigError, Error, InputError, LeasePolicy, RunIdentity};
 
-/// The longest namespace or key.
-pub const MAX_NAME: usize = 100;
-/// At most this many keys in one family (one `updateRefs`).
-pub const MAX_FAMILY: usize = 20;
+pub use crate::policy::limits::{MAX_CLAIM_NAME as MAX_NAME, MAX_FAMILY};
 
 /// A namespace or key: `[A-Za-z0-9._-]{1,100}`, not `.` or `..`, and never a credential.
 pub fn validate_name(input: &str, value: &str) -> Result<(), InputError> {
