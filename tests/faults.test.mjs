@@ -103,7 +103,10 @@ describe('fault classes in the wait loop', { concurrency: 4, timeout: 120_000 },
         const waiterCtx = jobContext({ runId: 20_000 + seq, job: 'waiter' });
         await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: blocker });
         const waiter = runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: waiterCtx });
-        for (let i = 0; i < 200 && !(await stateOf(lock)).queue.length; i++) await sleep(25);
+        // Setup, not an assertion on timing: a spawned process on a busy 2-core machine can take
+        // several seconds to start and, a moment after the blocker's write, lets the lock settle
+        // before it enqueues. Wait for it up to 30 s (the test's own time-out is 120 s).
+        for (const until = Date.now() + 30_000; Date.now() < until && !(await stateOf(lock)).queue.length; ) await sleep(25);
         assert.equal((await stateOf(lock)).queue.length, 1, 'the waiter is queued');
         // The wait loop only reads; its one write is its own admission. The blocker's holding
         // is removed by another writer (as an operator would) without admitting anybody, so the
