@@ -155,6 +155,10 @@ describe('secret scan', { timeout: 300_000 }, () => {
     // that answers every request with a 500.
     const refused = await step('credential-shaped suffix', 'acquire', { inputs: { lock, 'holder-suffix': TOKEN }, context: jobContext({ runId: 7004 }) });
     assert.notEqual(refused.outputs.result, 'acquired', refused.stdout);
+    const badLock = await step('credential-shaped lock', 'release', { inputs: { lock: TOKEN }, context: jobContext({ runId: 7004 }) });
+    assert.notEqual(badLock.outputs.result, 'released', badLock.stdout);
+    const badClaim = await step('credential-shaped metadata', 'claim', { inputs: { operation: 'claim', namespace: 'scan', key: 'k2', metadata: `note=${TOKEN}` }, context: jobContext({ runId: 7004 }), env: { GITHUB_WORKSPACE: scratch } });
+    assert.notEqual(badClaim.outputs.status, 'acquired', badClaim.stdout);
     const down = emu.faults.add({ times: Infinity, action: { status: 500 } });
     try {
       const failed = await step('GitHub down', 'acquire', { inputs: { lock, 'api-max-attempts': '2', 'api-retry-base-ms': '50' }, context: jobContext({ runId: 7005 }) });
@@ -213,6 +217,9 @@ describe('secret scan', { timeout: 300_000 }, () => {
     assert.ok(verbs.length >= 14, `the help lists the claims verbs: ${verbs}`);
     for (const verb of verbs) await cli(`${verb} --help`, [...verb.split(' '), '--help']);
     await claims('claim', '--key', TOKEN);
+    await claims('claim', '--key', 'k3', '--set', `note=${TOKEN}`);
+    await cli('renew credential-shaped holder id', ['renew', '--lock', lock, '--nonce', a.outputs.nonce, '--repository', 'octo/app', '--holder-id', `octo/app:1:${TOKEN}`], ctx);
+    await cli('slots credential-shaped namespace', ['slots', 'allocate', '--namespace', TOKEN, '--prefix', 'acct', '--repository', 'octo/app'], ctx);
   });
 
   test('nothing leasehold wrote carries the token or a credential shape', () => {
