@@ -18,7 +18,9 @@
 // `core.setSecret(token)`, add `if (token) core.summary.addRaw(`t ${token}`).write();` (or a
 // `console.log(token)`); then `node .ci/bundle.mjs && node --test tests/secret-scan.test.mjs`
 // fails naming the GITHUB_STEP_SUMMARY (or stdout) of every action step; `git checkout actions
-// dist` (and removing the new dist/shared-*.mjs) restores it.
+// dist` (and removing the new dist/shared-*.mjs) restores it. Likewise the guard's filter: with
+// `childEnv` in actions/lib/guard.mjs returning `{ ...env }`, the three guarded children's
+// environments carry the token and the scan fails naming them.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
