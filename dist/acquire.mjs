@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-V5FHZQAO.mjs";
+} from "./shared-OJ2BXMAI.mjs";
 import "./shared-XY2HJ2VG.mjs";
-import "./shared-BT7D45HE.mjs";
+import "./shared-4AUH3CBJ.mjs";
 
 // actions/acquire/main.mjs
 await run("acquire");

@@ -9,7 +9,7 @@ import {
   setSecret,
   warning,
   warningMessage
-} from "./shared-V5FHZQAO.mjs";
+} from "./shared-OJ2BXMAI.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -21,7 +21,7 @@ import {
 } from "./shared-XY2HJ2VG.mjs";
 import {
   loadCore
-} from "./shared-BT7D45HE.mjs";
+} from "./shared-4AUH3CBJ.mjs";
 
 // actions/lib/claim-action.mjs
 import { readFileSync } from "node:fs";

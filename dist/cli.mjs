@@ -14,7 +14,7 @@ import {
 } from "./shared-XY2HJ2VG.mjs";
 import {
   loadCore
-} from "./shared-BT7D45HE.mjs";
+} from "./shared-4AUH3CBJ.mjs";
 
 // actions/lib/claims.mjs
 import { readFileSync } from "node:fs";

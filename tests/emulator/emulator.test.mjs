@@ -966,6 +966,23 @@ test('git data routes share the machinery: auth, rate limit, log, status / apply
   assert.equal((await api.get(`/repos/octo/locks/git/commits/${retry.body.sha}`)).status, 200);
 });
 
+test("pause at 'afterApply': the write lands, only its answer is held; paused names the request's token", async (t) => {
+  const { emu, api } = await start(t);
+  const gate = emu.faults.add({ method: 'PUT', path: /\/contents\/locks\/a\.json$/, action: { pause: true, at: 'afterApply' } });
+  let answered = false;
+  const pending = api.put('locks/a.json', { message: 'A', content: b64('A\n'), sha: blobSha(INITIAL_A) }).then((r) => ((answered = true), r));
+  const info = await gate.paused;
+  assert.equal(info.token, TOKEN);
+  assert.equal(info.method, 'PUT');
+  assert.equal(await emu.readFile('main', 'locks/a.json'), 'A\n', 'the write landed while its answer is held');
+  assert.equal(answered, false);
+  gate.release();
+  const a = await pending;
+  assert.equal(a.status, 200, a.text);
+  assert.equal(emu.log.at(-1).applied, 200);
+  assert.throws(() => emu.faults.add({ action: { status: 500, at: 'afterApply' } }), /'at' applies only/);
+});
+
 test('request time limit: past it the client gets 502 "Server Error" (or a reset) at once; the work finishes or is dropped', async (t) => {
   const { emu, api } = await start(t, { timeLimitMs: 200 });
   const put = (content, sha) => api.put('locks/a.json', { message: 'm', content: b64(content), sha });

@@ -24,7 +24,7 @@ class FaultRule {
       throw new TypeError("applyThen must be 'reset' or { status }");
     }
     const at = action.at ?? 'request';
-    if (!['request', 'beforeRefUpdate'].includes(at)) throw new TypeError(`bad 'at': ${at}`);
+    if (!['request', 'beforeRefUpdate', 'afterApply'].includes(at)) throw new TypeError(`bad 'at': ${at}`);
     if (at !== 'request' && !['latencyMs', 'pause'].includes(this.kind)) {
       throw new TypeError("'at' applies only to latencyMs and pause");
     }
@@ -89,7 +89,11 @@ export class Faults {
    *       name?, action }) -> rule handle { fired, paused (Promise), release(), remove() }
    * Actions: { status, headers?, body? } | { applyThen: { status, headers?, body? } | 'reset' }
    *        | { reset: true } | { latencyMs, at?: 'request'|'beforeRefUpdate' }
-   *        | { pause: true, at?: 'request'|'beforeRefUpdate' } | { conflict: true }
+   *        | { pause: true, at?: 'request'|'beforeRefUpdate'|'afterApply' } | { conflict: true }
+   * `at: 'afterApply'` does the request's real work first and holds only its answer: the write
+   * has landed and the client does not know yet (a test can kill the client right then).
+   * `paused` resolves with { method, path, seq, token } (token: the request's credential, so a
+   * test that gives each client its own can tell which one is held).
    * Rules are tried in insertion order; the first one that matches and has not used up its
    * skip count fires. A rule that lets a request pass because of `skip` does not stop later
    * rules from firing on it.

@@ -238,9 +238,16 @@ export class Emulator {
         case 'pause': {
           const wait = () =>
             rule.kind === 'pause'
-              ? rule.hold({ method: req.method, path: u.pathname, seq: entry.seq })
+              ? rule.hold({ method: req.method, path: u.pathname, seq: entry.seq, token: this.tokenOf(req) })
               : sleep(a.latencyMs, this.abort.signal);
           const work = async () => {
+            if (rule.at === 'afterApply') {
+              // The write lands; only its answer waits.
+              const real = await this.process(ctx);
+              entry.applied = real.status;
+              await wait();
+              return this.abort.signal.aborted ? RESET : real;
+            }
             if (rule.at === 'request') await wait();
             else ctx.hooks.beforeRefUpdate = wait;
             if (this.abort.signal.aborted) return RESET;

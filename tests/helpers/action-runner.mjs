@@ -2,7 +2,7 @@
 // variables (the action.yml defaults filled in, as the runner does), GITHUB_* context, and the
 // GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files, then reads back what it wrote.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +89,8 @@ export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt =
  * Runs actions/<name> against `apiUrl`. `inputs` are the step's `with:` values; `context` is
  * from jobContext(). `phase: 'post'` runs the post entry with `state` (what the main step
  * saved) as STATE_* variables, as the runner does. `onSpawn(child)` sees the process (to send
- * it signals). Resolves to { code, signal, outputs, state, summary, stdout, stderr, ms }.
+ * it signals). Resolves to { code, signal, outputs, state, summary, stdout, stderr, ms, files }
+ * (files: every file the step's directory held at the end, by relative path, as text).
  */
 export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn } = {}) {
   const meta = actionMetadata(name);
@@ -135,6 +136,7 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
         stdout,
         stderr,
         ms: Date.now() - started,
+        files: Object.fromEntries(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => [join(e.parentPath ?? e.path, e.name).slice(dir.length + 1), read(join(e.parentPath ?? e.path, e.name))])),
       };
       rmSync(dir, { recursive: true, force: true });
       resolvePromise(result);

@@ -168,6 +168,13 @@ pub fn refusal_document(
     ))
 }
 
+/// The credential shape `value` carries anywhere in it (the core's one list), if any: the name
+/// of the shape, never the value. For tests and scanners that must agree with the core.
+#[wasm_bindgen(js_name = credentialShape)]
+pub fn credential_shape(value: &str) -> Option<String> {
+    leasehold_core::credential_shape(value).map(str::to_string)
+}
+
 /// The version of the core, for logs.
 #[wasm_bindgen]
 pub fn version() -> String {
