@@ -145,6 +145,22 @@ pub enum LeaseRule {
     RenewTickFits,
 }
 
+impl LeaseRule {
+    /// The `lease` key (of a config file, in seconds) a broken rule is reported on: the value a
+    /// reader most likely has to change.
+    pub fn key(self) -> &'static str {
+        use LeaseRule::*;
+        match self {
+            TtlAtLeast30Seconds | TtlWithinCeiling => "ttlSeconds",
+            CeilingAtMostAWeek => "maxTtlSeconds",
+            RenewAtMostHalfTtl | RenewTickFits => "renewSeconds",
+            GraceWithinBounds => "graceSeconds",
+            SkewWithinBounds => "skewSeconds",
+            MinRemainingBelowRenew => "minRemainingSeconds",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
