@@ -346,6 +346,23 @@ mod tests {
     }
 
     #[test]
+    fn huge_seconds_are_refused_not_wrapped() {
+        // Seconds saturate to milliseconds; the rules' arithmetic saturates too, so no value
+        // wraps round into a policy that passes (nor panics a debug build).
+        for key in [
+            "renewSeconds",
+            "skewSeconds",
+            "ttlSeconds",
+            "minRemainingSeconds",
+        ] {
+            for n in [u64::MAX, u64::MAX / 1000, 9_223_372_036_854_776] {
+                let text = format!(r#"{{"capacity": 1, "lease": {{"{key}": {n}}}}}"#);
+                assert!(check_config(&text).is_err(), "{text}");
+            }
+        }
+    }
+
+    #[test]
     fn freshness() {
         let r = ConfigRecord {
             capacity: 2,
