@@ -86,7 +86,7 @@ export async function runValidate(env = process.env) {
     const bad = verdicts.filter((v) => !v.valid);
     for (const v of verdicts) {
       if (v.valid) core.info(`${v.file}: valid (capacity ${v.capacity}${v.lease ? ', lease policy set' : ''})`);
-      else core.error(v.problem.message, { title: `leasehold config: ${v.problem.rule}`, file: v.file, startLine: v.problem.line, startColumn: v.problem.column });
+      else core.error(v.problem.message, { title: `leasehold config rule ${v.problem.rule}`, file: v.file, startLine: v.problem.line, startColumn: v.problem.column });
     }
     core.setOutput('result', bad.length ? 'config' : 'ok');
     core.setOutput('checked', String(verdicts.length));

@@ -101,6 +101,7 @@ export function checkFile(core, file, text) {
   if (verdict.valid) return { file, ...verdict };
   const problem = { ...verdict.problem };
   if (problem.line === undefined) Object.assign(problem, positionOf(text, problem.pointer));
+  problem.column = Math.max(1, problem.column); // a parser's column 0: before the line's first character
   return { file, ...verdict, problem };
 }
 
