@@ -4,6 +4,7 @@
 // the process's and comes from the core's one table; status's terminal view.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
@@ -49,6 +50,12 @@ function listed(help, heading) {
   const section = help.split(`${heading}:\n`)[1] ?? '';
   return section.split('\n\n')[0].split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w[0]);
 }
+
+test("package.json's bin `leasehold` is dist/cli.mjs, which starts with a node shebang", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  assert.deepEqual(pkg.bin, { leasehold: 'dist/cli.mjs' });
+  assert.ok(readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node\n'));
+});
 
 describe('--help', () => {
   test('the CLI and every command it lists (and every claims verb) answer --help with 0', async () => {

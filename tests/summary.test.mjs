@@ -6,7 +6,7 @@
 // checked either way.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -63,6 +63,15 @@ mermaid.run({ querySelector: 'pre.mermaid' }).then(
     return [...part.matchAll(/<rect id="[^"]*-([hq]\d+)"[^>]*class="task[ "]/g)].map((m) => m[1]);
   });
 }
+
+test('mermaid is a devDependency only, and no bundle of dist/ carries it', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  assert.ok(pkg.devDependencies.mermaid, 'mermaid is a devDependency');
+  assert.equal(pkg.dependencies.mermaid, undefined);
+  for (const f of readdirSync(join(ROOT, 'dist')).filter((n) => n.endsWith('.mjs'))) {
+    assert.doesNotMatch(readFileSync(join(ROOT, 'dist', f), 'utf8'), /mermaidAPI|from ["']mermaid["']/, f);
+  }
+});
 
 test('timelineOf: current holdings run to now, ended ones end at lastChange, waiters below', () => {
   const now = Date.parse('2026-12-01T12:00:00Z');

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // leasehold's command line: the same core (the same wasm) as the actions.
 //
 //   node dist/cli.mjs --help                      every command

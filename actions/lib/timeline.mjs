@@ -88,7 +88,7 @@ export function textTimeline(state, now, width = 48) {
   const span = Math.max(1, t.end - t.start);
   const col = (ms) => Math.min(width - 1, Math.floor(((ms - t.start) / span) * width));
   const labelWidth = Math.min(60, Math.max(...rows.map(([, b]) => b.label.length)));
-  const lines = [`  ${''.padEnd(6)}${''.padEnd(labelWidth)}  ${clock(t.start)}${clock(t.end).padStart(width - 6)}`];
+  const lines = [`  ${''.padEnd(6)}${''.padEnd(labelWidth)}  ${clock(t.start)}${clock(t.end).padStart(width - 8)}`];
   for (const [kind, b] of rows) {
     const from = b.startKnown ? col(b.start) : 0;
     const to = Math.max(from, col(b.end));
