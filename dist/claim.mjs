@@ -1,27 +1,31 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
-  debug,
   errorMessage,
+  warningMessage
+} from "./shared-BQNQF7HQ.mjs";
+import {
+  apiBaseUrl,
+  createTransport,
+  runOperation
+} from "./shared-MUMZVIIX.mjs";
+import {
+  debug,
   info,
   setFailed,
   setOutput,
   setSecret,
-  warning,
-  warningMessage
-} from "./shared-V5FHZQAO.mjs";
+  warning
+} from "./shared-F2X5AEPO.mjs";
 import {
   CONTEXT,
   INPUTS,
   OUTPUTS,
-  apiBaseUrl,
-  createTransport,
-  inputEnvName,
-  runOperation
-} from "./shared-XY2HJ2VG.mjs";
+  inputEnvName
+} from "./shared-5ZBYKQBK.mjs";
 import {
   loadCore
-} from "./shared-BT7D45HE.mjs";
+} from "./shared-25GS4S6X.mjs";
 
 // actions/lib/claim-action.mjs
 import { readFileSync } from "node:fs";

@@ -2,9 +2,11 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-V5FHZQAO.mjs";
-import "./shared-XY2HJ2VG.mjs";
-import "./shared-BT7D45HE.mjs";
+} from "./shared-BQNQF7HQ.mjs";
+import "./shared-MUMZVIIX.mjs";
+import "./shared-F2X5AEPO.mjs";
+import "./shared-5ZBYKQBK.mjs";
+import "./shared-25GS4S6X.mjs";
 
 // actions/guard/main.mjs
 await runGuard();

@@ -2,7 +2,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   loadCore
-} from "./shared-BT7D45HE.mjs";
+} from "./shared-25GS4S6X.mjs";
 export {
   loadCore
 };
