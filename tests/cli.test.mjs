@@ -140,7 +140,10 @@ describe('the lock verbs against the emulator', () => {
     assert.equal(oneDocument(stale, 'status').status, 'stale');
     assert.equal(stale.code, 16);
 
-    const refused = await cli(['status', '--lock', 'cli-b'], envOf(fresh(), 'wrong-token'));
+    // A token without access to the repository: GitHub's 403 "Resource not accessible by
+    // integration" (a 401 is retried first: a fresh token takes seconds to become valid).
+    emu.faults.add({ method: 'GET', path: /\/contents\/locks\/cli-b\.json/, action: { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/repos/contents#get-repository-content', status: '403' } } });
+    const refused = await cli(['status', '--lock', 'cli-b'], envOf(fresh()));
     assert.equal(oneDocument(refused, 'status').status, 'permission');
     assert.equal(refused.code, 21);
 
