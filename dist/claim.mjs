@@ -1,27 +1,31 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
-  debug,
   errorMessage,
+  warningMessage
+} from "./shared-S34ZBD4P.mjs";
+import {
+  apiBaseUrl,
+  createTransport,
+  runOperation
+} from "./shared-MUMZVIIX.mjs";
+import {
+  debug,
   info,
   setFailed,
   setOutput,
   setSecret,
-  warning,
-  warningMessage
-} from "./shared-OJ2BXMAI.mjs";
+  warning
+} from "./shared-V7GRIPFJ.mjs";
 import {
   CONTEXT,
   INPUTS,
   OUTPUTS,
-  apiBaseUrl,
-  createTransport,
-  inputEnvName,
-  runOperation
-} from "./shared-XY2HJ2VG.mjs";
+  inputEnvName
+} from "./shared-5ZBYKQBK.mjs";
 import {
   loadCore
-} from "./shared-4AUH3CBJ.mjs";
+} from "./shared-BFD3RWKA.mjs";
 
 // actions/lib/claim-action.mjs
 import { readFileSync } from "node:fs";

@@ -1,82 +1,39 @@
+#!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
-  CONTEXT,
   GUARD_SCHEMA,
   apiBaseUrl,
   checkGuardInputs,
-  cliFlag,
   createTransport,
-  describeInputError,
-  describeInputWarning,
   guard,
-  runOperation
-} from "./shared-XY2HJ2VG.mjs";
+  runOperation,
+  textTimeline
+} from "./shared-MUMZVIIX.mjs";
+import {
+  KNOBS,
+  Usage,
+  VALIDATE_COMMAND,
+  context,
+  credential,
+  logger,
+  parseFlags,
+  print,
+  refusal,
+  shellQuote,
+  warningMessage
+} from "./shared-ZLESC5TC.mjs";
+import {
+  CONTEXT,
+  INPUTS
+} from "./shared-5ZBYKQBK.mjs";
 import {
   loadCore
-} from "./shared-4AUH3CBJ.mjs";
+} from "./shared-BFD3RWKA.mjs";
 
 // actions/lib/claims.mjs
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-
-// actions/lib/cli-common.mjs
-import { parseArgs } from "node:util";
-var Usage = class extends Error {
-  constructor(message, code = "usage") {
-    super(message);
-    this.usage = true;
-    this.code = code;
-  }
-};
-var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
-function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false }) {
-  const at = argv.indexOf("--");
-  const own = child && at >= 0 ? argv.slice(0, at) : argv;
-  const options = { help: { type: "boolean" } };
-  for (const name of strings) options[name] = { type: "string" };
-  for (const name of multiple) options[name] = { type: "string", multiple: true };
-  for (const name of booleans) options[name] = { type: "boolean" };
-  let values;
-  try {
-    ({ values } = parseArgs({ args: own, options, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new Usage(error.message.replace(/\. To specify a positional argument.*$/s, ""));
-  }
-  return { values, child: child && at >= 0 ? argv.slice(at + 1) : [] };
-}
-function credential(env = process.env) {
-  const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || "").trim();
-  if (!token) throw new Usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the repository", "no-token");
-  return token;
-}
-function context(env = process.env) {
-  const out = {};
-  for (const name of CONTEXT) if (env[name]) out[name] = env[name];
-  return out;
-}
-var logger = {
-  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
-  info: (t) => console.error(t),
-  warning: (t) => console.error(`warning: ${t}`)
-};
-var print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}
-`);
-var errorMessage = (error) => describeInputError(error, cliFlag);
-var warningMessage = (warning) => describeInputWarning(warning, cliFlag);
-function refusal(core, command, error) {
-  const status = error.usage || error.code === "invalid-input" ? "usage" : "config";
-  const code = error.usage ? error.code : error.code ?? "internal";
-  const doc = core.refusalDocument(command, status, code, errorMessage(error));
-  if (error.input) doc.error.input = error.input;
-  if (error.path) doc.error.path = error.path;
-  return doc;
-}
-function shellQuote(word) {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
-// actions/lib/claims.mjs
 var COMMON = ["repository", "config", "holder-suffix", ...KNOBS];
 var ENVIRONMENT = `Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
@@ -332,6 +289,48 @@ async function claimsGuard({ core, values, child, env }) {
   return exitCode;
 }
 
+// actions/lib/status-view.mjs
+var ago = (from, now) => {
+  const s = Math.max(0, Math.round((now - Date.parse(from)) / 1e3));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  return `${(s / 3600).toFixed(1)}h`;
+};
+var clock = (t) => t ? String(t).replace("T", " ").replace(/\.\d+Z$/, "Z") : "";
+function table(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => `  ${r.map((c, i) => String(c).padEnd(widths[i])).join("  ")}`.trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+function statusView(doc, plan, now) {
+  const o = doc.outcome ?? {};
+  const lines = [`lock ${plan.lock} in ${plan.repository} (state branch ${plan.stateBranch})`];
+  if (doc.exitCode !== 0 || !o.state) {
+    lines.push(`  ${doc.status} (exit ${doc.exitCode}, ${doc.action})${doc.error ? `: ${doc.error.code}: ${doc.error.message}` : ""}`);
+    if (!o.state && doc.exitCode === 0) lines.push("  never used: no state yet (nothing held, nobody waiting)");
+    return `${lines.join("\n")}
+`;
+  }
+  const s = o.state;
+  lines.push(`  ${s.holders.length} of capacity ${o.capacity ?? s.config?.capacity ?? "?"} held \xB7 ${s.queue.length} waiting \xB7 last fence ${s.fence} \xB7 revision ${s.revision}`);
+  if (s.lastChange) lines.push(`  last change: ${s.lastChange.action} by ${s.lastChange.by} at ${clock(s.lastChange.at)}`);
+  lines.push("", "Holders");
+  if (s.holders.length === 0) lines.push("  none");
+  else {
+    const rows = s.holders.map((h) => [h.fence, h.holderId, `${clock(h.acquiredAt)} (${ago(h.acquiredAt, now)} ago)`, clock(h.expiresAt), h.run?.url ?? ""]);
+    lines.push(...table(["fence", "holder", "since", "lease until", "run"], rows));
+  }
+  lines.push("", "Queue");
+  if (s.queue.length === 0) lines.push("  empty");
+  else {
+    const rows = s.queue.map((q, i) => [i + 1, q.holderId, `${clock(q.enqueuedAt)} (${ago(q.enqueuedAt, now)} ago)`, q.run?.url ?? ""]);
+    lines.push(...table(["#", "holder", "waiting since", "run"], rows));
+  }
+  lines.push("", "Timeline (UTC)", ...textTimeline(s, now));
+  return `${lines.join("\n")}
+`;
+}
+
 // actions/lib/lock-cli.mjs
 var IDENTITY = ["lock", "repository", "state-branch", "holder-id", "holder-suffix", "nonce"];
 var ENVIRONMENT2 = `Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
@@ -347,21 +346,76 @@ function inputsOf2(values, env) {
   }
   return inputs;
 }
-async function once(core, kind, inputs, env) {
+async function once(core, kind, inputs, env, show) {
   const op = new core.Operation(kind, inputs, void 0);
   try {
     const plan = op.plan;
     for (const w of plan.warnings) logger.warning(warningMessage(w));
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
-    const outcome = await runOperation({ op, perform, logger });
-    const doc = core.resultDocument(kind, outcome);
-    print(doc);
-    return doc.exitCode;
+    const cancel = new AbortController();
+    const onSignal = () => cancel.abort();
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+      const outcome = await runOperation({ op, perform, logger, cancel: cancel.signal });
+      const doc = core.resultDocument(kind, outcome);
+      if (show) process.stdout.write(show(doc, plan));
+      else print(doc);
+      return doc.exitCode;
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
   } finally {
     op.free?.();
   }
 }
+var flagsOf = (kind, skip = []) => INPUTS[kind].filter((n) => n !== "token" && !skip.includes(n));
 var LOCK_COMMANDS = {
+  acquire: {
+    summary: "take a slot of a lock, waiting in its queue (one document: acquired, timeout, \u2026)",
+    flags: { strings: flagsOf("acquire", ["release-on-exit"]) },
+    usage: `leasehold acquire --lock L [--timeout-minutes N] [--poll-seconds N] [--lease-minutes N]
+                  [--record-job-id true|false] [--repository owner/name] [--state-branch B]
+                  [--holder-suffix S] [--api-max-attempts N \u2026]
+
+Takes a slot, waiting in the lock's queue up to --timeout-minutes (0 tries once); SIGINT or
+SIGTERM while waiting leaves the queue (cancelled). The flags are the acquire action's inputs
+(README "acquire inputs"); there is no post step here: release yourself (or let the lease run
+out). Prints one result document (outcome.fence, outcome.nonce for renew and guard); exits by
+the table (0 acquired, 10 timeout or cancelled, 3 a broken config, 20 transport, \u2026).
+${ENVIRONMENT2}`,
+    run: ({ core, values, env }) => once(core, "acquire", inputsOf2(values, env), env)
+  },
+  release: {
+    summary: "give a lock slot back, or leave its queue (released, queue-cleaned, noop)",
+    flags: { strings: flagsOf("release") },
+    usage: `leasehold release --lock L [--holder-id ID | --holder-suffix S] [--release-deadline-seconds N]
+                  [--repository owner/name] [--state-branch B] [--api-max-attempts N \u2026]
+
+Removes exactly this holder's holding or queue entry (the holder id is built from the run context
+as acquire built it, or given). Idempotent. Prints one result document; exits by the table
+(0 released, queue-cleaned or noop; 12 the state could not be updated in time, \u2026).
+${ENVIRONMENT2}`,
+    run: ({ core, values, env }) => once(core, "release", inputsOf2(values, env), env)
+  },
+  status: {
+    summary: "show a lock: holders, queue and timeline (JSON when piped or with --json)",
+    flags: { strings: flagsOf("status"), booleans: ["json", "human"] },
+    usage: `leasehold status --lock L [--json | --human] [--repository owner/name] [--state-branch B]
+
+Reads the lock without changing it. At a terminal it prints its holders, queue and a timeline
+of who held it when; piped, or with --json, the one result document (outcome.state is the
+state); --human prints the terminal view anywhere. Exits by the table (0, 16 a state it cannot
+read, 21 refused, \u2026).
+${ENVIRONMENT2}`,
+    run({ core, values, env }) {
+      if (values.json && values.human) throw new Usage("--json and --human exclude each other");
+      const human = values.human || !values.json && process.stdout.isTTY;
+      const { json: _j, human: _h, ...rest } = values;
+      return once(core, "status", inputsOf2(rest, env), env, human ? (doc, plan) => statusView(doc, plan, Date.now()) : void 0);
+    }
+  },
   renew: {
     summary: "extend a lock holding's lease (one document: renewed, not-due, lost\u2026)",
     flags: { strings: [...IDENTITY, ...KNOBS], booleans: ["if-due"] },
@@ -415,7 +469,7 @@ ${ENVIRONMENT2}`,
 };
 
 // actions/lib/slots.mjs
-import { parseArgs as parseArgs2 } from "node:util";
+import { parseArgs } from "node:util";
 var COMMAND = "slots allocate";
 var USAGE_LINE = "leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]";
 var SLOTS_USAGE = `usage: leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]
@@ -470,7 +524,7 @@ ${SLOTS_USAGE}`);
   }
   let values;
   try {
-    ({ values } = parseArgs2({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (e) {
     return refuse("usage", "invalid-input", `${e.message}
 ${SLOTS_USAGE}`);
@@ -507,13 +561,14 @@ var SLOTS_COMMAND = {
 var COMMANDS = {
   ...LOCK_COMMANDS,
   claims: CLAIMS_COMMAND,
-  slots: SLOTS_COMMAND
+  slots: SLOTS_COMMAND,
+  validate: VALIDATE_COMMAND
 };
 function overview(core) {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
   const claims = Object.keys(CLAIMS_COMMAND.verbs).map((v) => `  claims ${v}`);
-  const table = core.exitTable.map((r) => `  ${String(r.exitCode).padStart(2)}  ${r.status.padEnd(16)} ${r.action}`);
+  const table2 = core.exitTable.map((r) => `  ${String(r.exitCode).padStart(2)}  ${r.status.padEnd(16)} ${r.action}`);
   return `usage: leasehold <command> [flags]   (node dist/cli.mjs \u2026; <command> --help for one)
 
 Commands:
@@ -523,7 +578,7 @@ Claims verbs:
 ${claims.join("\n")}
 
 Exit codes (one table for every command):
-${table.join("\n")}
+${table2.join("\n")}
 `;
 }
 async function main(argv, env) {
@@ -544,13 +599,13 @@ async function main(argv, env) {
     }
     if (name === "claims" && rest.length === 0) throw new Usage("claims needs a verb (leasehold claims --help lists them)");
     if (command.flags) {
-      const { values, child } = parseFlags(rest, command.flags);
+      const { values, child, positionals } = parseFlags(rest, command.flags);
       if (values.help) {
         process.stdout.write(`usage: ${command.usage}
 `);
         return 0;
       }
-      return await command.run({ core, values, child, env });
+      return await command.run({ core, values, child, positionals, env });
     }
     return await command.run({ core, argv: rest, env });
   } catch (error) {

@@ -2,9 +2,11 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-OJ2BXMAI.mjs";
-import "./shared-XY2HJ2VG.mjs";
-import "./shared-4AUH3CBJ.mjs";
+} from "./shared-S34ZBD4P.mjs";
+import "./shared-MUMZVIIX.mjs";
+import "./shared-V7GRIPFJ.mjs";
+import "./shared-5ZBYKQBK.mjs";
+import "./shared-BFD3RWKA.mjs";
 
 // actions/guard/main.mjs
 await runGuard();

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { ROOT, actionMetadata } from './helpers/action-runner.mjs';
+import { ROOT, actionMetadata, metadataReadersAgree } from './helpers/action-runner.mjs';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const actions = readdirSync(join(ROOT, 'actions'), { withFileTypes: true })
@@ -44,8 +44,7 @@ for (const name of actions) {
 
   test(`README documents every output of ${name}`, () => {
     const rows = table(`${name} outputs`);
-    const yml = readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8');
-    const outputs = [...yml.split('\noutputs:\n')[1].split('\nruns:')[0].matchAll(/^  ([\w-]+):$/gm)].map((m) => m[1]);
+    const outputs = Object.keys(parseYaml(readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8')).outputs ?? {});
     assert.deepEqual([...rows.keys()].sort(), outputs.sort());
   });
 }
@@ -175,4 +174,24 @@ test('the README\'s exit-code table is the core\'s one table', async () => {
   const table = new Map();
   for (const r of loadCore().exitTable) table.set(r.exitCode, [...(table.get(r.exitCode) ?? []), r.status]);
   assert.deepEqual(rows, table);
+});
+
+// Blocks fenced ```yaml unreleased show an action newer than the pinned release: each uses
+// `@UNRELEASED`, and only for actions the pinned commit does not have (once a release has one,
+// pin it like the others).
+test('unreleased examples name only actions newer than the pinned release', () => {
+  const blocks = [...readme.matchAll(/^```yaml unreleased\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  const pinned = usesLines(readme).find((u) => u.name)?.ref;
+  assert.ok(pinned);
+  for (const block of blocks) {
+    for (const m of block.matchAll(/uses:\s*[\w.-]+\/leasehold\/actions\/([\w-]+)@(\S+)/g)) {
+      assert.equal(m[2], 'UNRELEASED', m[0]);
+      assert.notEqual(git('cat-file', '-e', `${pinned}:actions/${m[1]}/action.yml`).status, 0, `actions/${m[1]} is in the pinned release: pin it instead of marking it unreleased`);
+      assert.ok(actions.includes(m[1]), `actions/${m[1]} exists in this tree`);
+    }
+  }
+});
+
+test("the demo's stand-in action.yml reader reads every action as the yaml package does", () => {
+  for (const name of actions) assert.ok(metadataReadersAgree(name), name);
 });

@@ -21,9 +21,10 @@ export const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms
 /**
  * Parses `argv` strictly: `strings` and `multiple` take a value, `booleans` none, anything else
  * is a usage error; `--help` is always known. With `child`, the words after the first `--` are
- * the command to run. Returns { values, child }.
+ * the command to run; with `positionals`, bare words are operands (files). Returns
+ * { values, child, positionals }.
  */
-export function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false }) {
+export function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false, positionals: operands = false }) {
   const at = argv.indexOf('--');
   const own = child && at >= 0 ? argv.slice(0, at) : argv;
   const options = { help: { type: 'boolean' } };
@@ -31,12 +32,13 @@ export function parseFlags(argv, { strings = [], multiple = [], booleans = [], c
   for (const name of multiple) options[name] = { type: 'string', multiple: true };
   for (const name of booleans) options[name] = { type: 'boolean' };
   let values;
+  let positionals;
   try {
-    ({ values } = parseArgs({ args: own, options, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: own, options, strict: true, allowPositionals: operands }));
   } catch (error) {
     throw new Usage(error.message.replace(/\. To specify a positional argument.*$/s, ''));
   }
-  return { values, child: child && at >= 0 ? argv.slice(at + 1) : [] };
+  return { values, positionals, child: child && at >= 0 ? argv.slice(at + 1) : [] };
 }
 
 /** The credential: LEASEHOLD_TOKEN, else GITHUB_TOKEN. */

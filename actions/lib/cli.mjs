@@ -1,8 +1,10 @@
+#!/usr/bin/env node
 // leasehold's command line: the same core (the same wasm) as the actions.
 //
 //   node dist/cli.mjs --help                      every command
 //   node dist/cli.mjs <command> --help            one command
-//   node dist/cli.mjs guard|renew|reap …          the lock verbs (lock-cli.mjs)
+//   node dist/cli.mjs acquire|release|status|renew|reap|guard …   the lock verbs (lock-cli.mjs)
+//   node dist/cli.mjs validate FILE…              lock config files, by the core's rules (validate.mjs)
 //   node dist/cli.mjs claims <verb> …             per-item claims on git refs (claims.mjs)
 //   node dist/cli.mjs slots allocate …            never-recycled slot numbers (slots.mjs)
 //
@@ -14,6 +16,7 @@ import { CLAIMS_COMMAND } from './claims.mjs';
 import { logger, parseFlags, print, refusal, Usage } from './cli-common.mjs';
 import { LOCK_COMMANDS } from './lock-cli.mjs';
 import { SLOTS_COMMAND } from './slots.mjs';
+import { VALIDATE_COMMAND } from './validate.mjs';
 import { loadCore } from './wasm.mjs';
 
 /** name → { summary, usage, flags?, run(ctx) → exit code }. */
@@ -21,6 +24,7 @@ const COMMANDS = {
   ...LOCK_COMMANDS,
   claims: CLAIMS_COMMAND,
   slots: SLOTS_COMMAND,
+  validate: VALIDATE_COMMAND,
 };
 
 function overview(core) {
@@ -58,12 +62,12 @@ async function main(argv, env) {
     }
     if (name === 'claims' && rest.length === 0) throw new Usage('claims needs a verb (leasehold claims --help lists them)');
     if (command.flags) {
-      const { values, child } = parseFlags(rest, command.flags);
+      const { values, child, positionals } = parseFlags(rest, command.flags);
       if (values.help) {
         process.stdout.write(`usage: ${command.usage}\n`);
         return 0;
       }
-      return await command.run({ core, values, child, env });
+      return await command.run({ core, values, child, positionals, env });
     }
     return await command.run({ core, argv: rest, env });
   } catch (error) {

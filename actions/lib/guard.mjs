@@ -3,7 +3,7 @@
 // stop, what the exit code is. This module performs its commands (start a renewal, spawn the
 // child, arm the one timer, signal the group, finish) and turns what happens into its events
 // (a renewal ended, the timer fired, the child exited, a signal arrived).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { constants } from 'node:os';
 import { runOperation, systemClock } from './driver.mjs';
 
@@ -28,6 +28,49 @@ const CREDENTIAL_NAMES = new Set([
   'ACTIONS_RUNTIME_URL',
   'ACTIONS_RESULTS_URL',
 ]);
+
+/**
+ * How the child's whole process tree is started and stopped on `platform`.
+ * - POSIX: the child leads its own process group (`detached`), and a signal goes to the group
+ *   (`kill(-pid)`), so whatever the command started, also after the command itself exited, is
+ *   reached.
+ * - Windows has neither process groups nor signals: the child is started in the guard's console
+ *   (not detached: a detached child gets a console of its own) and its tree is stopped with
+ *   `taskkill /T /PID` for SIGTERM, SIGINT and SIGHUP (asks the tree's windows to close; a
+ *   console program only stops by force, which the kill grace then brings) and
+ *   `taskkill /T /F /PID` for SIGKILL (ends every process of the tree). `/T` follows the
+ *   parent links of live processes, so a descendant whose parent already exited is not
+ *   reached: README "Windows".
+ * A forced stop that fails is a warning, never swallowed ("nothing left to stop" is no
+ * failure); a polite one that fails is logged. `kill` and `run` are injected for tests.
+ */
+export function processTree({ platform = process.platform, kill = (pid, signal) => process.kill(pid, signal), run = spawnSync, logger } = {}) {
+  if (platform === 'win32') {
+    return {
+      spawnOptions: { detached: false, windowsHide: true },
+      signal(pid, signal) {
+        const force = signal === 'SIGKILL';
+        const args = force ? ['/T', '/F', '/PID', String(pid)] : ['/T', '/PID', String(pid)];
+        const r = run('taskkill', args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, encoding: 'utf8' });
+        // taskkill exits 128 when no process of that id is left: nothing to stop.
+        if (!r.error && (r.status === 0 || r.status === 128)) return;
+        const why = `taskkill ${args.join(' ')} failed: ${r.error?.message ?? `exit ${r.status}: ${String(r.stderr ?? '').trim()}`}`;
+        if (force) logger?.warning(`leasehold guard: ${why}`);
+        else logger?.info(`leasehold guard: ${why}; the tree is ended by force after the kill grace`);
+      },
+    };
+  }
+  return {
+    spawnOptions: { detached: true },
+    signal(pid, signal) {
+      try {
+        kill(-pid, signal);
+      } catch (error) {
+        if (error.code !== 'ESRCH') logger?.warning(`leasehold guard: could not send ${signal} to the command's process group ${pid}: ${error.message}`);
+      }
+    },
+  };
+}
 
 /**
  * Checks a guard's inputs before anything is sent, all in the core: the renew operation's (lock,
@@ -140,9 +183,10 @@ export const LOCK_DOCUMENTS = {
  * writes one JSON line; `perform` is the GitHub transport; `secrets` are values the child's
  * environment must not carry. `renewKind` is the operation each renewal runs (`renew`, or
  * `claim-renew`), `onRenewal(outcome)` sees each renewal's outcome first (a claim keeps its
- * current token there), `documents` builds the lines `emit` writes (LOCK_DOCUMENTS).
+ * current token there), `documents` builds the lines `emit` writes (LOCK_DOCUMENTS), `tree`
+ * starts and stops the child's process tree (processTree: the platform's way).
  */
-export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], renewKind = 'renew', onRenewal = () => {}, documents = LOCK_DOCUMENTS }) {
+export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], renewKind = 'renew', onRenewal = () => {}, documents = LOCK_DOCUMENTS, tree = processTree({ logger }) }) {
   const events = [];
   let wake = null;
   let fatal = null;
@@ -186,14 +230,10 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
   };
   const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
   const group = (signal) => {
-    try {
-      if (child?.pid) process.kill(-child.pid, signal);
-    } catch {
-      // Nothing left in the group.
-    }
+    if (child?.pid) tree.signal(child.pid, signal);
   };
   const start = (lease) => {
-    child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', detached: true, env: childEnv(env, secrets) });
+    child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', ...tree.spawnOptions, env: childEnv(env, secrets) });
     let ended = false;
     child.on('exit', (code, signal) => {
       if (!ended) push({ kind: 'child-exited', now: clock.now(), exit: childExit(code, signal) });

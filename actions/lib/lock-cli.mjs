@@ -1,10 +1,13 @@
-// The lock verbs of the command line: guard, renew, reap. Each prints the core's result
-// document (renew, reap) or the guard's documents, and exits with the code of the core's one
-// exit-code table.
+// The lock verbs of the command line: acquire, release, status, renew, reap, guard. Each prints
+// the core's result document (the guard its own documents) and exits with the code of the
+// core's one exit-code table. acquire, release and status take the flags their actions take as
+// inputs (constants.mjs), so the two cannot drift apart.
+import { INPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
-import { context, credential, KNOBS, logger, parseFlags, print, Usage, warningMessage } from './cli-common.mjs';
+import { context, credential, KNOBS, logger, print, Usage, warningMessage } from './cli-common.mjs';
+import { statusView } from './status-view.mjs';
 
 const IDENTITY = ['lock', 'repository', 'state-branch', 'holder-id', 'holder-suffix', 'nonce'];
 const ENVIRONMENT = `Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
@@ -23,22 +26,83 @@ function inputsOf(values, env) {
   return inputs;
 }
 
-async function once(core, kind, inputs, env) {
+/**
+ * Runs one operation and prints its result document (or, with `show`, what `show(doc)` returns
+ * instead); returns the document's exit code.
+ */
+async function once(core, kind, inputs, env, show) {
   const op = new core.Operation(kind, inputs, undefined); // every input checked before anything is sent
   try {
     const plan = op.plan;
     for (const w of plan.warnings) logger.warning(warningMessage(w));
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
-    const outcome = await runOperation({ op, perform, logger });
-    const doc = core.resultDocument(kind, outcome);
-    print(doc);
-    return doc.exitCode;
+    const cancel = new AbortController();
+    const onSignal = () => cancel.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const outcome = await runOperation({ op, perform, logger, cancel: cancel.signal });
+      const doc = core.resultDocument(kind, outcome);
+      if (show) process.stdout.write(show(doc, plan));
+      else print(doc);
+      return doc.exitCode;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   } finally {
     op.free?.();
   }
 }
 
+/** An action's inputs as flags: every input but the token (which comes from the environment). */
+const flagsOf = (kind, skip = []) => INPUTS[kind].filter((n) => n !== 'token' && !skip.includes(n));
+
 export const LOCK_COMMANDS = {
+  acquire: {
+    summary: 'take a slot of a lock, waiting in its queue (one document: acquired, timeout, …)',
+    flags: { strings: flagsOf('acquire', ['release-on-exit']) },
+    usage: `leasehold acquire --lock L [--timeout-minutes N] [--poll-seconds N] [--lease-minutes N]
+                  [--record-job-id true|false] [--repository owner/name] [--state-branch B]
+                  [--holder-suffix S] [--api-max-attempts N …]
+
+Takes a slot, waiting in the lock's queue up to --timeout-minutes (0 tries once); SIGINT or
+SIGTERM while waiting leaves the queue (cancelled). The flags are the acquire action's inputs
+(README "acquire inputs"); there is no post step here: release yourself (or let the lease run
+out). Prints one result document (outcome.fence, outcome.nonce for renew and guard); exits by
+the table (0 acquired, 10 timeout or cancelled, 3 a broken config, 20 transport, …).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'acquire', inputsOf(values, env), env),
+  },
+  release: {
+    summary: 'give a lock slot back, or leave its queue (released, queue-cleaned, noop)',
+    flags: { strings: flagsOf('release') },
+    usage: `leasehold release --lock L [--holder-id ID | --holder-suffix S] [--release-deadline-seconds N]
+                  [--repository owner/name] [--state-branch B] [--api-max-attempts N …]
+
+Removes exactly this holder's holding or queue entry (the holder id is built from the run context
+as acquire built it, or given). Idempotent. Prints one result document; exits by the table
+(0 released, queue-cleaned or noop; 12 the state could not be updated in time, …).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'release', inputsOf(values, env), env),
+  },
+  status: {
+    summary: 'show a lock: holders, queue and timeline (JSON when piped or with --json)',
+    flags: { strings: flagsOf('status'), booleans: ['json', 'human'] },
+    usage: `leasehold status --lock L [--json | --human] [--repository owner/name] [--state-branch B]
+
+Reads the lock without changing it. At a terminal it prints its holders, queue and a timeline
+of who held it when; piped, or with --json, the one result document (outcome.state is the
+state); --human prints the terminal view anywhere. Exits by the table (0, 16 a state it cannot
+read, 21 refused, …).
+${ENVIRONMENT}`,
+    run({ core, values, env }) {
+      if (values.json && values.human) throw new Usage('--json and --human exclude each other');
+      const human = values.human || (!values.json && process.stdout.isTTY);
+      const { json: _j, human: _h, ...rest } = values;
+      return once(core, 'status', inputsOf(rest, env), env, human ? (doc, plan) => statusView(doc, plan, Date.now()) : undefined);
+    },
+  },
   renew: {
     summary: 'extend a lock holding\'s lease (one document: renewed, not-due, lost…)',
     flags: { strings: [...IDENTITY, ...KNOBS], booleans: ['if-due'] },

@@ -1,4 +1,5 @@
 // Turns a finished outcome into step outputs, log lines and a job summary. Presentation only.
+import { mermaidGantt } from './timeline.mjs';
 
 const iso = (value) => (value ? String(value).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
 
@@ -67,8 +68,12 @@ function runLink(run) {
 
 const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
 
-/** A job summary in GitHub-flavoured Markdown/HTML. */
-export function summaryFor(kind, outcome, plan) {
+/**
+ * A job summary in GitHub-flavoured Markdown/HTML: the headline, holders and queue, and a
+ * Mermaid gantt of who held the lock when (GitHub draws ```mermaid blocks), `now` (ms) being
+ * where current holdings end.
+ */
+export function summaryFor(kind, outcome, plan, now = Date.now()) {
   const lines = [];
   const state = outcome.state;
   const headline = {
@@ -113,6 +118,7 @@ export function summaryFor(kind, outcome, plan) {
       state.queue.forEach((q, i) => lines.push(`| ${i + 1} | \`${escapeCell(q.holderId)}\` | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
       lines.push('');
     }
+    lines.push('**Timeline** (UTC; a holding the last change ended shows no start: the state does not keep it)', '', '```mermaid', mermaidGantt(state, now, { title: `who held ${outcome.lock}` }), '```', '');
   }
   if (kind === 'reap') lines.push(...reapTables(outcome));
   const s = outcome.stats;

@@ -3,6 +3,7 @@
 // GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files, then reads back what it wrote.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,34 +19,66 @@ function scalar(text) {
   return t;
 }
 
+/** The `yaml` package when installed (every test run: npm ci); the demo runs without it. */
+const yaml = (() => {
+  try {
+    return createRequire(import.meta.url)('yaml');
+  } catch {
+    return null;
+  }
+})();
+
 /**
- * What the runner takes from actions/<name>/action.yml: each input's default and runs.main.
- * (A reader for the shape of leasehold's own action.yml files, so the demo needs no install.)
+ * What the runner takes from actions/<name>/action.yml: each input's default and whether it is
+ * required, and runs.main/post, parsed with the `yaml` package. Where that is not installed
+ * (the demo on a fresh clone needs no install) a reader for the shape of leasehold's own
+ * action.yml files stands in.
  */
 export function actionMetadata(name) {
   if (!metadataCache.has(name)) {
-    const meta = { inputs: {}, runs: {} };
-    let section = null;
-    let input = null;
-    for (const line of readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8').split('\n')) {
-      const top = line.match(/^(\w[\w-]*):/);
-      if (top) {
-        section = top[1];
-        continue;
-      }
-      const key = line.match(/^  ([\w-]+):\s*(.*)$/);
-      if (key && section === 'inputs') {
-        input = key[1];
-        meta.inputs[input] = {};
-      } else if (key && section === 'runs') {
-        meta.runs[key[1]] = scalar(key[2]);
-      }
-      const field = line.match(/^    (default|required):\s*(.*)$/);
-      if (field && section === 'inputs' && input) meta.inputs[input][field[1]] = scalar(field[2]);
+    const text = readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8');
+    let meta;
+    if (yaml) {
+      const doc = yaml.parse(text);
+      const inputs = Object.fromEntries(Object.entries(doc.inputs ?? {}).map(([k, v]) => [k, Object.fromEntries(['default', 'required'].filter((f) => v?.[f] !== undefined).map((f) => [f, String(v[f])]))]));
+      meta = { inputs, runs: { ...(doc.runs ?? {}) } };
+    } else {
+      meta = lineReader(text);
     }
     metadataCache.set(name, meta);
   }
   return metadataCache.get(name);
+}
+
+/** The demo's stand-in for the `yaml` package, for leasehold's own action.yml layout only. */
+function lineReader(text) {
+  const meta = { inputs: {}, runs: {} };
+  let section = null;
+  let input = null;
+  for (const line of text.split('\n')) {
+    const top = line.match(/^(\w[\w-]*):/);
+    if (top) {
+      section = top[1];
+      continue;
+    }
+    const key = line.match(/^  ([\w-]+):\s*(.*)$/);
+    if (key && section === 'inputs') {
+      input = key[1];
+      meta.inputs[input] = {};
+    } else if (key && section === 'runs') {
+      meta.runs[key[1]] = scalar(key[2]);
+    }
+    const field = line.match(/^    (default|required):\s*(.*)$/);
+    if (field && section === 'inputs' && input) meta.inputs[input][field[1]] = scalar(field[2]);
+  }
+  return meta;
+}
+
+/** Both readers agree on every action (a test calls this). */
+export function metadataReadersAgree(name) {
+  const text = readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8');
+  const canonical = (v) => (v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])])) : v);
+  return JSON.stringify(canonical(lineReader(text))) === JSON.stringify(canonical(actionMetadata(name)));
 }
 
 /** Parses the GITHUB_OUTPUT / GITHUB_STATE file format (`name<<DELIMITER … DELIMITER`). */

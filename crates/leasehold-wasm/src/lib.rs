@@ -180,3 +180,11 @@ pub fn credential_shape(value: &str) -> Option<String> {
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
+
+/// What the core makes of a lock's config file (`locks/<lock>.config.json`), by the rules
+/// acquire reads it with: `{valid, capacity?, lease?, problem?: {rule, message, pointer,
+/// line?, column?}}`.
+#[wasm_bindgen(js_name = checkConfig)]
+pub fn check_config(text: &str) -> Result<JsValue, JsValue> {
+    to_js(&leasehold_core::config_verdict(text))
+}

@@ -62,7 +62,7 @@ impl LeasePolicy {
             (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
             (p.max_ttl_ms <= MAX_LEASE_CEILING_MS, CeilingAtMostAWeek),
             (
-                p.renew_ms >= MIN_RENEW_MS && p.renew_ms * 2 <= p.ttl_ms,
+                p.renew_ms >= MIN_RENEW_MS && p.renew_ms.saturating_mul(2) <= p.ttl_ms,
                 RenewAtMostHalfTtl,
             ),
             (
@@ -74,7 +74,9 @@ impl LeasePolicy {
             // A renewal attempted at the renew tick, allowed a whole request budget and the
             // clock skew, must be proven before the holder's local deadline...
             (
-                p.renew_ms + REQUEST_TIMEOUT_MS + p.skew_ms
+                p.renew_ms
+                    .saturating_add(REQUEST_TIMEOUT_MS)
+                    .saturating_add(p.skew_ms)
                     <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms),
                 RenewTickFits,
             ),
@@ -143,6 +145,22 @@ pub enum LeaseRule {
     MinRemainingBelowRenew,
     #[error("a renewal at the renew tick (plus a 15 s request and the skew) must fit before the holder's deadline (ttl - minRemaining)")]
     RenewTickFits,
+}
+
+impl LeaseRule {
+    /// The `lease` key (of a config file, in seconds) a broken rule is reported on: the value a
+    /// reader most likely has to change.
+    pub fn key(self) -> &'static str {
+        use LeaseRule::*;
+        match self {
+            TtlAtLeast30Seconds | TtlWithinCeiling => "ttlSeconds",
+            CeilingAtMostAWeek => "maxTtlSeconds",
+            RenewAtMostHalfTtl | RenewTickFits => "renewSeconds",
+            GraceWithinBounds => "graceSeconds",
+            SkewWithinBounds => "skewSeconds",
+            MinRemainingBelowRenew => "minRemainingSeconds",
+        }
+    }
 }
 
 #[cfg(test)]

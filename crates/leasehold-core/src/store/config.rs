@@ -1,9 +1,10 @@
 //! The lock's reviewed config: `locks/<lock>.config.json` on the lock repository's default
 //! branch, so a change of capacity goes through pull-request review.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
+use crate::policy::LeaseRule;
 use crate::wire::time::Millis;
 use crate::wire::{ConfigError, ConfigRecord, LeasePolicy};
 
@@ -41,66 +42,185 @@ pub struct LockConfig {
     pub lease: Option<LeasePolicy>,
 }
 
+/// Which rule a config file broke, by a stable name, and where: what `validate` reports and
+/// what acquire's error says (`message` is its `rule`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigProblem {
+    /// `json` (not JSON), `shape` (not an object, a key this version does not know, a value of
+    /// the wrong type), `capacity`, or `lease.<rule>` (a [`LeaseRule`], kebab-case).
+    pub rule: String,
+    /// The rule as acquire's error states it.
+    pub message: String,
+    /// A JSON pointer to the offending value (`""`: the whole document).
+    pub pointer: String,
+    /// Where the text stops being JSON, 1-based (the `json` rule only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
 /// Reads a config file's text. Unknown keys are refused: a key this version does not know may
 /// be a safety setting it would silently ignore. A lease policy is checked by its rules.
 pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
-    let err = |rule: String| ConfigError {
+    check_config(text).map_err(|p| ConfigError {
         path: path.into(),
-        rule,
+        rule: p.message,
+    })
+}
+
+/// [`parse_config`] with the broken rule named and placed: the one set of rules, for acquire
+/// and for `validate` alike.
+pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
+    let problem = |rule: &str, message: String, pointer: &str| ConfigProblem {
+        rule: rule.into(),
+        message,
+        pointer: pointer.into(),
+        line: None,
+        column: None,
     };
     let shape = |e: String| {
-        err(format!(
+        format!(
             "must be a JSON object {{\"capacity\": N, \"lease\": {{…}}}} with no other keys ({e})"
-        ))
+        )
     };
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| shape(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigProblem {
+        line: Some(e.line()),
+        column: Some(e.column()),
+        ..problem("json", shape(e.to_string()), "")
+    })?;
     if !value.is_object() {
-        return Err(shape("not an object".into()));
+        return Err(problem("shape", shape("not an object".into()), ""));
     }
-    let raw: RawConfig = serde_json::from_value(value).map_err(|e| shape(e.to_string()))?;
+    let raw: RawConfig = serde_json::from_value(value.clone())
+        .map_err(|e| problem("shape", shape(e.to_string()), &offending_key(&value)))?;
     let rule = format!("\"capacity\" must be an integer from 1 to {MAX_CAPACITY}");
     let capacity = match raw.capacity.as_u64() {
         Some(n) if (1..=u64::from(MAX_CAPACITY)).contains(&n) => n as u32,
-        _ => return Err(err(format!("{rule} (got {})", raw.capacity))),
+        _ => {
+            return Err(problem(
+                "capacity",
+                format!("{rule} (got {})", raw.capacity),
+                "/capacity",
+            ))
+        }
     };
     let lease = match raw.lease {
         None => None,
         Some(l) => {
-            let d = LeasePolicy::guarded();
-            let ms =
-                |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
-            let policy = LeasePolicy {
-                ttl_ms: ms(l.ttl_seconds, d.ttl_ms),
-                renew_ms: ms(l.renew_seconds, d.renew_ms),
-                grace_ms: ms(l.grace_seconds, d.grace_ms),
-                max_ttl_ms: ms(l.max_ttl_seconds, d.max_ttl_ms),
-                skew_ms: ms(l.skew_seconds, d.skew_ms),
-                min_remaining_ms: ms(l.min_remaining_seconds, d.min_remaining_ms),
-                reaper_renews: l.reaper_renews.unwrap_or(false),
-            };
-            policy
-                .validate()
-                .map_err(|r| err(format!("\"lease\": {r}")))?;
+            let policy = l.policy(&LeasePolicy::guarded());
+            policy.validate().map_err(|r| {
+                let key = r.key();
+                let given = value["lease"].get(key).is_some_and(|v| !v.is_null());
+                problem(
+                    &format!("lease.{}", rule_name(r)),
+                    format!("\"lease\": {r}"),
+                    &if given {
+                        format!("/lease/{key}")
+                    } else {
+                        "/lease".into()
+                    },
+                )
+            })?;
             Some(policy)
         }
     };
     Ok(LockConfig { capacity, lease })
 }
 
+/// What `validate` prints for one file: the config acquire would use, or the rule it broke.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigVerdict {
+    pub valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u32>,
+    /// The lease policy the file sets, in milliseconds (none: the unconfigured defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LeasePolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<ConfigProblem>,
+}
+
+/// [`check_config`] as data.
+pub fn config_verdict(text: &str) -> ConfigVerdict {
+    match check_config(text) {
+        Ok(c) => ConfigVerdict {
+            valid: true,
+            capacity: Some(c.capacity),
+            lease: c.lease,
+            problem: None,
+        },
+        Err(p) => ConfigVerdict {
+            valid: false,
+            capacity: None,
+            lease: None,
+            problem: Some(p),
+        },
+    }
+}
+
+/// A lease rule's stable name: its kebab-case serde name.
+fn rule_name(rule: LeaseRule) -> String {
+    serde_json::to_value(rule)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The key whose value the config's reader refused (unknown, or of the wrong type), found by
+/// reading each key alone beside a valid capacity (and each `lease` key alone); `""` when no
+/// single key explains it.
+fn offending_key(value: &serde_json::Value) -> String {
+    let Some(top) = value.as_object() else {
+        return String::new();
+    };
+    let probe = |k: &str, v: &serde_json::Value| {
+        let mut one = serde_json::Map::new();
+        one.insert("capacity".into(), 1.into());
+        one.insert(k.into(), v.clone());
+        serde_json::from_value::<RawConfig>(one.into()).is_ok()
+    };
+    if let Some(lease) = top.get("lease").and_then(|l| l.as_object()) {
+        for (k, v) in lease {
+            let one: serde_json::Map<_, _> = [(k.clone(), v.clone())].into_iter().collect();
+            if serde_json::from_value::<RawLease>(one.into()).is_err() {
+                return format!("/lease/{}", pointer_token(k));
+            }
+        }
+    }
+    top.iter()
+        .find(|(k, v)| k.as_str() != "capacity" && !probe(k, v))
+        .map_or_else(String::new, |(k, _)| format!("/{}", pointer_token(k)))
+}
+
+/// A key as a JSON pointer's reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+impl RawLease {
+    /// The policy this block sets: seconds as milliseconds, every key missing taken from `base`.
+    fn policy(&self, base: &LeasePolicy) -> LeasePolicy {
+        let ms = |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
+        LeasePolicy {
+            ttl_ms: ms(self.ttl_seconds, base.ttl_ms),
+            renew_ms: ms(self.renew_seconds, base.renew_ms),
+            grace_ms: ms(self.grace_seconds, base.grace_ms),
+            max_ttl_ms: ms(self.max_ttl_seconds, base.max_ttl_ms),
+            skew_ms: ms(self.skew_seconds, base.skew_ms),
+            min_remaining_ms: ms(self.min_remaining_seconds, base.min_remaining_ms),
+            reaper_renews: self.reaper_renews.unwrap_or(false),
+        }
+    }
+}
+
 /// A `lease` block (seconds; every key optional, defaulting to `base`), checked by the lease
 /// rules. The error is the rule, for the caller to place.
 pub fn lease_block(block: &serde_json::Value, base: &LeasePolicy) -> Result<LeasePolicy, String> {
     let l: RawLease = serde_json::from_value(block.clone()).map_err(|e| e.to_string())?;
-    let ms = |s: Option<u64>, default: Millis| s.map_or(default, |s| s.saturating_mul(1000));
-    let policy = LeasePolicy {
-        ttl_ms: ms(l.ttl_seconds, base.ttl_ms),
-        renew_ms: ms(l.renew_seconds, base.renew_ms),
-        grace_ms: ms(l.grace_seconds, base.grace_ms),
-        max_ttl_ms: ms(l.max_ttl_seconds, base.max_ttl_ms),
-        skew_ms: ms(l.skew_seconds, base.skew_ms),
-        min_remaining_ms: ms(l.min_remaining_seconds, base.min_remaining_ms),
-        reaper_renews: l.reaper_renews.unwrap_or(false),
-    };
+    let policy = l.policy(base);
     policy.validate().map_err(|r| r.to_string())?;
     Ok(policy)
 }
@@ -169,6 +289,77 @@ mod tests {
             parse_config("p", r#"{"capacity": 1, "lease": {"ttl": 600}}"#).is_err(),
             "unknown lease keys are refused"
         );
+    }
+
+    #[test]
+    fn problems_are_named_and_placed() {
+        let problem = |text: &str| check_config(text).expect_err(text);
+        let at = |text: &str| {
+            let p = problem(text);
+            (p.rule, p.pointer)
+        };
+        let json = problem("{\n  \"capacity\": 2,\n}");
+        assert_eq!(
+            (json.rule.as_str(), json.line, json.column),
+            ("json", Some(3), Some(1))
+        );
+        assert_eq!(at("[2]"), ("shape".into(), "".into()));
+        assert_eq!(
+            at(r#"{"capacity": 2, "x": 1}"#),
+            ("shape".into(), "/x".into())
+        );
+        assert_eq!(
+            at(r#"{"capacity": 2, "lease": 5}"#),
+            ("shape".into(), "/lease".into())
+        );
+        assert_eq!(
+            at(r#"{"capacity": 2, "lease": {"ttlSeconds": 600, "ttl": 1}}"#),
+            ("shape".into(), "/lease/ttl".into())
+        );
+        assert_eq!(
+            at(r#"{"capacity": 2, "lease": {"ttlSeconds": "600"}}"#),
+            ("shape".into(), "/lease/ttlSeconds".into())
+        );
+        assert_eq!(
+            at(r#"{"capacity": 0}"#),
+            ("capacity".into(), "/capacity".into())
+        );
+        assert_eq!(at(r#"{"lease": null}"#).0, "shape");
+        assert_eq!(
+            at(r#"{"capacity": 1, "lease": {"ttlSeconds": 600, "renewSeconds": 400}}"#),
+            (
+                "lease.renew-at-most-half-ttl".into(),
+                "/lease/renewSeconds".into()
+            )
+        );
+        // A rule broken by a default the file does not set is placed on the block.
+        assert_eq!(
+            at(r#"{"capacity": 1, "lease": {"ttlSeconds": 400}}"#),
+            ("lease.renew-at-most-half-ttl".into(), "/lease".into())
+        );
+        // The message is acquire's rule, word for word.
+        let text = r#"{"capacity": 65}"#;
+        assert_eq!(
+            problem(text).message,
+            parse_config("p", text).unwrap_err().rule
+        );
+    }
+
+    #[test]
+    fn huge_seconds_are_refused_not_wrapped() {
+        // Seconds saturate to milliseconds; the rules' arithmetic saturates too, so no value
+        // wraps round into a policy that passes (nor panics a debug build).
+        for key in [
+            "renewSeconds",
+            "skewSeconds",
+            "ttlSeconds",
+            "minRemainingSeconds",
+        ] {
+            for n in [u64::MAX, u64::MAX / 1000, 9_223_372_036_854_776] {
+                let text = format!(r#"{{"capacity": 1, "lease": {{"{key}": {n}}}}}"#);
+                assert!(check_config(&text).is_err(), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -11,7 +11,10 @@ mod lock;
 pub mod refs;
 
 pub use claim::{ClaimMember, ClaimSet};
-pub use config::{config_path, is_fresh, lease_block, parse_config, LockConfig};
+pub use config::{
+    check_config, config_path, config_verdict, is_fresh, lease_block, parse_config, ConfigProblem,
+    ConfigVerdict, LockConfig,
+};
 pub use lock::{ClaimPlace, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 

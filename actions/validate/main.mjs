@@ -1,0 +1,3 @@
+import { runValidate } from '../lib/validate-action.mjs';
+
+await runValidate();

@@ -1,0 +1,112 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import {
+  checkFile
+} from "./shared-ZLESC5TC.mjs";
+import {
+  error,
+  info,
+  setFailed,
+  setOutput,
+  summary,
+  warning
+} from "./shared-V7GRIPFJ.mjs";
+import {
+  inputEnvName
+} from "./shared-5ZBYKQBK.mjs";
+import {
+  loadCore
+} from "./shared-BFD3RWKA.mjs";
+
+// actions/lib/validate-action.mjs
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, posix } from "node:path";
+function matchFiles(workspace, patterns) {
+  const out = /* @__PURE__ */ new Set();
+  for (const pattern of patterns) {
+    const dir = posix.dirname(pattern);
+    const base = posix.basename(pattern);
+    if (!base.includes("*")) {
+      out.add(pattern);
+      continue;
+    }
+    const re = new RegExp(`^${base.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")}$`);
+    let names = [];
+    try {
+      names = readdirSync(join(workspace, dir));
+    } catch {
+      continue;
+    }
+    for (const n of names.sort()) if (re.test(n)) out.add(dir === "." ? n : `${dir}/${n}`);
+  }
+  return [...out];
+}
+function changedFiles(workspace) {
+  const git = (...args) => execFileSync("git", ["-C", workspace, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  try {
+    const parents = git("rev-list", "--parents", "-n", "1", "HEAD").trim().split(" ").slice(1);
+    if (parents.length < 2) return null;
+    git("cat-file", "-e", `${parents[0]}^{commit}`);
+    return git("diff", "--name-only", "--no-renames", "--diff-filter=d", parents[0], "HEAD").split("\n").filter(Boolean);
+  } catch {
+    return null;
+  }
+}
+var input = (name, fallback) => {
+  const v = process.env[inputEnvName(name)];
+  return v === void 0 || v.trim() === "" ? fallback : v;
+};
+async function runValidate(env = process.env) {
+  try {
+    const workspace = env.GITHUB_WORKSPACE || process.cwd();
+    const patterns = input("files", "locks/*.config.json").split("\n").map((l) => l.trim()).filter(Boolean);
+    const changedOnly = input("changed-only", "true").trim();
+    if (!["true", "false"].includes(changedOnly)) throw Object.assign(new Error(`input \`changed-only\` must be true or false (got ${JSON.stringify(changedOnly)})`), { input: "changed-only" });
+    for (const p of patterns) {
+      if (p.startsWith("/") || p.split("/").includes("..")) throw Object.assign(new Error(`input \`files\`: ${JSON.stringify(p)} is not a path inside the workspace`), { input: "files" });
+    }
+    let files = matchFiles(workspace, patterns);
+    if (changedOnly === "true" && env.GITHUB_EVENT_NAME === "pull_request") {
+      const changed = changedFiles(workspace);
+      if (changed === null) warning("leasehold validate: the merge commit's base is not in the checkout (check out with fetch-depth: 2); checking every matched file");
+      else files = files.filter((f) => changed.includes(f));
+    }
+    const leasehold = loadCore();
+    const verdicts = [];
+    for (const file of files) {
+      let text;
+      try {
+        text = readFileSync(join(workspace, file), "utf8");
+      } catch (error2) {
+        if (error2.code === "ENOENT" && patterns.includes(file)) {
+          info(`${file}: not in the workspace (a missing config means capacity 1)`);
+          continue;
+        }
+        throw error2;
+      }
+      verdicts.push(checkFile(leasehold, file, text));
+    }
+    const bad = verdicts.filter((v) => !v.valid);
+    for (const v of verdicts) {
+      if (v.valid) info(`${v.file}: valid (capacity ${v.capacity}${v.lease ? ", lease policy set" : ""})`);
+      else error(v.problem.message, { title: `leasehold config rule ${v.problem.rule}`, file: v.file, startLine: v.problem.line, startColumn: v.problem.column });
+    }
+    setOutput("result", bad.length ? "config" : "ok");
+    setOutput("checked", String(verdicts.length));
+    setOutput("invalid", String(bad.length));
+    setOutput("report", JSON.stringify(verdicts));
+    if (env.GITHUB_STEP_SUMMARY) {
+      const rows = verdicts.map((v) => v.valid ? `| \`${v.file}\` | valid | capacity ${v.capacity} |` : `| \`${v.file}\` | line ${v.problem.line} | \`${v.problem.rule}\`: ${v.problem.message.replace(/\|/g, "&#124;")} |`);
+      const text = [`### leasehold: ${bad.length ? `${bad.length} of ${verdicts.length} lock configs break a rule` : `${verdicts.length} lock configs valid`}`, "", ...rows.length ? ["| file | verdict | |", "| --- | --- | --- |", ...rows] : ["_no config file changed_"], ""];
+      await summary.addRaw(text.join("\n")).write();
+    }
+    if (bad.length) setFailed(`leasehold validate: ${bad.length} of ${verdicts.length} lock config files break a rule`);
+  } catch (error2) {
+    setOutput("result", "failed");
+    setFailed(`leasehold validate${error2.input ? ` [${error2.input}]` : ""}: ${error2.message}`);
+  }
+}
+
+// actions/validate/main.mjs
+await runValidate();
