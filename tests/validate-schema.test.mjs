@@ -52,7 +52,7 @@ test('every lease rule of the core has a broken example in the corpus', () => {
   // never breaks is a rule nobody checked against the schema.
   const named = new Set(corpus.map((c) => c.rule).filter((r) => r?.startsWith('lease.')));
   for (const rule of [
-    'lease.ttl-at-least30-seconds',
+    'lease.ttl-at-least-30-seconds',
     'lease.ttl-within-ceiling',
     'lease.ceiling-at-most-a-week',
     'lease.renew-at-most-half-ttl',

@@ -388,8 +388,9 @@ impl Planner for AcquirePlanner {
         {
             self.queue_position = Some(i as u32 + 1);
         }
-        // An invalid config stops an acquire that has not yet written anything.
-        if let (Some(e), None, false) = (ctx.config_error, mine_queued, timed_out) {
+        // An invalid config stops an acquire that has not yet written anything, whatever its
+        // timeout (a zero timeout included: it must never run on a fallback capacity).
+        if let (Some(e), None) = (ctx.config_error, mine_queued) {
             return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
         }
         // 3. Enqueue and admit from the front.

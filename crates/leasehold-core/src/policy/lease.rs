@@ -130,6 +130,7 @@ impl LeasePolicy {
 #[serde(rename_all = "kebab-case")]
 pub enum LeaseRule {
     #[error("the lease (ttl) must be at least 30 s")]
+    #[serde(rename = "ttl-at-least-30-seconds")]
     TtlAtLeast30Seconds,
     #[error("the lease (ttl) must not exceed the ceiling (maxTtl)")]
     TtlWithinCeiling,
