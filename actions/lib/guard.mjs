@@ -84,11 +84,11 @@ export function checkGuardInputs(core, inputs) {
   return { plan, machine: new core.Guard(inputs) };
 }
 
-// A second line of defence only: the core holds the credential shapes
-// (`credential_shape`, crates/leasehold-core/src/wire/secrets.rs), but the wasm binding does not
-// export it, so a value carrying a GitHub token's prefix (at its start or after a character
-// that is not a letter or digit, followed by a token character) is dropped here too. The core's
-// list stays the reference; this matches only GitHub's own prefixes.
+// A second line of defence only, and on purpose narrower than the core's list of credential
+// shapes (`credentialShape`, crates/leasehold-core/src/wire/secrets.rs, which refuses them as
+// identifiers): the protected work may need its own credentials (a model provider's key, a cloud
+// key), so only GitHub's token prefixes (at a value's start or after a character that is not a
+// letter or digit, followed by a token character) are dropped from the child's environment.
 const GITHUB_TOKEN_SHAPE = /(?:^|[^A-Za-z0-9])(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_)[A-Za-z0-9_-]/;
 
 /**
