@@ -82,10 +82,14 @@ async function step(where, name, opts) {
   return r;
 }
 
+/** The commands the CLI ran for real here (not only their --help), by their first word. */
+const exercised = new Set();
+
 /** A CLI process with the token in GITHUB_TOKEN and a job's context; kept. */
 async function cli(where, args, context = jobContext({ runId: 7900 })) {
   const r = await runCli(emu, args, { token: TOKEN, env: context });
   keep(`cli ${where}`, r);
+  if (!args.includes('--help')) exercised.add(args[0]);
   return r;
 }
 
@@ -213,8 +217,26 @@ describe('secret scan', { timeout: 300_000 }, () => {
     assert.equal(slot.doc?.status, 'allocated', slot.stdout + slot.stderr);
     await cli('slots allocate --dry-run', ['slots', 'allocate', '--namespace', 'scan', '--prefix', 'acct', '--repository', 'octo/app', '--dry-run'], ctx);
 
+    // The lock verbs of the command line: acquire, status, release; validate on a config file.
+    const cctx = await runningJob(7102);
+    const ca = await cli('acquire', ['acquire', '--lock', lock, '--repository', 'octo/app'], cctx);
+    assert.equal(ca.doc?.status, 'acquired', ca.stdout + ca.stderr);
+    const cs = await cli('status', ['status', '--lock', lock, '--repository', 'octo/app', '--json'], cctx);
+    assert.equal(cs.code, 0, cs.stdout + cs.stderr);
+    const cr = await cli('release', ['release', '--lock', lock, '--repository', 'octo/app'], cctx);
+    assert.equal(cr.doc?.status, 'released', cr.stdout + cr.stderr);
+    const cfg = join(scratch, 'scan.config.json');
+    writeFileSync(cfg, `{"capacity": 2, "note": "${TOKEN}"}\n`);
+    const cv = await cli('validate', ['validate', cfg]);
+    assert.equal(cv.code, 3, `validate refuses the unknown key: ${cv.stdout + cv.stderr}`);
+
     // Every verb's help, and a refusal that could echo a value.
     const help = await cli('--help', ['--help']);
+    // Every command the CLI lists is run for real above, not only its help: a new verb joins the
+    // scan or this fails.
+    const listed = [...help.stdout.split('\nClaims verbs:')[0].matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1]);
+    assert.ok(listed.length >= 9, `the help lists the commands: ${listed}`);
+    assert.deepEqual(listed.filter((c) => !exercised.has(c)), [], 'every listed command is scanned');
     const verbs = ['renew', 'reap', 'guard', 'slots', 'claims', ...[...help.stdout.matchAll(/^ {2}claims (.+)$/gm)].map((m) => `claims ${m[1].trim()}`)];
     assert.ok(verbs.length >= 14, `the help lists the claims verbs: ${verbs}`);
     for (const verb of verbs) await cli(`${verb} --help`, [...verb.split(' '), '--help']);
