@@ -1,24 +1,22 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
-  debug,
-  errorMessage,
-  info,
-  setFailed,
-  setOutput,
-  setSecret,
-  warning,
-  warningMessage
-} from "./shared-V5FHZQAO.mjs";
-import {
   CONTEXT,
   INPUTS,
   OUTPUTS,
   apiBaseUrl,
   createTransport,
+  debug,
+  errorMessage,
+  info,
   inputEnvName,
-  runOperation
-} from "./shared-XY2HJ2VG.mjs";
+  runOperation,
+  setFailed,
+  setOutput,
+  setSecret,
+  warning,
+  warningMessage
+} from "./shared-DCEVCRNG.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

@@ -1,17 +1,27 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
+  ITEM_COMMANDS,
+  KNOBS,
+  Usage,
+  context,
+  credential,
+  logger,
+  parseFlags,
+  print,
+  refusal,
+  shellQuote,
+  warningMessage
+} from "./shared-XWLHJJ7R.mjs";
+import {
   CONTEXT,
   GUARD_SCHEMA,
   apiBaseUrl,
   checkGuardInputs,
-  cliFlag,
   createTransport,
-  describeInputError,
-  describeInputWarning,
   guard,
   runOperation
-} from "./shared-XY2HJ2VG.mjs";
+} from "./shared-DCEVCRNG.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";
@@ -19,64 +29,6 @@ import {
 // actions/lib/claims.mjs
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-
-// actions/lib/cli-common.mjs
-import { parseArgs } from "node:util";
-var Usage = class extends Error {
-  constructor(message, code = "usage") {
-    super(message);
-    this.usage = true;
-    this.code = code;
-  }
-};
-var KNOBS = ["api-max-attempts", "api-retry-base-ms", "api-retry-max-ms"];
-function parseFlags(argv, { strings = [], multiple = [], booleans = [], child = false }) {
-  const at = argv.indexOf("--");
-  const own = child && at >= 0 ? argv.slice(0, at) : argv;
-  const options = { help: { type: "boolean" } };
-  for (const name of strings) options[name] = { type: "string" };
-  for (const name of multiple) options[name] = { type: "string", multiple: true };
-  for (const name of booleans) options[name] = { type: "boolean" };
-  let values;
-  try {
-    ({ values } = parseArgs({ args: own, options, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new Usage(error.message.replace(/\. To specify a positional argument.*$/s, ""));
-  }
-  return { values, child: child && at >= 0 ? argv.slice(at + 1) : [] };
-}
-function credential(env = process.env) {
-  const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || "").trim();
-  if (!token) throw new Usage("set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can write the repository", "no-token");
-  return token;
-}
-function context(env = process.env) {
-  const out = {};
-  for (const name of CONTEXT) if (env[name]) out[name] = env[name];
-  return out;
-}
-var logger = {
-  debug: (t) => process.env.LEASEHOLD_DEBUG ? console.error(`debug: ${t}`) : void 0,
-  info: (t) => console.error(t),
-  warning: (t) => console.error(`warning: ${t}`)
-};
-var print = (doc, stream = process.stdout) => stream.write(`${JSON.stringify(doc)}
-`);
-var errorMessage = (error) => describeInputError(error, cliFlag);
-var warningMessage = (warning) => describeInputWarning(warning, cliFlag);
-function refusal(core, command, error) {
-  const status = error.usage || error.code === "invalid-input" ? "usage" : "config";
-  const code = error.usage ? error.code : error.code ?? "internal";
-  const doc = core.refusalDocument(command, status, code, errorMessage(error));
-  if (error.input) doc.error.input = error.input;
-  if (error.path) doc.error.path = error.path;
-  return doc;
-}
-function shellQuote(word) {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
-// actions/lib/claims.mjs
 var COMMON = ["repository", "config", "holder-suffix", ...KNOBS];
 var ENVIRONMENT = `Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
@@ -415,7 +367,7 @@ ${ENVIRONMENT2}`,
 };
 
 // actions/lib/slots.mjs
-import { parseArgs as parseArgs2 } from "node:util";
+import { parseArgs } from "node:util";
 var COMMAND = "slots allocate";
 var USAGE_LINE = "leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]";
 var SLOTS_USAGE = `usage: leasehold slots allocate --namespace N --prefix P [--repository owner/name] [--dry-run]
@@ -470,7 +422,7 @@ ${SLOTS_USAGE}`);
   }
   let values;
   try {
-    ({ values } = parseArgs2({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (e) {
     return refuse("usage", "invalid-input", `${e.message}
 ${SLOTS_USAGE}`);
@@ -507,7 +459,8 @@ var SLOTS_COMMAND = {
 var COMMANDS = {
   ...LOCK_COMMANDS,
   claims: CLAIMS_COMMAND,
-  slots: SLOTS_COMMAND
+  slots: SLOTS_COMMAND,
+  ...ITEM_COMMANDS
 };
 function overview(core) {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
@@ -534,7 +487,7 @@ async function main(argv, env) {
     return 0;
   }
   const command = COMMANDS[name];
-  const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : name ?? "";
+  const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : command?.verbs && command.verbs.includes(rest[0]) ? `${name} ${rest[0]}` : name ?? "";
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? "")} (known: ${Object.keys(COMMANDS).join(", ")}; --help lists them)`);
     if (name === "claims" && rest[0] === "--help") {
@@ -543,6 +496,22 @@ async function main(argv, env) {
       return 0;
     }
     if (name === "claims" && rest.length === 0) throw new Usage("claims needs a verb (leasehold claims --help lists them)");
+    if (command.verbs) {
+      const [verb, ...flags] = rest;
+      if (verb === "--help" || verb === "-h") {
+        process.stdout.write(`usage: ${command.usage}
+`);
+        return 0;
+      }
+      if (!command.verbs.includes(verb)) throw new Usage(`${name} needs a verb: ${command.verbs.join(" | ")} (${name} --help)`);
+      const { values } = parseFlags(flags, command.flags);
+      if (values.help) {
+        process.stdout.write(`usage: ${command.usage}
+`);
+        return 0;
+      }
+      return await command.run({ core, values, env, verb });
+    }
     if (command.flags) {
       const { values, child } = parseFlags(rest, command.flags);
       if (values.help) {

@@ -482,20 +482,8 @@ impl ReceiptOp {
                 ),
             );
         }
-        if self
-            .s
-            .app_logins
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(&c.login))
-        {
-            return Verdict::Refused(
-                "app-author",
-                format!(
-                    "comment {} was written by {}, an App identity of this workflow's own output",
-                    c.id, c.login
-                ),
-            );
-        }
+        // (An App identity of `app-logins` never gets here: a token acting as one is refused
+        // before any comment is read, and only our own comments count.)
         if c.updated_at != c.created_at {
             return Verdict::Refused(
                 "edited",
