@@ -109,11 +109,22 @@ fn state(g: &GitHub) -> LockState {
 }
 
 fn holder_of(g: &GitHub) -> Vec<String> {
-    state(g).holders.iter().map(|h| h.holder_id.clone()).collect()
+    state(g)
+        .holders
+        .iter()
+        .map(|h| h.holder_id.clone())
+        .collect()
 }
 
 /// Runs `first` to its holding, then `second` (queued behind) until `stop` says so.
-fn until(c: &mut Client, g: &mut GitHub, now: &mut u64, bound: usize, mut hook: impl FnMut(&Call, &mut GitHub), stop: impl Fn(&Client, &GitHub) -> bool) {
+fn until(
+    c: &mut Client,
+    g: &mut GitHub,
+    now: &mut u64,
+    bound: usize,
+    mut hook: impl FnMut(&Call, &mut GitHub),
+    stop: impl Fn(&Client, &GitHub) -> bool,
+) {
     for _ in 0..bound {
         if matches!(c.command, Command::Finish { .. }) {
             c.turn(g, now, &mut hook);
@@ -127,7 +138,13 @@ fn until(c: &mut Client, g: &mut GitHub, now: &mut u64, bound: usize, mut hook: 
 
 /// Waiting in the queue for its next poll.
 fn queued(c: &Client, _: &GitHub) -> bool {
-    matches!(c.command, Command::Sleep { reason: SleepReason::Poll, .. })
+    matches!(
+        c.command,
+        Command::Sleep {
+            reason: SleepReason::Poll,
+            ..
+        }
+    )
 }
 
 fn is_admitting_write(call: &Call, who: &str) -> bool {
@@ -148,7 +165,11 @@ fn a_queued_claim_whose_pull_request_moves_on_leaves_and_the_waiter_behind_is_ad
     let mut three = Client::start(op(3, None), now);
     until(&mut three, &mut g, &mut now, 50, |_, _| {}, queued);
     assert_eq!(state(&g).queue.len(), 2);
-    assert!(!two.sent.contains(&"getPullRequest".to_string()), "no read before the first poll: {:?}", two.sent);
+    assert!(
+        !two.sent.contains(&"getPullRequest".to_string()),
+        "no read before the first poll: {:?}",
+        two.sent
+    );
     // A push to #7: at its next poll, run 2 reads the head and leaves the queue.
     g.set_pull("octo/app", 7, B, "open");
     until(&mut two, &mut g, &mut now, 50, |_, _| {}, |_, _| false);
@@ -157,7 +178,11 @@ fn a_queued_claim_whose_pull_request_moves_on_leaves_and_the_waiter_behind_is_ad
     assert!(!o.success);
     assert_eq!(o.error.as_ref().unwrap().code.as_str(), "head-moved");
     let s = state(&g);
-    assert!(s.queue.iter().all(|q| !q.holder_id.contains(":2:")), "{:?}", s.queue);
+    assert!(
+        s.queue.iter().all(|q| !q.holder_id.contains(":2:")),
+        "{:?}",
+        s.queue
+    );
     // The holder leaves; run 3 is admitted.
     let mut release = Client::start(
         Operation::new(
@@ -245,7 +270,11 @@ fn a_push_between_the_last_read_and_the_admitting_write_is_caught_after_admissio
     assert!(pushed, "the release admitted run 2");
     until(&mut two, &mut g, &mut now, 80, |_, _| {}, |_, _| false);
     assert_eq!(two.outcome.clone().unwrap().result, ResultWord::Superseded);
-    assert_eq!(holder_of(&g), vec!["octo/app:3:build".to_string()], "run 2 handed its slot to run 3");
+    assert_eq!(
+        holder_of(&g),
+        vec!["octo/app:3:build".to_string()],
+        "run 2 handed its slot to run 3"
+    );
     until(&mut three, &mut g, &mut now, 50, |_, _| {}, |_, _| false);
     assert_eq!(three.outcome.unwrap().result, ResultWord::Acquired);
 }
@@ -259,12 +288,19 @@ fn an_unreadable_head_is_unverified_and_no_inputs_ask_nothing() {
     until(&mut two, &mut g, &mut now, 80, |_, _| {}, |_, _| false);
     let o = two.outcome.clone().unwrap();
     assert_eq!(o.result, ResultWord::UnverifiedHead, "{o:?}");
-    assert!(g.current(BRANCH, "locks/deploy.json").is_none(), "nothing written");
+    assert!(
+        g.current(BRANCH, "locks/deploy.json").is_none(),
+        "nothing written"
+    );
     // A claim without the inputs sends no pull-request request at all.
     let mut three = Client::start(op(3, None), now);
     until(&mut three, &mut g, &mut now, 50, |_, _| {}, |_, _| false);
     assert_eq!(three.outcome.unwrap().result, ResultWord::Acquired);
-    assert!(!three.sent.iter().any(|c| c == "getPullRequest"), "{:?}", three.sent);
+    assert!(
+        !three.sent.iter().any(|c| c == "getPullRequest"),
+        "{:?}",
+        three.sent
+    );
     // A closed pull request is superseded, as is a current one that then closes.
     g.set_pull("octo/app", 9, A, "closed");
     let mut four = Client::start(op(4, Some((9, A))), now);
@@ -280,7 +316,9 @@ fn the_inputs_come_in_pairs() {
     };
     let mut only_number = inputs(1, None);
     only_number.insert("pull-request".into(), "7".into());
-    let err = Operation::new(OperationKind::Acquire, &only_number, &entropy).err().unwrap();
+    let err = Operation::new(OperationKind::Acquire, &only_number, &entropy)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("expected-head-sha"), "{err}");
     let mut bad_sha = inputs(1, Some((7, "abc")));
     bad_sha.insert("expected-head-sha".into(), "abc".into());
