@@ -2,7 +2,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-XWLHJJ7R.mjs";
+} from "./shared-IV5MOLWG.mjs";
 import "./shared-DCEVCRNG.mjs";
 import "./shared-BT7D45HE.mjs";
 

@@ -52,7 +52,7 @@ async function main(argv, env) {
     return 0;
   }
   const command = COMMANDS[name];
-  const docName = name === 'claims' ? CLAIMS_COMMAND.commandName(rest) : command?.verbs && command.verbs.includes(rest[0]) ? `${name} ${rest[0]}` : (name ?? '');
+  const docName = name === 'claims' ? CLAIMS_COMMAND.commandName(rest) : command?.verbWords && command.verbWords.includes(rest[0]) ? `${name} ${rest[0]}` : (name ?? '');
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? '')} (known: ${Object.keys(COMMANDS).join(', ')}; --help lists them)`);
     if (name === 'claims' && rest[0] === '--help') {
@@ -60,14 +60,14 @@ async function main(argv, env) {
       return 0;
     }
     if (name === 'claims' && rest.length === 0) throw new Usage('claims needs a verb (leasehold claims --help lists them)');
-    if (command.verbs) {
+    if (command.verbWords) {
       // A verb first (`receipt check …`), then its flags.
       const [verb, ...flags] = rest;
       if (verb === '--help' || verb === '-h') {
         process.stdout.write(`usage: ${command.usage}\n`);
         return 0;
       }
-      if (!command.verbs.includes(verb)) throw new Usage(`${name} needs a verb: ${command.verbs.join(' | ')} (${name} --help)`);
+      if (!command.verbWords.includes(verb)) throw new Usage(`${name} needs a verb: ${command.verbWords.join(' | ')} (${name} --help)`);
       const { values } = parseFlags(flags, command.flags);
       if (values.help) {
         process.stdout.write(`usage: ${command.usage}\n`);

@@ -143,7 +143,7 @@ run absorbed (posted, already-posted; not-posted is a warning, exit 0).
 --job-token says the token is the job's own GITHUB_TOKEN (GET /user refuses it; its login is
 github-actions[bot]). Prints one result document.
 ${ENVIRONMENT}`,
-    verbs: Object.keys(RECEIPT_KINDS),
+    verbWords: Object.keys(RECEIPT_KINDS),
     run: ({ core, values, env, verb }) => once(core, RECEIPT_KINDS[verb], `receipt ${verb}`, flagInputs(values, env), env),
   },
   'check-head': {
