@@ -351,20 +351,23 @@ impl ReceiptOp {
             },
             (Phase::Listing { page }, Ok(Reply::Comments { comments, next, .. })) => {
                 for c in &comments {
-                    match self.judge(c) {
-                        Verdict::Honoured if self.s.mode == Mode::Check => {
-                            let mut report = self.report(Status::Receipted, "receipt");
-                            report.skip = Some(true);
-                            report.comment = Some(c.id);
-                            report.detail =
-                                format!("comment {} by {} names this run: skip", c.id, c.login);
-                            return Ok(self.done(report));
-                        }
-                        Verdict::Honoured | Verdict::Other | Verdict::NotAReceipt => {}
-                        Verdict::Refused(word, why) => {
-                            self.refused.get_or_insert(word);
-                            self.warnings.push(format!("{word}: {why}"));
-                        }
+                    match self.s.mode {
+                        Mode::Check => match self.judge(c) {
+                            Verdict::Honoured => {
+                                let mut report = self.report(Status::Receipted, "receipt");
+                                report.skip = Some(true);
+                                report.comment = Some(c.id);
+                                report.detail =
+                                    format!("comment {} by {} names this run: skip", c.id, c.login);
+                                return Ok(self.done(report));
+                            }
+                            Verdict::Other | Verdict::NotAReceipt => {}
+                            Verdict::Refused(word, why) => {
+                                self.refused.get_or_insert(word);
+                                self.warnings.push(format!("{word}: {why}"));
+                            }
+                        },
+                        Mode::Post => {}
                     }
                     if self.s.mode == Mode::Post && self.ours_of_this_run(c) {
                         let mut report = self.report(Status::AlreadyPosted, "already-posted");
