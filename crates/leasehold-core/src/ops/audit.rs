@@ -461,3 +461,73 @@ impl AuditOp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::time::parse_rfc3339;
+
+    fn settings() -> AuditSettings {
+        let raw: RawInputs = [("GITHUB_REPOSITORY", "octo/app")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        AuditSettings::parse(&raw).unwrap().0
+    }
+
+    fn run(status: &str, conclusion: Option<&str>, created: &str) -> WorkflowRunEntry {
+        WorkflowRunEntry {
+            id: 7,
+            status: status.into(),
+            conclusion: conclusion.map(str::to_string),
+            created_at: created.into(),
+            run_started_at: Some(created.into()),
+            updated_at: created.into(),
+            html_url: "https://github.com/octo/app/actions/runs/7".into(),
+        }
+    }
+
+    #[test]
+    fn the_reaper_delivery_rules() {
+        let s = settings();
+        let t = |m: u64| parse_rfc3339("2026-06-01T12:00:00Z").unwrap() + m * 60_000;
+        let at = "2026-06-01T12:00:00Z";
+        assert!(reaper_problem(&s, None, t(0))
+            .unwrap()
+            .contains("No scheduled run"));
+        assert_eq!(
+            reaper_problem(&s, Some(&run("completed", Some("success"), at)), t(30)),
+            None
+        );
+        assert!(
+            reaper_problem(&s, Some(&run("completed", Some("success"), at)), t(31))
+                .unwrap()
+                .contains("older than 30")
+        );
+        assert!(
+            reaper_problem(&s, Some(&run("completed", Some("cancelled"), at)), t(1))
+                .unwrap()
+                .contains("ended `cancelled`")
+        );
+        assert_eq!(
+            reaper_problem(&s, Some(&run("in_progress", None, at)), t(15)),
+            None
+        );
+        assert!(
+            reaper_problem(&s, Some(&run("in_progress", None, at)), t(16))
+                .unwrap()
+                .contains("more than 15 minutes")
+        );
+    }
+
+    #[test]
+    fn the_body_is_the_same_for_the_same_problem_whenever_it_is_audited() {
+        let s = settings();
+        let r = run("completed", Some("failure"), "2026-06-01T12:00:00Z");
+        let t = parse_rfc3339("2026-06-01T12:00:00Z").unwrap();
+        let a = reaper_problem(&s, Some(&r), t + 60_000).unwrap();
+        let b = reaper_problem(&s, Some(&r), t + 29 * 60_000).unwrap();
+        assert_eq!(alert_body(&s, &a, Some(&r)), alert_body(&s, &b, Some(&r)));
+        assert!(alert_body(&s, &a, Some(&r)).starts_with(&alert_marker(REAPER_DELIVERY)));
+    }
+}
