@@ -14,6 +14,9 @@ const entryPoints = {
   reap: 'actions/reap/main.mjs',
   claim: 'actions/claim/main.mjs',
   validate: 'actions/validate/main.mjs',
+  receipt: 'actions/receipt/main.mjs',
+  'check-head': 'actions/check-head/main.mjs',
+  audit: 'actions/audit/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

@@ -1,28 +1,24 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
-  errorMessage,
-  warningMessage
-} from "./shared-S34ZBD4P.mjs";
-import {
   apiBaseUrl,
   createTransport,
-  runOperation
-} from "./shared-MUMZVIIX.mjs";
-import {
-  debug,
-  info,
-  setFailed,
-  setOutput,
-  setSecret,
-  warning
-} from "./shared-V7GRIPFJ.mjs";
+  errorMessage,
+  runOperation,
+  warningMessage
+} from "./shared-TXBHROMF.mjs";
 import {
   CONTEXT,
   INPUTS,
   OUTPUTS,
-  inputEnvName
-} from "./shared-5ZBYKQBK.mjs";
+  debug,
+  info,
+  inputEnvName,
+  setFailed,
+  setOutput,
+  setSecret,
+  warning
+} from "./shared-U3V2J47G.mjs";
 import {
   loadCore
 } from "./shared-BFD3RWKA.mjs";

@@ -2,6 +2,9 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
+  ITEM_COMMANDS
+} from "./shared-BPJMEQJV.mjs";
+import {
   GUARD_SCHEMA,
   apiBaseUrl,
   checkGuardInputs,
@@ -9,11 +12,13 @@ import {
   guard,
   runOperation,
   textTimeline
-} from "./shared-MUMZVIIX.mjs";
+} from "./shared-TXBHROMF.mjs";
+import {
+  VALIDATE_COMMAND
+} from "./shared-GMPFIYBA.mjs";
 import {
   KNOBS,
   Usage,
-  VALIDATE_COMMAND,
   context,
   credential,
   logger,
@@ -22,11 +27,11 @@ import {
   refusal,
   shellQuote,
   warningMessage
-} from "./shared-ZLESC5TC.mjs";
+} from "./shared-XLBMYJWY.mjs";
 import {
   CONTEXT,
   INPUTS
-} from "./shared-5ZBYKQBK.mjs";
+} from "./shared-U3V2J47G.mjs";
 import {
   loadCore
 } from "./shared-BFD3RWKA.mjs";
@@ -562,7 +567,8 @@ var COMMANDS = {
   ...LOCK_COMMANDS,
   claims: CLAIMS_COMMAND,
   slots: SLOTS_COMMAND,
-  validate: VALIDATE_COMMAND
+  validate: VALIDATE_COMMAND,
+  ...ITEM_COMMANDS
 };
 function overview(core) {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
@@ -589,7 +595,7 @@ async function main(argv, env) {
     return 0;
   }
   const command = COMMANDS[name];
-  const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : name ?? "";
+  const docName = name === "claims" ? CLAIMS_COMMAND.commandName(rest) : command?.verbWords && command.verbWords.includes(rest[0]) ? `${name} ${rest[0]}` : name ?? "";
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? "")} (known: ${Object.keys(COMMANDS).join(", ")}; --help lists them)`);
     if (name === "claims" && rest[0] === "--help") {
@@ -598,6 +604,22 @@ async function main(argv, env) {
       return 0;
     }
     if (name === "claims" && rest.length === 0) throw new Usage("claims needs a verb (leasehold claims --help lists them)");
+    if (command.verbWords) {
+      const [verb, ...flags] = rest;
+      if (verb === "--help" || verb === "-h") {
+        process.stdout.write(`usage: ${command.usage}
+`);
+        return 0;
+      }
+      if (!command.verbWords.includes(verb)) throw new Usage(`${name} needs a verb: ${command.verbWords.join(" | ")} (${name} --help)`);
+      const { values } = parseFlags(flags, command.flags);
+      if (values.help) {
+        process.stdout.write(`usage: ${command.usage}
+`);
+        return 0;
+      }
+      return await command.run({ core, values, env, verb });
+    }
     if (command.flags) {
       const { values, child, positionals } = parseFlags(rest, command.flags);
       if (values.help) {

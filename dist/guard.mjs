@@ -2,10 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-S34ZBD4P.mjs";
-import "./shared-MUMZVIIX.mjs";
-import "./shared-V7GRIPFJ.mjs";
-import "./shared-5ZBYKQBK.mjs";
+} from "./shared-TXBHROMF.mjs";
+import "./shared-U3V2J47G.mjs";
 import "./shared-BFD3RWKA.mjs";
 
 // actions/guard/main.mjs

@@ -2,18 +2,17 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-ZLESC5TC.mjs";
+} from "./shared-GMPFIYBA.mjs";
+import "./shared-XLBMYJWY.mjs";
 import {
   error,
   info,
+  inputEnvName,
   setFailed,
   setOutput,
   summary,
   warning
-} from "./shared-V7GRIPFJ.mjs";
-import {
-  inputEnvName
-} from "./shared-5ZBYKQBK.mjs";
+} from "./shared-U3V2J47G.mjs";
 import {
   loadCore
 } from "./shared-BFD3RWKA.mjs";

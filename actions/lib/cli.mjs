@@ -7,6 +7,7 @@
 //   node dist/cli.mjs validate FILE…              lock config files, by the core's rules (validate.mjs)
 //   node dist/cli.mjs claims <verb> …             per-item claims on git refs (claims.mjs)
 //   node dist/cli.mjs slots allocate …            never-recycled slot numbers (slots.mjs)
+//   node dist/cli.mjs receipt check|post …        receipts; check-head; audit (items.mjs)
 //
 // Every command prints JSON documents whose `exitCode` is the process's exit code, from the
 // core's one exit-code table (README "Exit codes"); a refused command line prints a `usage`
@@ -14,6 +15,7 @@
 // one entry here.
 import { CLAIMS_COMMAND } from './claims.mjs';
 import { logger, parseFlags, print, refusal, Usage } from './cli-common.mjs';
+import { ITEM_COMMANDS } from './items.mjs';
 import { LOCK_COMMANDS } from './lock-cli.mjs';
 import { SLOTS_COMMAND } from './slots.mjs';
 import { VALIDATE_COMMAND } from './validate.mjs';
@@ -25,6 +27,7 @@ const COMMANDS = {
   claims: CLAIMS_COMMAND,
   slots: SLOTS_COMMAND,
   validate: VALIDATE_COMMAND,
+  ...ITEM_COMMANDS,
 };
 
 function overview(core) {
@@ -53,7 +56,7 @@ async function main(argv, env) {
     return 0;
   }
   const command = COMMANDS[name];
-  const docName = name === 'claims' ? CLAIMS_COMMAND.commandName(rest) : (name ?? '');
+  const docName = name === 'claims' ? CLAIMS_COMMAND.commandName(rest) : command?.verbWords && command.verbWords.includes(rest[0]) ? `${name} ${rest[0]}` : (name ?? '');
   try {
     if (!command) throw new Usage(`unknown command ${JSON.stringify(name ?? '')} (known: ${Object.keys(COMMANDS).join(', ')}; --help lists them)`);
     if (name === 'claims' && rest[0] === '--help') {
@@ -61,6 +64,21 @@ async function main(argv, env) {
       return 0;
     }
     if (name === 'claims' && rest.length === 0) throw new Usage('claims needs a verb (leasehold claims --help lists them)');
+    if (command.verbWords) {
+      // A verb first (`receipt check …`), then its flags.
+      const [verb, ...flags] = rest;
+      if (verb === '--help' || verb === '-h') {
+        process.stdout.write(`usage: ${command.usage}\n`);
+        return 0;
+      }
+      if (!command.verbWords.includes(verb)) throw new Usage(`${name} needs a verb: ${command.verbWords.join(' | ')} (${name} --help)`);
+      const { values } = parseFlags(flags, command.flags);
+      if (values.help) {
+        process.stdout.write(`usage: ${command.usage}\n`);
+        return 0;
+      }
+      return await command.run({ core, values, env, verb });
+    }
     if (command.flags) {
       const { values, child, positionals } = parseFlags(rest, command.flags);
       if (values.help) {

@@ -4,13 +4,16 @@
 const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', ...KNOBS],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
   claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
+  receipt: ['operation', 'number', 'repository', 'run-id', 'head-sha', 'runs', 'heads', 'job-status', 'app-logins', 'token', 'job-token', ...KNOBS],
+  'check-head': ['pull-request', 'expected-head-sha', 'repository', 'token', ...KNOBS],
+  audit: ['check', 'repository', 'workflow-repository', 'workflow', 'max-age-minutes', 'max-running-minutes', 'token', 'job-token', ...KNOBS],
 };
 
 export const OUTPUTS = {
@@ -20,6 +23,9 @@ export const OUTPUTS = {
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
   reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
   claim: ['token', 'run-id', 'status', 'expires-at', 'exit-code', 'result'],
+  receipt: ['skip', 'status', 'reason', 'identity', 'comment-id', 'warnings', 'detail', 'exit-code', 'result'],
+  'check-head': ['result', 'head-sha', 'status', 'detail', 'exit-code', 'document'],
+  audit: ['status', 'issue', 'problem', 'detail', 'exit-code', 'result'],
 };
 
 // Run context the core needs, by environment variable name.

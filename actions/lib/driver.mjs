@@ -41,6 +41,22 @@ function describe(command) {
       return `GET actions/jobs/${command.jobId} in ${command.repository}`;
     case 'listJobs':
       return `GET actions/runs/${command.runId}/attempts/${command.attempt}/jobs in ${command.repository}`;
+    case 'getViewer':
+      return 'GET /user';
+    case 'listComments':
+      return `GET issues/${command.number}/comments${command.page > 1 ? `?page=${command.page}` : ''} in ${command.repository}`;
+    case 'createComment':
+      return `POST issues/${command.number}/comments in ${command.repository}`;
+    case 'getPullRequest':
+      return `GET pulls/${command.number} in ${command.repository}`;
+    case 'listWorkflowRuns':
+      return `GET actions/workflows/${command.workflow}/runs?event=${command.event} in ${command.repository}`;
+    case 'listIssues':
+      return `GET issues${command.page > 1 ? `?page=${command.page}` : ''} in ${command.repository}`;
+    case 'createIssue':
+      return `POST issues in ${command.repository}`;
+    case 'updateIssue':
+      return `PATCH issues/${command.number} in ${command.repository}`;
     default:
       return command.kind;
   }

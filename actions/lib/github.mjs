@@ -229,6 +229,96 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         date: h.date ?? null,
       };
     },
+    // Issues, comments, pull requests, workflow runs and the token's identity (receipts,
+    // check-head, audit). Each names its own repository.
+    async getViewer(c) {
+      const { data, headers: h } = await send('GET /user', {}, c.timeoutMs);
+      return { kind: 'user', login: str(data, 'login'), type: str(data, 'type'), date: h.date ?? null };
+    },
+    // 100 a page (GitHub's largest); page 1 is asked without `page`, the next is the Link
+    // header's.
+    async listComments(c) {
+      const params = { per_page: 100 };
+      if (c.page > 1) params.page = idOf(c.page, 'page', c.kind);
+      const path = `${repoPath(c.repository, c.kind)}/issues/${idOf(c.number, 'number', c.kind)}/comments`;
+      const { data, headers: h } = await send(`GET ${path}`, params, c.timeoutMs);
+      if (!Array.isArray(data)) throw new TypeError('no array of comments in the body');
+      return {
+        kind: 'comments',
+        comments: data.map((m) => ({
+          id: int(m, 'id'),
+          login: str(m?.user, 'login'),
+          userType: str(m?.user, 'type'),
+          app: typeof m?.performed_via_github_app?.slug === 'string' ? m.performed_via_github_app.slug : null,
+          createdAt: str(m, 'created_at'),
+          updatedAt: str(m, 'updated_at'),
+          body: typeof m.body === 'string' ? m.body : '',
+        })),
+        next: linkNext(h.link),
+        date: h.date ?? null,
+      };
+    },
+    async createComment(c) {
+      const path = `${repoPath(c.repository, c.kind)}/issues/${idOf(c.number, 'number', c.kind)}/comments`;
+      const { data, headers: h } = await send(`POST ${path}`, { body: c.body }, c.timeoutMs);
+      return { kind: 'posted', id: int(data, 'id'), number: null, url: typeof data.html_url === 'string' ? data.html_url : '', date: h.date ?? null };
+    },
+    async getPullRequest(c) {
+      const path = `${repoPath(c.repository, c.kind)}/pulls/${idOf(c.number, 'number', c.kind)}`;
+      const { data, headers: h } = await send(`GET ${path}`, {}, c.timeoutMs);
+      return { kind: 'pullRequest', number: int(data, 'number'), headSha: str(data?.head, 'sha'), state: str(data, 'state'), merged: data.merged === true, date: h.date ?? null };
+    },
+    async listWorkflowRuns(c) {
+      if (typeof c.workflow !== 'string' || !c.workflow || c.workflow.includes('/')) throw new BadCommand(`leasehold driver: ${c.kind} needs a workflow file name or id, not ${JSON.stringify(c.workflow)}`);
+      const path = `${repoPath(c.repository, c.kind)}/actions/workflows/${encodeURIComponent(c.workflow)}/runs`;
+      const { data, headers: h } = await send(`GET ${path}`, { event: c.event, per_page: 1, exclude_pull_requests: true }, c.timeoutMs);
+      if (!Array.isArray(data?.workflow_runs)) throw new TypeError('no workflow_runs array in the body');
+      return {
+        kind: 'workflowRuns',
+        totalCount: int(data, 'total_count'),
+        runs: data.workflow_runs.map((r) => ({
+          id: int(r, 'id'),
+          status: str(r, 'status'),
+          conclusion: strOrNull(r, 'conclusion'),
+          createdAt: str(r, 'created_at'),
+          runStartedAt: typeof r.run_started_at === 'string' ? r.run_started_at : null,
+          updatedAt: str(r, 'updated_at'),
+          htmlUrl: str(r, 'html_url'),
+        })),
+        date: h.date ?? null,
+      };
+    },
+    async listIssues(c) {
+      const params = { state: 'open', per_page: 100 };
+      if (c.page > 1) params.page = idOf(c.page, 'page', c.kind);
+      const { data, headers: h } = await send(`GET ${repoPath(c.repository, c.kind)}/issues`, params, c.timeoutMs);
+      if (!Array.isArray(data)) throw new TypeError('no array of issues in the body');
+      return {
+        kind: 'issues',
+        issues: data.map((i) => ({
+          number: int(i, 'number'),
+          login: str(i?.user, 'login'),
+          title: str(i, 'title'),
+          body: typeof i.body === 'string' ? i.body : '',
+          state: str(i, 'state'),
+          pullRequest: typeof i.pull_request === 'object' && i.pull_request !== null,
+        })),
+        next: linkNext(h.link),
+        date: h.date ?? null,
+      };
+    },
+    async createIssue(c) {
+      const { data, headers: h } = await send(`POST ${repoPath(c.repository, c.kind)}/issues`, { title: c.title, body: c.body }, c.timeoutMs);
+      return { kind: 'posted', id: int(data, 'id'), number: int(data, 'number'), url: str(data, 'html_url'), date: h.date ?? null };
+    },
+    async updateIssue(c) {
+      const body = {};
+      if (typeof c.body === 'string') body.body = c.body;
+      if (typeof c.state === 'string') body.state = c.state;
+      const path = `${repoPath(c.repository, c.kind)}/issues/${idOf(c.number, 'number', c.kind)}`;
+      const { data, headers: h } = await send(`PATCH ${path}`, body, c.timeoutMs);
+      return { kind: 'posted', id: int(data, 'id'), number: int(data, 'number'), url: str(data, 'html_url'), date: h.date ?? null };
+    },
   };
 
   return async function perform(command) {

@@ -89,6 +89,8 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     reaped: `reaped \`${outcome.lock}\``,
     'release-unrecorded': `released \`${outcome.lock}\`, but the lock state could not be updated`,
     failed: `${kind} of \`${outcome.lock}\` failed`,
+    superseded: `left \`${outcome.lock}\`: the pull request moved on`,
+    'unverified-head': `left \`${outcome.lock}\`: the pull request's head could not be verified`,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, '');
   const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} \`${escapeCell(outcome.holderId)}\` · ` : '';

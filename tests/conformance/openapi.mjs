@@ -36,6 +36,8 @@ export function loadSpec() {
   // description says `format: email`, so an address is anything with one "@" between
   // non-empty parts.
   ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
+  nullableWithoutType(spec.components.schemas);
+  nullableWithoutType(spec.paths);
   ajv.addSchema({ $id: 'gh', components: { schemas: spec.components.schemas } });
 
   const operations = [];
@@ -130,4 +132,18 @@ function deref(spec, o) {
  *  schema that holds every component. */
 function rebase(schema) {
   return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\/components\//g, '"$ref":"gh#/components/'));
+}
+
+/** OpenAPI 3.0's `nullable: true` beside `anyOf` or `oneOf` and no `type` (issue-field-value's
+ *  `value`, reached from every issue; an issue write's `milestone`): ajv compiles `nullable` only with a `type`, so the same meaning is
+ *  written as one more alternative, `{ type: 'null' }`. Nothing else changes. */
+function nullableWithoutType(node) {
+  if (!node || typeof node !== 'object') return;
+  for (const key of ['anyOf', 'oneOf']) {
+    if (node.nullable === true && node.type === undefined && Array.isArray(node[key])) {
+      delete node.nullable;
+      node[key] = [...node[key], { type: 'null' }];
+    }
+  }
+  for (const value of Object.values(node)) nullableWithoutType(value);
 }

@@ -236,6 +236,7 @@ export function actionsRoute(ctx, repo, sub) {
     return listAttemptJobs(ctx, repo, r[1], r[2]);
   }
   if ((r = /^\/actions\/jobs\/([^/]+)\/?$/.exec(sub)) && method === 'GET') return getJob(repo, r[1]);
+  if ((r = /^\/actions\/workflows\/([^/]+)\/runs\/?$/.exec(sub)) && method === 'GET') return listWorkflowRuns(ctx, repo, r[1]);
   return undefined;
 }
 
@@ -372,4 +373,30 @@ function getJob(repo, rawJobId) {
   const job = repo.actions.jobs.get(idParam(rawJobId));
   if (!job) return fail(404, 'Not Found', DOCS.getJob);
   return reply(200, jobBody(repo, job));
+}
+
+// GET /actions/workflows/{workflow_id}/runs?event=&status=&per_page=&page=: the runs of one
+// workflow, named by its id or its file name (`reap.yml`), newest first, as of each run's latest
+// attempt (docs/github-semantics.md#workflow-runs-listing). `status` filters by a status or a
+// conclusion. An unknown workflow is 404.
+function listWorkflowRuns(ctx, repo, rawWorkflow) {
+  const doc = DOCS.listWorkflowRuns;
+  const name = decodeURIComponent(rawWorkflow);
+  const byId = idParam(name);
+  const runs = [...repo.actions.runs.values()].filter((run) => (byId !== null ? run.workflowId === byId : run.path.split('/').at(-1) === name));
+  const known = byId !== null ? [...repo.actions.workflowIds.values()].includes(byId) : [...repo.actions.workflowIds.keys()].some((p) => p.split('/').at(-1) === name);
+  if (!known) return fail(404, 'Not Found', doc);
+  const q = ctx.url.searchParams;
+  const event = q.get('event');
+  const status = q.get('status');
+  const latest = (run) => run.attempts.at(-1);
+  const chosen = runs
+    .filter((run) => !event || run.event === event)
+    .filter((run) => !status || latest(run).status === status || latest(run).conclusion === status)
+    .sort((a, b) => b.id - a.id);
+  const perPage = Math.min(100, idParam(q.get('per_page')) ?? 30);
+  const page = idParam(q.get('page')) ?? 1;
+  const items = chosen.slice((page - 1) * perPage, page * perPage).map((run) => runBody(repo, run, run.attempts.length));
+  const link = linkHeader(repo.emu.url, ctx.url, page, Math.max(1, Math.ceil(chosen.length / perPage)));
+  return reply(200, { total_count: chosen.length, workflow_runs: items }, link ? { link } : {});
 }

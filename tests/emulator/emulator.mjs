@@ -41,6 +41,14 @@
 // A run's status is its attempt's, set by the test: it does not follow the jobs by itself.
 // Illegal moves (a completed job or attempt changed, a conclusion before completion) throw.
 //
+// Issues, comments and pull requests (issues.mjs, pulls.mjs, users.mjs): a repository handle's
+// `issues` (create({ title, body, token }) -> number, comment(number, body, { token }) -> id,
+// commentAs(number, body, { login, type, app }) -> id, edit(commentId, body), setState(number,
+// state), get(number), list(), comments(number)) and `pulls` (open({ headSha, headRef, token })
+// -> number, push(number, sha), close(number, { merged }), reopen(number), head(number)).
+// A token acts as `github-actions[bot]` (an installation token: GET /user is 403) unless
+// identities.set(token, { login, type, app }) says otherwise.
+//
 // Conformance: under `node --test` every emulator hands each request and answer to
 // tests/conformance/ (loaded only then), which checks them against GitHub's OpenAPI
 // description of api.github.com; close() rejects on a difference not listed in
@@ -147,6 +155,14 @@ export async function startEmulator(options = {}) {
     repo: (owner, repo) => emu.repo(owner, repo),
     now: () => emu.now(),
     conformance: emu.checker ?? null,
+    /** Who each token acts as: identities.set(token, { login, type: 'User'|'Bot', app }). */
+    identities: emu.identities.handle(),
+    /** onRequest(fn): fn({ method, path, query, body }) runs before each request is processed
+     *  (a test's hook: push to a pull request as an admitting write arrives); returns a remover. */
+    onRequest: (fn) => {
+      emu.requestHooks.push(fn);
+      return () => emu.requestHooks.splice(emu.requestHooks.indexOf(fn), 1);
+    },
     close: () => emu.close(),
   };
 }

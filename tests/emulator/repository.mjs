@@ -7,6 +7,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { RepoActions } from './actions.mjs';
+import { RepoIssues } from './issues.mjs';
+import { pullsHandle } from './pulls.mjs';
 import { DEFAULT_IDENTITY, SHA_RE, ZERO_SHA } from './constants.mjs';
 import { GitError, TreeConflict, git, gitDate, runGit } from './git.mjs';
 import { encodePath, isoSeconds, matchPattern, newId, nodeId, safeRefName, sleep, validRepoPath } from './helpers.mjs';
@@ -23,16 +25,18 @@ const MINIMAL_REPOSITORY_KEYS = [
 ];
 
 /** A user as GitHub describes one (simple-user). */
-function userBody(api, login, id) {
-  const u = `${api}/users/${login}`;
+export function userBody(api, login, id, type = 'User') {
+  // A bot's login has brackets (github-actions[bot]): escaped in its URLs, as GitHub does.
+  const name = encodeURIComponent(login);
+  const u = `${api}/users/${name}`;
   return {
     login,
     id,
     node_id: nodeId('U', login),
-    avatar_url: `${api}/avatars/${login}`,
+    avatar_url: `${api}/avatars/${name}`,
     gravatar_id: '',
     url: u,
-    html_url: `${api}/${login}`,
+    html_url: `${api}/${name}`,
     followers_url: `${u}/followers`,
     following_url: `${u}/following{/other_user}`,
     gists_url: `${u}/gists{/gist_id}`,
@@ -42,7 +46,7 @@ function userBody(api, login, id) {
     repos_url: `${u}/repos`,
     events_url: `${u}/events{/privacy}`,
     received_events_url: `${u}/received_events`,
-    type: 'User',
+    type,
     user_view_type: 'public',
     site_admin: false,
   };
@@ -65,6 +69,8 @@ export class Repo {
     this.staleWindows = new Map();
     // Workflow runs and jobs, as tests script them.
     this.actions = new RepoActions(this);
+    // Issues, comments and pull requests, as tests and requests write them.
+    this.issues = new RepoIssues(this);
   }
 
   /** Makes the bare repository, with a single initial commit holding `files` (like
@@ -593,6 +599,8 @@ export class Repo {
       head: (branch) => this.branchHead(branch ?? this.defaultBranch),
       writeFile: (branch, p, content, message) => this.writeFile(branch, p, content, message),
       actions: this.actions.handle(),
+      issues: this.issues.handle(),
+      pulls: (this._pulls ??= pullsHandle(this)),
     };
   }
 }

@@ -18,6 +18,9 @@ import { DEFAULT_FAULT_MESSAGES, DOCS } from './constants.mjs';
 import { contentsRoute } from './contents.mjs';
 import { Faults, conflictReply, faultReply } from './faults.mjs';
 import { gitDataRoute } from './git-data.mjs';
+import { issuesRoute } from './issues.mjs';
+import { pullsRoute } from './pulls.mjs';
+import { Identities, usersRoute } from './users.mjs';
 import { graphqlRoute, graphqlServerError } from './graphql.mjs';
 import { definedOnly, sha1, sleep } from './helpers.mjs';
 import { cacheHeaders, etagMatches, fail, readBody, reply, safeDecode, serialize } from './http.mjs';
@@ -72,6 +75,8 @@ export class Emulator {
     this.options = options;
     this.now = options.now ?? (() => Date.now());
     this.tokens = options.tokens ? new Set(options.tokens) : null;
+    this.identities = new Identities(this); // who each token acts as (users.mjs)
+    this.requestHooks = []; // onRequest(fn): called with each request before it is processed
     this.repos = new Map(); // lowercased "owner/repo" -> Repo (GitHub names are case-insensitive)
     this.runIds = new Map(); // workflow run id -> Repo (run ids are unique across GitHub)
     this.log = [];
@@ -214,6 +219,8 @@ export class Emulator {
     };
     try {
       ctx.rawBody = await readBody(req);
+      // Test hooks (onRequest): they see the request before GitHub would act on it.
+      for (const hook of this.requestHooks) await hook({ method: req.method, path: u.pathname, query: Object.fromEntries(u.searchParams), body: decodeBody(ctx.rawBody, req.headers['content-type']) });
       const rule = this.faults.take(req.method, u.pathname);
       if (rule) entry.fault = rule.name;
       const a = rule?.action;
@@ -469,6 +476,8 @@ export class Emulator {
   async route(ctx) {
     const { method } = ctx;
     const p = ctx.url.pathname;
+    const account = usersRoute(ctx, this);
+    if (account !== undefined) return account;
     const m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(p);
     if (!m) return fail(404, 'Not Found', DOCS.root);
     const repo = this.repos.get(`${safeDecode(m[1])}/${safeDecode(m[2])}`.toLowerCase());
@@ -479,7 +488,7 @@ export class Emulator {
       return method === 'GET' ? reply(200, repo.body()) : fail(404, 'Not Found', DOCS.root);
     }
 
-    for (const section of [contentsRoute, gitDataRoute, actionsRoute]) {
+    for (const section of [contentsRoute, gitDataRoute, actionsRoute, issuesRoute, pullsRoute]) {
       const answer = section(ctx, repo, sub);
       if (answer !== undefined) return answer;
     }

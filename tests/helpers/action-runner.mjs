@@ -142,6 +142,8 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
   for (const [input, spec] of Object.entries(meta.inputs ?? {})) {
     let value = inputs[input] ?? spec.default ?? '';
     if (value === '${{ github.token }}') value = token;
+    // A step that runs has seen no failure so far: the runner evaluates job.status to success.
+    if (value === '${{ job.status }}') value = 'success';
     stepEnv[`INPUT_${input.replace(/ /g, '_').toUpperCase()}`] = String(value);
   }
   for (const [key, value] of Object.entries(state)) stepEnv[`STATE_${key}`] = value;

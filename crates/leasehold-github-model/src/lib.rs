@@ -165,6 +165,8 @@ pub struct GitHub {
     runs: BTreeMap<(String, u64, u32), Timing>,
     /// Job id → the job.
     jobs: BTreeMap<u64, Job>,
+    /// (repository, number) → a pull request's head sha and state (`open`, `closed`).
+    pulls: BTreeMap<(String, u64), (String, String)>,
 }
 
 /// An answer that is not a success, as GitHub sends it (without headers).
@@ -233,7 +235,17 @@ impl GitHub {
             full_name: "octo/app".into(),
             runs: BTreeMap::new(),
             jobs: BTreeMap::new(),
+            pulls: BTreeMap::new(),
         }
+    }
+
+    /// Pull request `number` of `repository` has this head and state (`open`, `closed`): a
+    /// push moves the head, as on GitHub (docs/github-semantics.md#pull-request-head).
+    pub fn set_pull(&mut self, repository: &str, number: u64, head_sha: &str, state: &str) {
+        self.pulls.insert(
+            (repository.to_string(), number),
+            (head_sha.to_string(), state.to_string()),
+        );
     }
 
     /// Names the repository (`owner/name`; `octo/app` unless set).
@@ -386,6 +398,27 @@ impl GitHub {
             Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. } => {
                 http(404, "slot refs are not modelled")
             }
+            Call::GetPullRequest { repository, number } => {
+                match self.pulls.get(&(repository.clone(), *number)) {
+                    Some((head, state)) => Reply::PullRequest {
+                        number: *number,
+                        head_sha: head.clone(),
+                        state: state.clone(),
+                        merged: false,
+                        date: Some(http_date(now)),
+                    },
+                    None => http(404, "Not Found"),
+                }
+            }
+            // Not modelled: receipts and alerts (ops/receipt.rs, ops/audit.rs) are tested by
+            // their own transcripts and against the emulator; the simulation has neither.
+            Call::GetViewer
+            | Call::ListComments { .. }
+            | Call::CreateComment { .. }
+            | Call::ListWorkflowRuns { .. }
+            | Call::ListIssues { .. }
+            | Call::CreateIssue { .. }
+            | Call::UpdateIssue { .. } => http(404, "issues and comments are not modelled"),
             Call::Graphql {
                 document,
                 variables,

@@ -26,6 +26,7 @@ impl<P: Planner> Engine<P> {
             | Reply::Run { date, .. }
             | Reply::Job { date, .. }
             | Reply::Jobs { date, .. }
+            | Reply::PullRequest { date, .. }
             | Reply::Graphql { date, .. } => date.as_deref(),
             _ => None,
         };
@@ -45,7 +46,10 @@ impl<P: Planner> Engine<P> {
         let command = match (pending, reply) {
             (
                 Pending::Probe,
-                reply @ (Reply::Run { .. } | Reply::Job { .. } | Reply::Jobs { .. }),
+                reply @ (Reply::Run { .. }
+                | Reply::Job { .. }
+                | Reply::Jobs { .. }
+                | Reply::PullRequest { .. }),
             ) => {
                 self.planner.on_probe(&sent, Ok(reply), log);
                 self.after_probe(now, log)

@@ -12,7 +12,13 @@
 //! 4. Not admitted: at the timeout, leave the queue (write) and finish with `timeout`; a claim
 //!    that never joined the queue (`timeout-minutes: 0` on a full lock) writes nothing.
 //!    Otherwise write if anything changed (enqueued), else sleep and poll.
+//!
+//! With `pull-request` and `expected-head-sha`, the pull request's head is read while queued,
+//! before the admitting write and once after admission (`acquire_head.rs`); a head that moved
+//! on leaves the lock as a cancellation does, finishing `superseded` (or `unverified-head`).
 
+use super::acquire_head::HeadGate;
+use super::head::PrHead;
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
 use crate::policy::limits::{
@@ -43,6 +49,9 @@ pub struct AcquireSettings {
     pub retry: RetryPolicy,
     /// Look up this job's numeric id in the Actions API before enqueueing (`record-job-id`).
     pub record_job_id: bool,
+    /// The pull request whose head this job must still be working on (`pull-request`,
+    /// `expected-head-sha`).
+    pub pr: Option<PrHead>,
 }
 
 impl AcquireSettings {
@@ -67,6 +76,7 @@ impl AcquireSettings {
         // The action's default is true; a job without a runner name cannot be matched.
         let record_job_id = r.bool_or_warn("record-job-id", false) && !run.runner_name.is_empty();
         let holder_id = input::holder_id(&run.repository, run.run_id, &run.job, suffix);
+        let pr = PrHead::parse(&r)?;
         let mut retry = r.retry_policy();
         // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
         retry.max_attempts_with_deadline = None;
@@ -82,6 +92,7 @@ impl AcquireSettings {
             lease_ms: (lease_min > 0).then_some(lease_min * 60_000),
             retry,
             record_job_id,
+            pr,
         };
         Ok((settings, r.warnings))
     }
@@ -92,6 +103,7 @@ pub struct AcquirePlanner {
     started_at: Millis,
     queue_position: Option<u32>,
     cancelled: bool,
+    head: HeadGate,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -108,11 +120,13 @@ enum Kin {
 
 impl AcquirePlanner {
     pub fn new(s: AcquireSettings) -> Self {
+        let head = HeadGate::new(s.pr.clone());
         AcquirePlanner {
             s,
             started_at: 0,
             queue_position: None,
             cancelled: false,
+            head,
         }
     }
 
@@ -143,6 +157,7 @@ impl AcquirePlanner {
         o.acquired = Some(acquired);
         o.wait_ms = Some(now.saturating_sub(self.started_at));
         o.queue_position = self.queue_position;
+        self.head.mark(&mut o);
         o
     }
 
@@ -243,7 +258,13 @@ impl Planner for AcquirePlanner {
         })
     }
 
-    fn on_probe(&mut self, _sent: &Call, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
+    fn on_probe(&mut self, sent: &Call, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
+        if self.head.owns(sent) {
+            self.head.on_answer(answer, log);
+            // Superseded or unverified: leave as a cancelled acquire leaves.
+            self.cancelled |= self.head.leaving();
+            return;
+        }
         let run = &mut self.s.run;
         let said = match answer {
             Ok(Reply::Jobs { total_count, jobs, .. }) => {
@@ -301,8 +322,11 @@ impl Planner for AcquirePlanner {
                 ctx.admit(&mut doc);
                 return Decision::Write {
                     doc,
-                    action: ChangeAction::Cancel,
+                    action: self.head.action(ChangeAction::Cancel),
                 };
+            }
+            if let Some(question) = self.head.after_admission() {
+                return Decision::Probe(question);
             }
             let holder = st.holder(id).expect("claim found").clone();
             if self.queue_position.is_none() {
@@ -393,6 +417,12 @@ impl Planner for AcquirePlanner {
         if let (Some(e), None) = (ctx.config_error, mine_queued) {
             return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
         }
+        // The pull request's head, on the poll schedule while queued.
+        if let (Some(_), false) = (mine_queued, timed_out) {
+            if let Some(question) = self.head.while_queued() {
+                return Decision::Probe(question);
+            }
+        }
         // 3. Enqueue and admit from the front.
         let mut changed = adopted;
         let capacity = ctx
@@ -420,6 +450,9 @@ impl Planner for AcquirePlanner {
                 changed = true;
             }
             if doc.holder(id).is_some() {
+                if let Some(question) = self.head.before_admission() {
+                    return Decision::Probe(question);
+                }
                 return Decision::Write {
                     doc,
                     action: ChangeAction::Acquire,
@@ -446,7 +479,7 @@ impl Planner for AcquirePlanner {
                     Decision::Write {
                         doc,
                         action: if self.cancelled {
-                            ChangeAction::Cancel
+                            self.head.action(ChangeAction::Cancel)
                         } else {
                             ChangeAction::Timeout
                         },
@@ -504,6 +537,7 @@ impl Planner for AcquirePlanner {
         }
         let line = self.waiting_line(st, Some(capacity), position, until);
         ctx.info(line);
+        self.head.polled();
         Decision::Sleep { until }
     }
 }

@@ -2,9 +2,15 @@
 //! holds whichever runs, [`Operation::new`] parses its inputs and [`Operation::step`] drives it.
 
 mod acquire;
+mod acquire_head;
+mod audit;
 pub mod claims;
+mod exchange;
 pub mod guard;
+mod head;
+mod identity;
 mod reap;
+mod receipt;
 mod release;
 mod renew;
 pub mod slots;
@@ -60,6 +66,17 @@ pub enum OperationKind {
     /// The next never-recycled slot number of a namespace and prefix (`slots.rs`).
     #[serde(rename = "slot-allocate")]
     SlotAllocate,
+    /// Whether a receipt on the item names this run (`receipt.rs`): skip or do the work.
+    #[serde(rename = "receipt-check")]
+    ReceiptCheck,
+    /// Post this run's receipt, once, after an outright success.
+    #[serde(rename = "receipt-post")]
+    ReceiptPost,
+    /// Whether a pull request is still at the head a job was started for (`head.rs`).
+    #[serde(rename = "check-head")]
+    CheckHead,
+    /// Keep one alert issue per problem (`audit.rs`).
+    Audit,
 }
 
 impl OperationKind {
@@ -109,6 +126,9 @@ pub enum Operation {
     Claim(Engine<ClaimPlanner>),
     ClaimList(ClaimsList),
     SlotAllocate(slots::SlotOp),
+    Receipt(receipt::ReceiptOp),
+    CheckHead(head::CheckHeadOp),
+    Audit(audit::AuditOp),
 }
 
 impl Operation {
@@ -119,7 +139,43 @@ impl Operation {
         entropy: &Entropy,
     ) -> Result<(Self, Plan), Error> {
         validate_entropy(entropy)?;
+        let item_plan = |repository: &str, what: String, warnings| Plan {
+            kind,
+            lock: what,
+            repository: repository.to_string(),
+            state_branch: String::new(),
+            holder_id: String::new(),
+            nonce: String::new(),
+            warnings,
+        };
         let (op, plan) = match kind {
+            OperationKind::ReceiptCheck | OperationKind::ReceiptPost => {
+                let mode = if kind == OperationKind::ReceiptCheck {
+                    receipt::Mode::Check
+                } else {
+                    receipt::Mode::Post
+                };
+                let (s, warnings) = receipt::ReceiptSettings::parse(mode, inputs)?;
+                let plan = item_plan(&s.repository, format!("#{}", s.number), warnings);
+                (
+                    Operation::Receipt(receipt::ReceiptOp::new(s, entropy.seed)),
+                    plan,
+                )
+            }
+            OperationKind::CheckHead => {
+                let (op, warnings) = head::CheckHeadOp::parse(inputs, entropy.seed)?;
+                let plan = item_plan(
+                    &op.pr().repository,
+                    format!("#{}", op.pr().number),
+                    warnings,
+                );
+                (Operation::CheckHead(op), plan)
+            }
+            OperationKind::Audit => {
+                let (s, warnings) = audit::AuditSettings::parse(inputs)?;
+                let plan = item_plan(&s.repository, audit::REAPER_DELIVERY.into(), warnings);
+                (Operation::Audit(audit::AuditOp::new(s, entropy.seed)), plan)
+            }
             OperationKind::SlotAllocate => {
                 let (s, warnings) = slots::SlotSettings::parse(inputs, entropy)?;
                 let plan = Plan {
@@ -310,6 +366,9 @@ impl Operation {
             Operation::Claim(e) => e.step(event),
             Operation::ClaimList(l) => return l.step(event),
             Operation::SlotAllocate(a) => return a.step(event),
+            Operation::Receipt(r) => return r.step(event),
+            Operation::CheckHead(c) => return c.step(event),
+            Operation::Audit(a) => return a.step(event),
         }?;
         Ok(step)
     }

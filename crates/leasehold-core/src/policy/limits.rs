@@ -225,3 +225,21 @@ pub const GUARD_RETRY_FLOOR_MS: Millis = 5_000;
 pub const GUARD_RETRY_DIVISOR: Millis = 10;
 /// `kill-grace-seconds`: its default and range (whole seconds): the runner itself allows 10 s.
 pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
+
+/// Pages of comments a receipt check or post reads (100 comments each): the common case is one
+/// page; an item with more than this many comments is not scanned to its end and the check
+/// fails open (does the work) rather than spend its budget listing.
+pub const RECEIPT_MAX_PAGES: u32 = 10;
+/// The whole budget of a standalone pull-request head check (`check-head`): a job that wants
+/// to stop before it even queues must not wait long on GitHub to learn it.
+pub const CHECK_HEAD_BUDGET_MS: Millis = 30_000;
+/// Pages of open issues an audit reads (100 each) to find its alert issue; past them the read
+/// is ambiguous and the audit fails without touching any issue.
+pub const AUDIT_MAX_PAGES: u32 = 10;
+/// reaper-delivery: the latest scheduled reap run may be at most this old (GitHub's schedule
+/// delivery is best effort: a five-minute cron is often late, rarely by half an hour).
+pub const DEFAULT_REAPER_MAX_AGE_MINUTES: u64 = 30;
+/// reaper-delivery: a reap run still running after this long is stuck.
+pub const DEFAULT_REAPER_MAX_RUNNING_MINUTES: u64 = 15;
+/// The largest either limit may be set to (a week).
+pub const MAX_AUDIT_MINUTES: u64 = 10_080;

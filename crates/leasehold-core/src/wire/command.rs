@@ -85,6 +85,49 @@ pub enum Call {
         run_id: u64,
         attempt: u32,
     },
+    /// `GET /user`: the account the token acts as. Answer `user`. An installation token (the
+    /// job's `GITHUB_TOKEN` is one) is answered 403 "Resource not accessible by integration"
+    /// (docs/github-semantics.md#token-identity).
+    GetViewer,
+    /// `GET /repos/{repository}/issues/{number}/comments?per_page=100`, with `&page={page}` from
+    /// the second page on. Answer `comments`, with the `rel="next"` target of its `Link` header.
+    ListComments {
+        repository: String,
+        number: u64,
+        page: u32,
+    },
+    /// `POST /repos/{repository}/issues/{number}/comments` with `body`. Answer `posted`.
+    CreateComment {
+        repository: String,
+        number: u64,
+        body: String,
+    },
+    /// `GET /repos/{repository}/pulls/{number}`. Answer `pullRequest`.
+    GetPullRequest { repository: String, number: u64 },
+    /// `GET /repos/{repository}/actions/workflows/{workflow}/runs?event={event}&per_page=1`: the
+    /// latest run of a workflow (its file name or id) for one event. Answer `workflowRuns`.
+    ListWorkflowRuns {
+        repository: String,
+        workflow: String,
+        event: String,
+    },
+    /// `GET /repos/{repository}/issues?state=open&per_page=100`, with `&page={page}` from the
+    /// second page on. Answer `issues` (pull requests included, marked), with the next page.
+    ListIssues { repository: String, page: u32 },
+    /// `POST /repos/{repository}/issues` with `title` and `body`. Answer `posted`.
+    CreateIssue {
+        repository: String,
+        title: String,
+        body: String,
+    },
+    /// `PATCH /repos/{repository}/issues/{number}` with the fields given (`body`, `state`:
+    /// `open` or `closed`). Answer `posted`.
+    UpdateIssue {
+        repository: String,
+        number: u64,
+        body: Option<String>,
+        state: Option<String>,
+    },
 }
 
 impl Call {
@@ -103,6 +146,14 @@ impl Call {
             Call::GetRunAttempt { .. } => "getRunAttempt",
             Call::GetJob { .. } => "getJob",
             Call::ListJobs { .. } => "listJobs",
+            Call::GetViewer => "getViewer",
+            Call::ListComments { .. } => "listComments",
+            Call::CreateComment { .. } => "createComment",
+            Call::GetPullRequest { .. } => "getPullRequest",
+            Call::ListWorkflowRuns { .. } => "listWorkflowRuns",
+            Call::ListIssues { .. } => "listIssues",
+            Call::CreateIssue { .. } => "createIssue",
+            Call::UpdateIssue { .. } => "updateIssue",
         }
     }
 
@@ -291,6 +342,60 @@ pub enum WireCommand {
         timeout_ms: Millis,
     },
     #[serde(rename_all = "camelCase")]
+    GetViewer {
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    ListComments {
+        repository: String,
+        number: u64,
+        page: u32,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    CreateComment {
+        repository: String,
+        number: u64,
+        body: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    GetPullRequest {
+        repository: String,
+        number: u64,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    ListWorkflowRuns {
+        repository: String,
+        workflow: String,
+        event: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    ListIssues {
+        repository: String,
+        page: u32,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    CreateIssue {
+        repository: String,
+        title: String,
+        body: String,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
+    UpdateIssue {
+        repository: String,
+        number: u64,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        body: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        state: Option<String>,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
     Sleep {
         until_ms: Millis,
         reason: SleepReason,
@@ -394,6 +499,69 @@ impl From<Command> for WireCommand {
                 repository,
                 run_id,
                 attempt,
+                timeout_ms,
+            },
+            Call::GetViewer => W::GetViewer { timeout_ms },
+            Call::ListComments {
+                repository,
+                number,
+                page,
+            } => W::ListComments {
+                repository,
+                number,
+                page,
+                timeout_ms,
+            },
+            Call::CreateComment {
+                repository,
+                number,
+                body,
+            } => W::CreateComment {
+                repository,
+                number,
+                body,
+                timeout_ms,
+            },
+            Call::GetPullRequest { repository, number } => W::GetPullRequest {
+                repository,
+                number,
+                timeout_ms,
+            },
+            Call::ListWorkflowRuns {
+                repository,
+                workflow,
+                event,
+            } => W::ListWorkflowRuns {
+                repository,
+                workflow,
+                event,
+                timeout_ms,
+            },
+            Call::ListIssues { repository, page } => W::ListIssues {
+                repository,
+                page,
+                timeout_ms,
+            },
+            Call::CreateIssue {
+                repository,
+                title,
+                body,
+            } => W::CreateIssue {
+                repository,
+                title,
+                body,
+                timeout_ms,
+            },
+            Call::UpdateIssue {
+                repository,
+                number,
+                body,
+                state,
+            } => W::UpdateIssue {
+                repository,
+                number,
+                body,
+                state,
                 timeout_ms,
             },
         }
@@ -509,6 +677,84 @@ impl From<WireCommand> for Command {
                     repository,
                     run_id,
                     attempt,
+                },
+                timeout_ms,
+            ),
+            W::GetViewer { timeout_ms } => request(Call::GetViewer, timeout_ms),
+            W::ListComments {
+                repository,
+                number,
+                page,
+                timeout_ms,
+            } => request(
+                Call::ListComments {
+                    repository,
+                    number,
+                    page,
+                },
+                timeout_ms,
+            ),
+            W::CreateComment {
+                repository,
+                number,
+                body,
+                timeout_ms,
+            } => request(
+                Call::CreateComment {
+                    repository,
+                    number,
+                    body,
+                },
+                timeout_ms,
+            ),
+            W::GetPullRequest {
+                repository,
+                number,
+                timeout_ms,
+            } => request(Call::GetPullRequest { repository, number }, timeout_ms),
+            W::ListWorkflowRuns {
+                repository,
+                workflow,
+                event,
+                timeout_ms,
+            } => request(
+                Call::ListWorkflowRuns {
+                    repository,
+                    workflow,
+                    event,
+                },
+                timeout_ms,
+            ),
+            W::ListIssues {
+                repository,
+                page,
+                timeout_ms,
+            } => request(Call::ListIssues { repository, page }, timeout_ms),
+            W::CreateIssue {
+                repository,
+                title,
+                body,
+                timeout_ms,
+            } => request(
+                Call::CreateIssue {
+                    repository,
+                    title,
+                    body,
+                },
+                timeout_ms,
+            ),
+            W::UpdateIssue {
+                repository,
+                number,
+                body,
+                state,
+                timeout_ms,
+            } => request(
+                Call::UpdateIssue {
+                    repository,
+                    number,
+                    body,
+                    state,
                 },
                 timeout_ms,
             ),
@@ -634,6 +880,34 @@ mod tests {
                     attempt: 1,
                 }),
                 r#"{"kind":"listJobs","repository":"o/r","runId":7,"attempt":1,"timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::GetViewer),
+                r#"{"kind":"getViewer","timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::ListComments {
+                    repository: "o/r".into(),
+                    number: 4,
+                    page: 2,
+                }),
+                r#"{"kind":"listComments","repository":"o/r","number":4,"page":2,"timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::GetPullRequest {
+                    repository: "o/r".into(),
+                    number: 4,
+                }),
+                r#"{"kind":"getPullRequest","repository":"o/r","number":4,"timeoutMs":15000}"#,
+            ),
+            (
+                request(Call::UpdateIssue {
+                    repository: "o/r".into(),
+                    number: 4,
+                    body: None,
+                    state: Some("closed".into()),
+                }),
+                r#"{"kind":"updateIssue","repository":"o/r","number":4,"state":"closed","timeoutMs":15000}"#,
             ),
             (
                 Command::Sleep {

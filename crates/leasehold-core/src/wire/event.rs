@@ -130,6 +130,63 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `getViewer` succeeded: the account's login and type (`User`, or `Bot` for an App).
+    User {
+        login: String,
+        #[serde(rename = "type", default)]
+        account_type: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listComments` was answered 200: the page's comments, oldest first, and the `rel="next"`
+    /// target of its `Link` header as it came.
+    Comments {
+        comments: Vec<CommentEntry>,
+        #[serde(default)]
+        next: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `createComment`, `createIssue` or `updateIssue` succeeded: the id of the comment or
+    /// issue (an issue also has its number) and its page.
+    Posted {
+        id: u64,
+        #[serde(default)]
+        number: Option<u64>,
+        #[serde(default)]
+        url: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `getPullRequest` succeeded.
+    #[serde(rename_all = "camelCase")]
+    PullRequest {
+        number: u64,
+        head_sha: String,
+        /// `open` or `closed`.
+        state: String,
+        #[serde(default)]
+        merged: bool,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listWorkflowRuns` succeeded: the runs of the first page (newest first) and how many
+    /// match in all.
+    #[serde(rename_all = "camelCase")]
+    WorkflowRuns {
+        total_count: u64,
+        runs: Vec<WorkflowRunEntry>,
+        #[serde(default)]
+        date: Option<String>,
+    },
+    /// `listIssues` was answered 200: the page's issues, and the next page's target.
+    Issues {
+        issues: Vec<IssueEntry>,
+        #[serde(default)]
+        next: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
     /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
     Transport { sent: bool, message: String },
@@ -165,6 +222,56 @@ pub struct JobSummary {
     pub conclusion: Option<String>,
     #[serde(default)]
     pub runner_name: Option<String>,
+}
+
+/// One comment of a `comments` answer: who wrote it (`user.login`, `user.type`, and the App it
+/// was performed via, when one), when it was created and last updated, and its body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentEntry {
+    pub id: u64,
+    pub login: String,
+    #[serde(default)]
+    pub user_type: String,
+    /// `performed_via_github_app.slug`, when the comment was written through an App.
+    #[serde(default)]
+    pub app: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(default)]
+    pub body: String,
+}
+
+/// One issue of an `issues` answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssueEntry {
+    pub number: u64,
+    pub login: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    pub state: String,
+    /// A pull request (the issues list holds them too).
+    #[serde(default)]
+    pub pull_request: bool,
+}
+
+/// One workflow run of a `workflowRuns` answer (RFC 3339 times as GitHub sent them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowRunEntry {
+    pub id: u64,
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    pub created_at: String,
+    #[serde(default)]
+    pub run_started_at: Option<String>,
+    pub updated_at: String,
+    #[serde(default)]
+    pub html_url: String,
 }
 
 impl Event {

@@ -4,7 +4,8 @@
 //! decide a code themselves.
 //!
 //! The coarse rule: 0 proceed; 10, 11, 14, 15 act as printed; 12 do not retry, run the printed
-//! adopt; 13 stop the protected work, it is forfeit; 3, 16, 21 stop and report; 20 retry later.
+//! adopt; 13 stop the protected work, it is forfeit; 3, 16, 21 stop and report; 17 do not run
+//! the work on an unverified pull-request head; 20 retry later.
 
 use serde::Serialize;
 
@@ -47,6 +48,20 @@ words! {
     // 20, 21.
     Transport = "transport",
     Permission = "permission",
+    // Receipts, pull-request heads and alerts (ops/receipt.rs, ops/head.rs, ops/audit.rs).
+    Receipted = "receipted",
+    NoReceipt = "no-receipt",
+    Posted = "posted",
+    AlreadyPosted = "already-posted",
+    NotPosted = "not-posted",
+    Current = "current",
+    Superseded = "superseded",
+    UnverifiedHead = "unverified-head",
+    Opened = "opened",
+    Updated = "updated",
+    Unchanged = "unchanged",
+    Closed = "closed",
+    Ambiguous = "ambiguous",
     }
 }
 
@@ -87,6 +102,19 @@ impl Status {
             Stale => (16, "stop and report"),
             Transport => (20, "retry later, with backoff"),
             Permission => (21, "stop and report"),
+            Receipted => (10, "skip this item this run"),
+            NoReceipt => (0, "proceed"),
+            Posted => (0, "proceed"),
+            AlreadyPosted => (0, "proceed"),
+            NotPosted => (0, "proceed"),
+            Current => (0, "proceed"),
+            Superseded => (10, "skip this item this run"),
+            UnverifiedHead => (17, "stop; do not run the work on an unverified head"),
+            Opened => (0, "proceed"),
+            Updated => (0, "proceed"),
+            Unchanged => (0, "proceed"),
+            Closed => (0, "proceed"),
+            Ambiguous => (16, "stop and report"),
         }
     }
 
@@ -125,6 +153,9 @@ impl Status {
             | F::StateUnknownSchema
             | F::StateInvalid
             | F::StateWrongLock => Status::Stale,
+            F::HeadMoved => Status::Superseded,
+            F::HeadUnverified => Status::UnverifiedHead,
+            F::Ambiguous => Status::Ambiguous,
         }
     }
 }
@@ -182,6 +213,11 @@ mod tests {
             ("not-held", 14),
             ("renew-required", 15),
             ("stale", 16),
+            ("receipted", 10),
+            ("no-receipt", 0),
+            ("superseded", 10),
+            ("unverified-head", 17),
+            ("ambiguous", 16),
             ("transport", 20),
             ("permission", 21),
         ];
@@ -191,7 +227,7 @@ mod tests {
         // Every code is one of the table's.
         for s in ALL_STATUSES {
             assert!(
-                [0, 2, 3, 10, 11, 12, 13, 14, 15, 16, 20, 21].contains(&s.exit_code()),
+                [0, 2, 3, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21].contains(&s.exit_code()),
                 "{s:?}"
             );
         }

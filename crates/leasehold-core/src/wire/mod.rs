@@ -11,6 +11,7 @@ mod error;
 mod event;
 mod exit;
 mod outcome;
+mod receipt;
 mod secrets;
 mod slot;
 pub mod time;
@@ -25,10 +26,16 @@ pub use document::{
     Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
-pub use event::{Event, GraphqlError, JobSummary, RefEntry, Reply};
+pub use event::{
+    CommentEntry, Event, GraphqlError, IssueEntry, JobSummary, RefEntry, Reply, WorkflowRunEntry,
+};
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+};
+pub use receipt::{
+    alert_marker, is_run_id, is_sha, read_receipt, render_receipt, BlockRead, ItemReport, Receipt,
+    RECEIPT_VERSION,
 };
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};

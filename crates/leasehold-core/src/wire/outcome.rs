@@ -37,6 +37,14 @@ words! {
     Lost = "lost",
     /// reap: every holder and queue entry was judged; what was proven over was removed.
     Reaped = "reaped",
+    /// acquire with `pull-request`: the pull request's head moved on (or it closed); this
+    /// claim's queue entry or holding was removed.
+    Superseded = "superseded",
+    /// acquire with `pull-request`: its head could not be read within the retry budget; this
+    /// claim's queue entry or holding was removed.
+    UnverifiedHead = "unverified-head",
+    /// A receipt check, a receipt post, a head check or an audit finished: its report says how.
+    Reported = "reported",
     /// The operation could not complete; see `error`.
     Failed = "failed",
     }
@@ -121,6 +129,10 @@ pub struct Outcome {
     /// A slot allocation's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<super::slot::SlotReport>,
+    /// A receipt check's or post's, a head check's or an audit's report (its status decides
+    /// the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<super::receipt::ItemReport>,
 }
 
 impl Stats {
@@ -161,6 +173,7 @@ impl Outcome {
             reaped: Vec::new(),
             claims: None,
             slots: None,
+            report: None,
         }
     }
 
@@ -248,6 +261,9 @@ impl super::exit::Status {
         if let Some(slot) = &o.slots {
             return slot.status;
         }
+        if let Some(report) = &o.report {
+            return report.status;
+        }
         match o.result {
             ResultWord::Acquired => super::exit::Status::Acquired,
             ResultWord::Timeout => super::exit::Status::Timeout,
@@ -262,6 +278,9 @@ impl super::exit::Status {
             ResultWord::NotDue => super::exit::Status::NotDue,
             ResultWord::Lost => super::exit::Status::Lost,
             ResultWord::Reaped => super::exit::Status::Reaped,
+            ResultWord::Superseded => super::exit::Status::Superseded,
+            ResultWord::UnverifiedHead => super::exit::Status::UnverifiedHead,
+            ResultWord::Reported => super::exit::Status::Ok,
             ResultWord::Failed => o
                 .error
                 .as_ref()

@@ -149,6 +149,12 @@ words! {
         StateInvalid = "state-invalid",
         /// The state document is for another lock.
         StateWrongLock = "state-wrong-lock",
+        /// The pull request's head moved on (a push) or the pull request closed.
+        HeadMoved = "head-moved",
+        /// The pull request's head could not be read within the budget.
+        HeadUnverified = "head-unverified",
+        /// A read that must name one thing named several (two alert issues with one marker).
+        Ambiguous = "ambiguous",
     }
 }
 
@@ -200,6 +206,9 @@ words! {
         Enqueue = "enqueue",
         Timeout = "timeout",
         Cancel = "cancel",
+        /// acquire left because its pull request's head moved on, or could not be verified.
+        Superseded = "superseded",
+        UnverifiedHead = "unverified-head",
         /// A compare-and-swap of the version read, to confirm an absence before timing out.
         TimeoutCheck = "timeout-check",
         CancelCheck = "cancel-check",

@@ -163,6 +163,19 @@ impl Env<'_> {
                 self.world.counters.creates += 1;
                 *timeout_ms
             }
+            // The simulation's clients name no pull request and post no receipt or alert.
+            Command::Request {
+                call:
+                    Call::GetViewer
+                    | Call::ListComments { .. }
+                    | Call::CreateComment { .. }
+                    | Call::GetPullRequest { .. }
+                    | Call::ListWorkflowRuns { .. }
+                    | Call::ListIssues { .. }
+                    | Call::CreateIssue { .. }
+                    | Call::UpdateIssue { .. },
+                timeout_ms,
+            } => *timeout_ms,
             Command::Request {
                 call: Call::GetRunAttempt { .. },
                 timeout_ms,

@@ -127,7 +127,15 @@ impl Wire<'_> {
             | Call::Graphql { .. }
             | Call::CreateRef { .. }
             | Call::GetRef { .. }
-            | Call::ListMatchingRefs { .. } => (self.store.answer(command, self.now, None).0, None),
+            | Call::ListMatchingRefs { .. }
+            | Call::GetViewer
+            | Call::ListComments { .. }
+            | Call::CreateComment { .. }
+            | Call::GetPullRequest { .. }
+            | Call::ListWorkflowRuns { .. }
+            | Call::ListIssues { .. }
+            | Call::CreateIssue { .. }
+            | Call::UpdateIssue { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -271,9 +279,20 @@ pub fn describe(command: &Command) -> String {
             call: Call::Graphql { .. },
             ..
         } => "POST graphql".into(),
-        // The simulation has no slot clients.
+        // The simulation has no slot clients, and no receipts, pull requests or alerts.
         Command::Request {
-            call: Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. },
+            call:
+                Call::CreateRef { .. }
+                | Call::GetRef { .. }
+                | Call::ListMatchingRefs { .. }
+                | Call::GetViewer
+                | Call::ListComments { .. }
+                | Call::CreateComment { .. }
+                | Call::GetPullRequest { .. }
+                | Call::ListWorkflowRuns { .. }
+                | Call::ListIssues { .. }
+                | Call::CreateIssue { .. }
+                | Call::UpdateIssue { .. },
             ..
         } => command.name().into(),
         Command::Request {
@@ -398,5 +417,11 @@ pub fn describe_reply(reply: &Reply) -> String {
             )
         }
         Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
+        Reply::User { .. }
+        | Reply::Comments { .. }
+        | Reply::Posted { .. }
+        | Reply::PullRequest { .. }
+        | Reply::WorkflowRuns { .. }
+        | Reply::Issues { .. } => "200".into(),
     }
 }

@@ -171,6 +171,20 @@ pub fn result_document(command: &str, outcome: &Outcome) -> Value {
         };
         return doc;
     }
+    if let Some(report) = &outcome.report {
+        let mut r = serde_json::to_value(report).expect("report serializes");
+        if let Some(o) = r.as_object_mut() {
+            o.remove("status");
+        }
+        doc["report"] = r;
+        doc["stats"] = serde_json::to_value(&outcome.stats).expect("stats serialize");
+        doc["next"] = json!({});
+        doc["error"] = match &outcome.error {
+            Some(e) => serde_json::to_value(e).expect("error serializes"),
+            None => Value::Null,
+        };
+        return doc;
+    }
     match &outcome.claims {
         Some(r) => {
             let mut claims = serde_json::to_value(r).expect("report serializes");

@@ -1,0 +1,3 @@
+import { runItemAction } from '../lib/items.mjs';
+
+await runItemAction('receipt');
