@@ -157,6 +157,20 @@ describe('secret scan', { timeout: 300_000 }, () => {
     const cx = await claim({ operation: 'release', 'claim-token': cr.outputs.token, ...held });
     assert.equal(cx.outputs.status, 'released', cx.stdout);
 
+    // Receipts, the pull-request head and the alert issue: a pull request run 7001 worked on.
+    const repo = emu.repo('octo', 'app');
+    const pr = repo.pulls.open({ headSha: 'a'.repeat(40) });
+    const posted = await step('post', 'receipt', { inputs: { operation: 'post', number: String(pr), runs: '7002', 'job-token': TOKEN }, context: ctx });
+    assert.equal(posted.outputs.status, 'posted', posted.stdout);
+    const check = await step('check', 'receipt', { inputs: { operation: 'check', number: String(pr), 'job-token': TOKEN }, context: jobContext({ runId: 7002 }) });
+    assert.equal(check.outputs.skip, 'true', check.stdout);
+    const head = await step('', 'check-head', { inputs: { 'pull-request': String(pr), 'expected-head-sha': 'a'.repeat(40) }, context: ctx });
+    assert.equal(head.outputs.status, 'current', head.stdout);
+    await emu.actions.startRun(7050, { path: '.github/workflows/reap.yml', event: 'schedule', status: 'in_progress' });
+    emu.actions.complete(7050, 1, 'failure');
+    const audit = await step('', 'audit', { inputs: { 'job-token': TOKEN }, context: ctx });
+    assert.equal(audit.outputs.status, 'opened', audit.stdout);
+
     // Refusals and failures write messages too: an identifier of the token's shape, and a GitHub
     // that answers every request with a 500.
     const refused = await step('credential-shaped suffix', 'acquire', { inputs: { lock, 'holder-suffix': TOKEN }, context: jobContext({ runId: 7004 }) });
@@ -229,6 +243,17 @@ describe('secret scan', { timeout: 300_000 }, () => {
     writeFileSync(cfg, `{"capacity": 2, "note": "${TOKEN}"}\n`);
     const cv = await cli('validate', ['validate', cfg]);
     assert.equal(cv.code, 3, `validate refuses the unknown key: ${cv.stdout + cv.stderr}`);
+
+    // Receipts, the pull-request head and the alert issue from the command line.
+    const pr = emu.repo('octo', 'app').pulls.open({ headSha: 'b'.repeat(40) });
+    const rp = await cli('receipt post', ['receipt', 'post', '--number', String(pr), '--runs', '7103', '--job-token', '--repository', 'octo/app'], ctx);
+    assert.equal(rp.doc?.status, 'posted', rp.stdout + rp.stderr);
+    const rc = await cli('receipt check', ['receipt', 'check', '--number', String(pr), '--job-token', '--repository', 'octo/app'], jobContext({ runId: 7103 }));
+    assert.equal(rc.doc?.status, 'receipted', rc.stdout + rc.stderr);
+    const ch = await cli('check-head', ['check-head', '--pull-request', String(pr), '--expected-head-sha', 'c'.repeat(40), '--repository', 'octo/app'], ctx);
+    assert.equal(ch.doc?.status, 'superseded', ch.stdout + ch.stderr);
+    const au = await cli('audit', ['audit', '--job-token', '--repository', 'octo/app'], ctx);
+    assert.ok([0, 16].includes(au.code), au.stdout + au.stderr);
 
     // Every verb's help, and a refusal that could echo a value.
     const help = await cli('--help', ['--help']);
