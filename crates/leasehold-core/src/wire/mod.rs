@@ -33,4 +33,4 @@ pub use outcome::{
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub(crate) use words::words;
-pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};
+pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};
