@@ -94,7 +94,7 @@ pub struct GuardCounters {
     /// `guard::decide` from acquire's lease at once (an embedder, renewing with `if-due`).
     pub verifying: u64,
     pub from_acquire: u64,
-    /// The verification did not end `renewed`: the work never ran (exit 72, not-held).
+    /// The verification did not end `renewed`: the work never ran (exit 14, not-held).
     pub not_held: u64,
     /// The guard never started the work: its proven lease's deadline had already passed.
     pub no_work: u64,
@@ -267,6 +267,8 @@ pub struct ClaimCounters {
     pub pauses: u64,
     pub crashes: u64,
     pub events: u64,
+    /// Claim guards started (their finishes are in `results`, as `guard <reason>`).
+    pub guards: u64,
 }
 
 impl ClaimCounters {
@@ -291,6 +293,7 @@ impl ClaimCounters {
         self.pauses += o.pauses;
         self.crashes += o.crashes;
         self.events += o.events;
+        self.guards += o.guards;
     }
 }
 
@@ -423,6 +426,7 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
             k.events
         );
         let _ = writeln!(s, "  results: {}", list(&k.results));
+        let _ = writeln!(s, "  claim guards started: {}", k.guards);
         let _ = writeln!(
             s,
             "  requests {} (updateRefs {}); ref moves landed {}; beliefs taken {} (finished past the local deadline, no belief: {}); pauses {}, crashes {}; faults {} ({})",

@@ -72,6 +72,9 @@ pub enum Invariant {
     ClaimResend,
     /// 15: a family's `updateRefs` moves all its refs or none.
     ClaimFamily,
+    /// 16: a claim guard's work stops by the local deadline of the last lease its guard proved,
+    /// and never runs at or past its claim's expiry (a paused agent: its kill grace on resuming).
+    ClaimGuardWork,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -95,6 +98,7 @@ impl Invariant {
             Invariant::ClaimChain => "13 claim token chain",
             Invariant::ClaimResend => "14 claim unknown not re-sent",
             Invariant::ClaimFamily => "15 claim family whole",
+            Invariant::ClaimGuardWork => "16 claim guard work",
             Invariant::Protocol => "protocol",
         }
     }

@@ -1,12 +1,14 @@
-//! The claims' invariant checker (12–15): fed what happened, keeping its own books (each key's
+//! The claims' invariant checker (12–16): fed what happened, keeping its own books (each key's
 //! head and history, each agent's beliefs, each agent's updateRefs whose answers were unknown,
-//! each operation's family); it never reads an agent's or the store's fields.
+//! each operation's family, each claim guard's work and the leases it proved, each agent's
+//! pauses); it never reads an agent's or the store's fields.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use leasehold_core::time::Millis;
 
 use crate::types::{fmt_t, Breach, Invariant};
+use crate::world::Clock;
 
 /// An agent's index.
 pub type AgentId = usize;
@@ -47,6 +49,37 @@ pub enum ClaimFeed {
     },
     /// The agent stops believing it owns `refs` (release starts, loss proven, crash).
     BeliefEnds { agent: AgentId, refs: Vec<String> },
+    /// A claim guard took in a proven lease: its work may run until real time `until` (the
+    /// lease's local deadline on the agent's clock), and the claim expires at `expires_at`
+    /// (GitHub's clock, the simulation's real time).
+    GuardProven {
+        agent: AgentId,
+        until: Millis,
+        expires_at: Millis,
+    },
+    /// A claim guard started the work over `refs`, on an agent with this clock and kill grace.
+    WorkStarted {
+        agent: AgentId,
+        refs: Vec<String>,
+        clock: Clock,
+        kill_grace_ms: Millis,
+    },
+    /// The guarded work has exited (on its own, stopped, or with the agent's crash).
+    WorkGone { agent: AgentId },
+    /// The agent's process is paused from now until `until`.
+    Paused { agent: AgentId, until: Millis },
+}
+
+/// A claim guard's work, as the checker keeps it.
+#[derive(Clone, Debug)]
+struct GuardWork {
+    refs: Vec<String>,
+    clock: Clock,
+    kill_grace_ms: Millis,
+    running: bool,
+    /// The last proven lease's local deadline (real time) and the claim's expiry.
+    until: Option<Millis>,
+    expires_at: Option<Millis>,
 }
 
 #[derive(Clone, Debug)]
@@ -67,6 +100,12 @@ pub struct ClaimChecker {
     unknown: BTreeMap<AgentId, BTreeSet<(String, Option<String>)>>,
     /// Operation → its family's refs.
     families: BTreeMap<u64, BTreeSet<String>>,
+    /// Agent → its claim guard's work (the last one) and the leases it proved.
+    works: BTreeMap<AgentId, GuardWork>,
+    /// Agent → the real intervals its process was paused.
+    pauses: BTreeMap<AgentId, Vec<(Millis, Millis)>>,
+    /// Proven leases fed before their work started (the claim's own, then the verification's).
+    proven: BTreeMap<AgentId, (Millis, Millis)>,
     pub beliefs_fed: u64,
     pub beliefs_past_deadline: u64,
     pub transitions: u64,
@@ -162,6 +201,51 @@ impl ClaimChecker {
                 }
                 None
             }
+            ClaimFeed::GuardProven {
+                agent,
+                until,
+                expires_at,
+            } => {
+                let breach = self.check_work(agent, now);
+                self.proven.insert(agent, (until, expires_at));
+                if let Some(w) = self.works.get_mut(&agent).filter(|w| w.running) {
+                    w.until = Some(until);
+                    w.expires_at = Some(expires_at);
+                }
+                breach
+            }
+            ClaimFeed::WorkStarted {
+                agent,
+                refs,
+                clock,
+                kill_grace_ms,
+            } => {
+                let proven = self.proven.get(&agent).copied();
+                self.works.insert(
+                    agent,
+                    GuardWork {
+                        refs,
+                        clock,
+                        kill_grace_ms,
+                        running: true,
+                        until: proven.map(|p| p.0),
+                        expires_at: proven.map(|p| p.1),
+                    },
+                );
+                self.check_work(agent, now)
+            }
+            ClaimFeed::WorkGone { agent } => {
+                let breach = self.check_work(agent, now);
+                if let Some(w) = self.works.get_mut(&agent) {
+                    w.running = false;
+                }
+                self.proven.remove(&agent);
+                breach
+            }
+            ClaimFeed::Paused { agent, until } => {
+                self.pauses.entry(agent).or_default().push((now, until));
+                None
+            }
             ClaimFeed::BeliefEnds { agent, refs } => {
                 for r in refs {
                     for b in self
@@ -177,6 +261,65 @@ impl ClaimChecker {
                 None
             }
         }
+    }
+
+    /// 16: a claim guard's work runs only under its claim: it has stopped by the local deadline
+    /// of the last lease its guard proved (real time, by the agent's true clock), and never runs
+    /// at or past that claim's expiry (GitHub's clock). Paused time does not count (the work is
+    /// paused with its agent), and a work whose bound came while its agent was paused may run on
+    /// for its kill grace once resumed (the guard acts on its timer first on resuming, then stops
+    /// the work). The same bounds as a lock guard's (invariant 5), plus the claim's own expiry.
+    fn check_work(&self, agent: AgentId, now: Millis) -> Option<Breach> {
+        let w = self.works.get(&agent).filter(|w| w.running)?;
+        let Some(until) = w.until else {
+            return Some((
+                Invariant::ClaimGuardWork,
+                format!("a{agent}'s guarded work runs with no lease its guard proved"),
+            ));
+        };
+        // The claim expires at `expires_at`: the work must be gone before it.
+        let bound = until.min(w.expires_at.unwrap_or(until).saturating_sub(1));
+        if now <= bound {
+            return None;
+        }
+        let pauses = self
+            .pauses
+            .get(&agent)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let paused: Millis = pauses
+            .iter()
+            .map(|&(from, to)| to.min(now).saturating_sub(from.max(bound)))
+            .sum();
+        let active = now - bound - paused;
+        let resumed = pauses
+            .iter()
+            .find(|&&(from, to)| from <= bound && bound < to)
+            .map(|&(_, to)| to);
+        let allowed = resumed.map_or(0, |to| {
+            let c = &w.clock;
+            c.real_of(c.local(to) + w.kill_grace_ms).saturating_sub(to) + 1
+        });
+        if active <= allowed {
+            return None;
+        }
+        Some((
+            Invariant::ClaimGuardWork,
+            format!(
+                "a{agent}'s guarded work on {} ran until {}, {} ms past its bound {} (the proven lease's local deadline {}, the claim expiring {}), {active} ms of it not paused",
+                w.refs.join(", "),
+                fmt_t(now),
+                now - bound,
+                fmt_t(bound),
+                fmt_t(until),
+                w.expires_at.map_or("-".into(), fmt_t),
+            ),
+        ))
+    }
+
+    /// At the end of a seed: every guarded work still running is held to its bound.
+    pub fn finish(&self, now: Millis) -> Option<Breach> {
+        self.works.keys().find_map(|&a| self.check_work(a, now))
     }
 
     fn on_landed(
@@ -199,6 +342,14 @@ impl ClaimChecker {
                         moved.iter().cloned().collect::<Vec<_>>().join(", ")
                     ),
                 ));
+            }
+        }
+        // 16: a move of a guarded work's key by another agent finds that work within its bound.
+        for (&other, w) in &self.works {
+            if other != agent && w.running && moves.iter().any(|m| w.refs.contains(&m.0)) {
+                if let Some(breach) = self.check_work(other, now) {
+                    return Some(breach);
+                }
             }
         }
         for (r, before, after, parents) in &moves {
@@ -249,5 +400,78 @@ impl ClaimChecker {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::T0;
+
+    fn started(c: &mut ClaimChecker, now: Millis) -> Option<Breach> {
+        let proven = ClaimFeed::GuardProven {
+            agent: 0,
+            until: now + 10_000,
+            expires_at: now + 20_000,
+        };
+        assert_eq!(c.feed(now, proven), None);
+        let clock = Clock {
+            offset_ms: 0,
+            drift_ppm: 0,
+        };
+        let work = ClaimFeed::WorkStarted {
+            agent: 0,
+            refs: vec!["refs/leasehold/claims/sim/k0".into()],
+            clock,
+            kill_grace_ms: 2_000,
+        };
+        c.feed(now, work)
+    }
+
+    #[test]
+    fn a_guarded_work_past_its_proven_deadline_is_caught() {
+        let mut c = ClaimChecker::default();
+        assert_eq!(started(&mut c, T0), None);
+        let gone = c.feed(T0 + 10_001, ClaimFeed::WorkGone { agent: 0 });
+        assert_eq!(gone.map(|b| b.0), Some(Invariant::ClaimGuardWork));
+        let mut c = ClaimChecker::default();
+        assert_eq!(started(&mut c, T0), None);
+        assert_eq!(c.feed(T0 + 10_000, ClaimFeed::WorkGone { agent: 0 }), None);
+    }
+
+    #[test]
+    fn a_work_paused_over_its_deadline_has_its_kill_grace_on_resuming() {
+        let mut c = ClaimChecker::default();
+        assert_eq!(started(&mut c, T0), None);
+        let pause = ClaimFeed::Paused {
+            agent: 0,
+            until: T0 + 60_000,
+        };
+        assert_eq!(c.feed(T0 + 5_000, pause), None);
+        // Within the kill grace after the resume: allowed; a moment later: not.
+        assert_eq!(c.finish(T0 + 60_000 + 2_000), None);
+        assert_eq!(
+            c.finish(T0 + 60_000 + 2_002).map(|b| b.0),
+            Some(Invariant::ClaimGuardWork)
+        );
+    }
+
+    #[test]
+    fn a_work_is_bounded_by_its_claims_expiry_too() {
+        let mut c = ClaimChecker::default();
+        assert_eq!(started(&mut c, T0), None);
+        // A later lease whose local deadline lies past the claim's expiry (a lease view that
+        // is wrong): the expiry bounds the work.
+        let late = ClaimFeed::GuardProven {
+            agent: 0,
+            until: T0 + 30_000,
+            expires_at: T0 + 25_000,
+        };
+        assert_eq!(c.feed(T0 + 1_000, late), None);
+        assert_eq!(c.finish(T0 + 24_999), None);
+        assert_eq!(
+            c.finish(T0 + 25_000).map(|b| b.0),
+            Some(Invariant::ClaimGuardWork)
+        );
     }
 }

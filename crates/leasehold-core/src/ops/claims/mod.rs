@@ -213,7 +213,13 @@ pub(crate) fn claim_lease_view(
     policy: &LeasePolicy,
     clock: &ClockEstimate,
 ) -> LeaseView {
-    let local_deadline = clock.local_deadline_for(policy.local_deadline(l.expires_at));
+    #[allow(unused_mut)]
+    let mut deadline = policy.local_deadline(l.expires_at);
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::ClaimDeadlineAtTakeable) {
+        deadline = policy.takeable_after(l.expires_at);
+    }
+    let local_deadline = clock.local_deadline_for(deadline);
     let renew_at = if l.expires_at >= l.ceiling_at {
         local_deadline
     } else {
