@@ -398,13 +398,106 @@ describe('claims guard', { timeout: 120_000 }, () => {
   });
 });
 
+describe('claims guard of a family', { timeout: 120_000 }, () => {
+  const GUARD_LEASE = { ttlSeconds: 30, renewSeconds: 10, graceSeconds: 0, maxTtlSeconds: 3600, skewSeconds: 0, minRemainingSeconds: 3 };
+  let guardConfig;
+  before(() => {
+    guardConfig = join(scratch, 'guard-family.json');
+    writeFileSync(guardConfig, JSON.stringify({ lease: GUARD_LEASE }));
+  });
+  const familyArgs = (doc, tokens = doc.claim.items.map((i) => i.token)) => [
+    'claims', 'guard', '--namespace', doc.claim.namespace,
+    '--keys', doc.claim.items.map((i) => i.key).join(','), '--tokens', tokens.join(','),
+    '--run-id', doc.claim.runId, '--config', guardConfig, '--kill-grace-seconds', '2',
+  ];
+  const KEYS = ['m1', 'm2', 'm3'];
+  // Every version of every member, and the commits each updateRefs landed together.
+  const histories = (n) => KEYS.map((k) => refHistory(emu, n, k));
+
+  test('guards a family: one updateRefs renews every member, the tokens rotate together, the printed family release releases them all', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', KEYS.join(','), '--config', guardConfig), 'acquired');
+    assert.match(f.next.guard, / claims guard .*--keys m1,m2,m3 --tokens /, 'family claim prints the guard line');
+    const from = emu.log.length;
+    const g = await runCli(emu, [...familyArgs(f), '--', 'sh', '-c', 'echo family-child; sleep 12; exit 3']);
+    assert.equal(g.code, 3, g.stderr);
+    assert.equal(g.stdout, 'family-child\n');
+    const [start, end] = g.lines;
+    assert.equal(start.event, 'guard-start');
+    assert.deepEqual(start.tokens.length, 3);
+    assert.equal(end.event, 'guard-exit');
+    assert.equal(end.reason, 'child-exited');
+    assert.ok(end.renewals >= 1, 'renewed while the command ran');
+    const h = histories(n);
+    // Acquire, the verification and at least one renewal: every member the same number of
+    // versions, each renewal of the family in one mutation.
+    assert.ok(h[0].length >= 3, JSON.stringify(h[0].map((v) => v.payload.action)));
+    for (const m of h) assert.equal(m.length, h[0].length, 'every member renewed together');
+    for (const m of h) assert.ok(m.slice(1).every((v) => v.payload.action === 'renew'));
+    const mutations = requestsSince(emu, from).filter((l) => l === 'POST /graphql').length;
+    assert.ok(mutations >= h[0].length - 1, 'a read and a mutation per renewal at least');
+    assert.deepEqual(end.tokens, h.map((m) => m.at(-1).oid), 'the guard kept every current token');
+    // Released together, as printed.
+    ok(await runLine(emu, end.next.release), 'released');
+    for (const m of histories(n)) assert.equal(m.at(-1).payload.state, 'released');
+  });
+
+  test('one member released behind the guard stops the command (13, lost); one member\'s stale token never runs it (14)', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', KEYS.join(','), '--config', guardConfig), 'acquired');
+    const marker = join(scratch, `never-family-${seq}`);
+    const bad = f.claim.items.map((i, k) => (k === 1 ? 'b'.repeat(40) : i.token));
+    const refused = await runCli(emu, [...familyArgs(f, bad), '--', 'touch', marker]);
+    assert.equal(refused.code, 14, refused.stderr);
+    assert.equal(refused.lines.at(-1).event, 'guard-refused');
+    assert.equal(existsSync(marker), false, 'the command never ran');
+    assert.deepEqual(histories(n).map((m) => m.length), [1, 1, 1], 'nothing of the family was written');
+
+    const run = runCli(emu, [...familyArgs(f), '--', 'sleep', '60']);
+    let h;
+    for (let i = 0; i < 100; i++) {
+      h = histories(n);
+      if (h.every((m) => m.length >= 2)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The guard verified the family; release one member (m2) at its current token.
+    const cur = h[1].at(-1);
+    ok(await claims('release', '--namespace', n, '--key', 'm2', '--token', cur.oid, '--run-id', cur.payload.runId, '--config', guardConfig), 'released');
+    const g = await run;
+    assert.equal(g.code, 13, g.stderr);
+    assert.equal(g.lines.at(-1).reason, 'lost');
+    assert.equal(g.lines.at(-1).childSignal, 'SIGTERM');
+  });
+
+  test('a family guard refuses --key beside --keys, and --prior (2)', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'u1,u2', '--config', guardConfig), 'acquired');
+    const both = await runCli(emu, [...familyArgs(f), '--key', 'u1', '--', 'true']);
+    assert.equal(both.code, 2, both.stderr);
+    const prior = await runCli(emu, [...familyArgs(f), '--prior', '{}', '--', 'true']);
+    assert.equal(prior.code, 2, prior.stderr);
+  });
+});
+
+describe('family renew', { timeout: 60_000 }, () => {
+  test('renews every member in one call; --if-due before renewAfter is not-due and writes nothing', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'r1,r2', '--config', config), 'acquired');
+    ok(await runLine(emu, f.next.renew), 'not-due');
+    assert.deepEqual(['r1', 'r2'].map((k) => refHistory(emu, n, k).length), [1, 1]);
+    const r = ok(await runLine(emu, f.next.renew.replace(' --if-due', '')), 'renewed');
+    assert.deepEqual(['r1', 'r2'].map((k) => refHistory(emu, n, k).at(-1).oid), r.claim.items.map((i) => i.token));
+    ok(await runLine(emu, r.next.release), 'released');
+  });
+});
+
 describe('help', () => {
   test('--help lists every verb and exits 0; every verb has its own --help', async () => {
     const top = await runCli(emu, ['--help']);
     assert.equal(top.code, 0);
-    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family release', 'guard']) assert.match(top.stdout, new RegExp(`claims ${v}\\b`), v);
+    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family renew', 'family release', 'guard']) assert.match(top.stdout, new RegExp(`claims ${v}\\b`), v);
     for (const v of ['guard', 'renew', 'reap']) assert.match(top.stdout, new RegExp(`^  ${v} `, 'm'), v);
-    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family release', 'guard']) {
+    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family renew', 'family release', 'guard']) {
       const h = await runCli(emu, ['claims', ...v.split(' '), '--help']);
       assert.equal(h.code, 0, v);
       assert.match(h.stdout, new RegExp(`^usage: leasehold claims ${v}`), v);
