@@ -19,7 +19,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
-import { refHistory, requestsSince, runCli, runLine } from './helpers/claims-cli.mjs';
+import { refHistory, requestsSince, runCli as runCliProcess, runLine as runLineProcess } from './helpers/claims-cli.mjs';
+
+// Every exit code a process of this file ended with: the last test checks that each code of the
+// one table (as the built core has it) was produced above.
+const produced = new Set();
+const record = async (p) => {
+  const r = await p;
+  produced.add(r.code);
+  return r;
+};
+const runCli = (...args) => record(runCliProcess(...args));
+const runLine = (...args) => record(runLineProcess(...args));
 
 // A short lease: 10 minutes, renewed after 200 s, a 30-minute ceiling, 60 s before the deadline.
 const LEASE = { ttlSeconds: 600, renewSeconds: 200, graceSeconds: 60, maxTtlSeconds: 1800, skewSeconds: 0, minRemainingSeconds: 60 };
@@ -102,6 +113,10 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     try {
       const e = ok(await claims('claim', '--namespace', n, '--key', 'k', '--config', config, '--no-takeover'), 'expired', 11);
       assert.equal(e.claim.items[0].token, a.claim.items[0].token);
+      // A planned takeover predicts taken-over and writes nothing.
+      const planned = ok(await runLine(emu, `${e.next.takeover} --dry-run`), 'taken-over');
+      assert.equal(planned.claim.dryRun, true);
+      assert.equal(refHistory(emu, n, 'k').length, 1, 'the dry run wrote nothing');
       const t = ok(await runLine(emu, e.next.takeover), 'taken-over');
       assert.equal(t.claim.items[0].payload.supersedes, a.claim.items[0].token);
       ok(await runLine(emu, now(a.next.renew)), 'lost', 13);
@@ -154,6 +169,19 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     assert.equal(requestsSince(emu, at).filter(isWrite).length, 0, requestsSince(emu, at).join(', '));
     assert.deepEqual(refHistory(emu, n, 'k'), before);
     assert.deepEqual(refHistory(emu, n, 'f1'), []);
+    // A held family: family release and family renew, planned, write nothing either.
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'g1,g2'), 'acquired');
+    const held = ['g1', 'g2'].map((k) => refHistory(emu, n, k));
+    const at2 = emu.log.length;
+    ok(await runLine(emu, `${f.next.release} --dry-run`), 'released');
+    ok(await runLine(emu, `${f.next.renew.replace(' --if-due', '')} --dry-run`), 'renewed');
+    assert.equal(requestsSince(emu, at2).filter(isWrite).length, 0, requestsSince(emu, at2).join(', '));
+    assert.deepEqual(['g1', 'g2'].map((k) => refHistory(emu, n, k)), held);
+    // claims guard runs its command, so it has no dry run: refused before anything is sent.
+    const at3 = emu.log.length;
+    const g = await runCli(emu, ['claims', 'guard', '--namespace', n, '--key', 'k', '--token', a.claim.items[0].token, '--run-id', a.claim.runId, '--dry-run', '--', 'true']);
+    assert.equal(g.code, 2, g.stderr);
+    assert.deepEqual(requestsSince(emu, at3), []);
   });
 
   test('a bad value the core only warns of is named as its flag; a bad run context as its environment variable', async () => {
@@ -503,5 +531,15 @@ describe('help', () => {
       assert.match(h.stdout, new RegExp(`^usage: leasehold claims ${v}`), v);
     }
     for (const v of ['guard', 'renew', 'reap']) assert.equal((await runCli(emu, [v, '--help'])).code, 0);
+  });
+});
+
+describe('the exit-code table', () => {
+  test('every exit code of the one table was produced by a test of this file', async () => {
+    const { loadCore } = await import('../dist/leasehold-core.mjs');
+    const codes = [...new Set(loadCore().exitTable.map((r) => r.exitCode))].sort((a, b) => a - b);
+    assert.ok(codes.length >= 12, `the table: ${codes}`);
+    const missing = codes.filter((c) => !produced.has(c));
+    assert.deepEqual(missing, [], `never produced: ${missing} (produced: ${[...produced].sort((a, b) => a - b)})`);
   });
 });

@@ -1,7 +1,7 @@
 //! Claim clients: agents and sweeps claiming keys of one namespace (git refs
 //! `refs/leasehold/claims/sim/<key>`) through the real core's claim operations, against the
 //! GitHub model's refs and GraphQL `updateRefs`, with faults; checked by [`checker`]
-//! (invariants 12–15). It runs in a share of the seeds ([`has_claims`]), after the seed's lock
+//! (invariants 12–16). It runs in a share of the seeds ([`has_claims`]), after the seed's lock
 //! simulation and on a generator of its own, so the lock part of every seed is unchanged.
 
 pub mod checker;
