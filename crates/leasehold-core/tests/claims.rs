@@ -775,3 +775,68 @@ fn a_family_renews_in_one_update_and_any_lost_member_decides() {
     assert!(gone.lease.is_none(), "no lease: the family is not all held");
     assert_eq!(git.refs(), before, "nothing of the family was written");
 }
+
+#[test]
+fn a_stale_before_oid_is_classified_from_errors_not_the_status() {
+    // A claim planned on an absent ref; another run claims the key before its updateRefs
+    // arrives: GitHub answers 200 with a STALE_DATA error, which is a conflict (re-read and
+    // plan again: contended), never a success because the status was 200.
+    let mut git = Git::default();
+    let entropy = Entropy {
+        seed: 7,
+        nonce: NONCE_A.into(),
+    };
+    let (mut op, _) =
+        Operation::new(OperationKind::Claim, &inputs(&[("key", "k")]), &entropy).unwrap();
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let mut raced = false;
+    let mut stale_answers = 0;
+    let outcome = loop {
+        match step.command {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                step = op.step(Event::Timer { now: until_ms }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let mutation = matches!(&call, Call::Graphql { document, .. } if document.starts_with("mutation"));
+                if mutation && !raced {
+                    raced = true;
+                    let other = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_B, T0);
+                    assert_eq!(status(&other), Status::Acquired);
+                }
+                let reply = git.answer(&call, T0 + 10);
+                if let Reply::Graphql { errors, .. } = &reply {
+                    if errors
+                        .iter()
+                        .any(|e| e.kind.as_deref() == Some("STALE_DATA"))
+                    {
+                        stale_answers += 1;
+                    }
+                }
+                step = op
+                    .step(Event::Reply {
+                        now: T0 + 10,
+                        reply,
+                    })
+                    .unwrap();
+            }
+        }
+    };
+    assert_eq!(
+        stale_answers, 1,
+        "GitHub's answer was a 200 with STALE_DATA"
+    );
+    // A conflict, not an unknown outcome read back (both end contended here).
+    assert_eq!(outcome.stats.conflicts, 1, "{:?}", outcome.stats);
+    assert_eq!(status(&outcome), Status::Contended);
+    assert_eq!(status(&outcome).exit_code(), 10);
+    let history = git.refs();
+    assert_eq!(history.len(), 1);
+    let head = history.values().next().unwrap();
+    let payload = parse_payload(&git.text_of(head).unwrap(), "deploy", "k").unwrap();
+    assert_eq!(payload.state, ClaimState::Held);
+    assert!(
+        payload.run_id.ends_with(NONCE_B),
+        "the other run's claim stands"
+    );
+}
