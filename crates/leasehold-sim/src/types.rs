@@ -70,10 +70,11 @@ pub enum Invariant {
     ClaimChain,
     /// 14: an `updateRefs` whose answer was unknown is never sent again as is without a read.
     ClaimResend,
-    /// 15: a family's `updateRefs` moves all its refs or none.
+    /// 15: a family's `updateRefs` moves all the refs it names or none.
     ClaimFamily,
     /// 16: a claim guard's work stops by the local deadline of the last lease its guard proved,
-    /// and never runs at or past its claim's expiry (a paused agent: its kill grace on resuming).
+    /// never runs at or past its claim's expiry, and is gone within its kill grace of a proven
+    /// loss (a paused agent: its kill grace on resuming).
     ClaimGuardWork,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,

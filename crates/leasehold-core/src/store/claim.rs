@@ -239,3 +239,32 @@ impl Document for ClaimSet {
         Sole
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Document;
+    use crate::wire::LockState;
+
+    #[test]
+    fn a_claim_that_cannot_be_read_is_named_a_claim_not_a_lock_state() {
+        let cases = [
+            ("{", "claim is not valid JSON"),
+            ("{}", "claim has no integer \"schema\""),
+            (r#"{"schema": 9}"#, "claim was written with schema 9"),
+            (r#"{"schema": 0}"#, "claim has unknown schema 0"),
+            (r#"{"schema": 1}"#, "claim does not match schema 1"),
+        ];
+        for (text, start) in cases {
+            let e = parse_payload(text, "ns", "k").unwrap_err().to_string();
+            assert!(e.starts_with(start), "{text}: {e}");
+        }
+        // The lock state's messages are as they were.
+        let e = LockState::parse("{", "x").unwrap_err().to_string();
+        assert!(e.starts_with("lock state is not valid JSON"), "{e}");
+        let e = LockState::parse(r#"{"schema": 1, "lock": "y"}"#, "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lock state"), "{e}");
+    }
+}

@@ -68,6 +68,8 @@ pub enum ClaimFeed {
     WorkGone { agent: AgentId },
     /// The agent's process is paused from now until `until`.
     Paused { agent: AgentId, until: Millis },
+    /// A claim guard took in a renewal that proved its claim lost: it stops the work now.
+    GuardLost { agent: AgentId },
 }
 
 /// A claim guard's work, as the checker keeps it.
@@ -80,6 +82,8 @@ struct GuardWork {
     /// The last proven lease's local deadline (real time) and the claim's expiry.
     until: Option<Millis>,
     expires_at: Option<Millis>,
+    /// When its guard took in a proven loss.
+    lost_at: Option<Millis>,
 }
 
 #[derive(Clone, Debug)]
@@ -98,8 +102,12 @@ pub struct ClaimChecker {
     beliefs: BTreeMap<String, Vec<Belief>>,
     /// Agent → (ref, beforeOid) of updateRefs whose answer was unknown, since its last read.
     unknown: BTreeMap<AgentId, BTreeSet<(String, Option<String>)>>,
-    /// Operation → its family's refs.
+    /// Operation → its family's refs, and every set of refs its updateRefs named (a family
+    /// release names only the members it still holds: one already released is not rewritten).
     families: BTreeMap<u64, BTreeSet<String>>,
+    intended: BTreeMap<u64, Vec<BTreeSet<String>>>,
+    /// Agent → the operation it runs.
+    current: BTreeMap<AgentId, u64>,
     /// Agent → its claim guard's work (the last one) and the leases it proved.
     works: BTreeMap<AgentId, GuardWork>,
     /// Agent → the real intervals its process was paused.
@@ -119,7 +127,8 @@ fn short(oid: &Option<String>) -> String {
 impl ClaimChecker {
     pub fn feed(&mut self, now: Millis, feed: ClaimFeed) -> Option<Breach> {
         match feed {
-            ClaimFeed::OpStarted { op, family, .. } => {
+            ClaimFeed::OpStarted { agent, op, family } => {
+                self.current.insert(agent, op);
                 if let Some(f) = family {
                     self.families.insert(op, f.into_iter().collect());
                 }
@@ -130,6 +139,14 @@ impl ClaimChecker {
                 None
             }
             ClaimFeed::UpdateSent { agent, updates } => {
+                if let Some(op) = self
+                    .current
+                    .get(&agent)
+                    .filter(|op| self.families.contains_key(op))
+                {
+                    let named = updates.iter().map(|u| u.0.clone()).collect();
+                    self.intended.entry(*op).or_default().push(named);
+                }
                 // 14: an updateRefs whose answer was unknown is never sent again as is before a
                 // read has shown what happened.
                 let pending = self.unknown.entry(agent).or_default();
@@ -230,6 +247,7 @@ impl ClaimChecker {
                         running: true,
                         until: proven.map(|p| p.0),
                         expires_at: proven.map(|p| p.1),
+                        lost_at: None,
                     },
                 );
                 self.check_work(agent, now)
@@ -241,6 +259,12 @@ impl ClaimChecker {
                 }
                 self.proven.remove(&agent);
                 breach
+            }
+            ClaimFeed::GuardLost { agent } => {
+                if let Some(w) = self.works.get_mut(&agent).filter(|w| w.running) {
+                    w.lost_at.get_or_insert(now);
+                }
+                None
             }
             ClaimFeed::Paused { agent, until } => {
                 self.pauses.entry(agent).or_default().push((now, until));
@@ -277,8 +301,15 @@ impl ClaimChecker {
                 format!("a{agent}'s guarded work runs with no lease its guard proved"),
             ));
         };
-        // The claim expires at `expires_at`: the work must be gone before it.
-        let bound = until.min(w.expires_at.unwrap_or(until).saturating_sub(1));
+        // The claim expires at `expires_at`: the work must be gone before it; and once its guard
+        // took in a proven loss, within the kill grace (on the agent's clock).
+        let c = &w.clock;
+        let bound = until
+            .min(w.expires_at.unwrap_or(until).saturating_sub(1))
+            .min(
+                w.lost_at
+                    .map_or(Millis::MAX, |at| c.real_of(c.local(at) + w.kill_grace_ms)),
+            );
         if now <= bound {
             return None;
         }
@@ -297,7 +328,6 @@ impl ClaimChecker {
             .find(|&&(from, to)| from <= bound && bound < to)
             .map(|&(_, to)| to);
         let allowed = resumed.map_or(0, |to| {
-            let c = &w.clock;
             c.real_of(c.local(to) + w.kill_grace_ms).saturating_sub(to) + 1
         });
         if active <= allowed {
@@ -306,13 +336,14 @@ impl ClaimChecker {
         Some((
             Invariant::ClaimGuardWork,
             format!(
-                "a{agent}'s guarded work on {} ran until {}, {} ms past its bound {} (the proven lease's local deadline {}, the claim expiring {}), {active} ms of it not paused",
+                "a{agent}'s guarded work on {} ran until {}, {} ms past its bound {} (the proven lease's local deadline {}, the claim expiring {}, a loss proven {}), {active} ms of it not paused",
                 w.refs.join(", "),
                 fmt_t(now),
                 now - bound,
                 fmt_t(bound),
                 fmt_t(until),
                 w.expires_at.map_or("-".into(), fmt_t),
+                w.lost_at.map_or("never".into(), fmt_t),
             ),
         ))
     }
@@ -329,10 +360,16 @@ impl ClaimChecker {
         op: u64,
         moves: Vec<(String, Option<String>, String, Vec<String>)>,
     ) -> Option<Breach> {
-        // 15: a family operation's updateRefs moves all its refs or none.
+        // 15: a family operation's updateRefs moves every ref it named (all its members, but
+        // those a family release found released already) or none.
         if let Some(family) = self.families.get(&op) {
             let moved: BTreeSet<String> = moves.iter().map(|m| m.0.clone()).collect();
-            if &moved != family {
+            let named = self
+                .intended
+                .get(&op)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            if !named.contains(&moved) || !moved.is_subset(family) {
                 return Some((
                     Invariant::ClaimFamily,
                     format!(
@@ -453,6 +490,19 @@ mod tests {
         assert_eq!(
             c.finish(T0 + 60_000 + 2_002).map(|b| b.0),
             Some(Invariant::ClaimGuardWork)
+        );
+    }
+
+    #[test]
+    fn after_a_proven_loss_the_work_is_gone_within_its_kill_grace() {
+        let mut c = ClaimChecker::default();
+        assert_eq!(started(&mut c, T0), None);
+        assert_eq!(c.feed(T0 + 1_000, ClaimFeed::GuardLost { agent: 0 }), None);
+        assert_eq!(c.finish(T0 + 3_000), None, "within the 2 s kill grace");
+        assert_eq!(
+            c.finish(T0 + 3_001).map(|b| b.0),
+            Some(Invariant::ClaimGuardWork),
+            "long before the lease's deadline, but past the grace after the loss"
         );
     }
 

@@ -10,11 +10,16 @@
 
 use std::collections::VecDeque;
 
+use std::collections::BTreeMap;
+
 use leasehold_core::guard::{
-    ChildExit, FinishReason, Guard, GuardCommand, GuardEvent, GuardSettings, Phase, Signal,
+    ChildExit, FinishReason, Guard, GuardCommand, GuardEvent, GuardSettings, KillReason, Phase,
+    Signal,
 };
 use leasehold_core::time::Millis;
-use leasehold_core::{LeaseView, OperationKind, Outcome, Status};
+use leasehold_core::{
+    Command, Entropy, Event, LeaseView, Operation, OperationKind, Outcome, Status,
+};
 
 use super::checker::{AgentId, ClaimFeed};
 use super::{claim_ref, Ev, Holding, World};
@@ -25,7 +30,8 @@ use crate::types::{Invariant, Violation, Work, T0};
 pub(super) struct ClaimGuard {
     pub machine: Guard,
     pub work: Work,
-    /// The timer armed last (`wait-until`): older wakes are stale.
+    /// The timer armed last (`wait-until`), numbered by the event queue's sequence so that no
+    /// wake of an earlier guard or an earlier timer matches it: older wakes are stale.
     pub timer: u64,
     /// Its instant (local clock), while armed.
     pub timer_at: Option<Millis>,
@@ -77,6 +83,7 @@ impl World {
             }
             let g = self.guard(a);
             let before = g.machine.lease().cloned();
+            let stopping_before = g.machine.stopping_for();
             let step = match g.machine.step(event) {
                 Ok(step) => step,
                 Err(e) => {
@@ -95,6 +102,12 @@ impl World {
             let proven = self.guard(a).machine.lease().cloned();
             if let Some(lease) = proven.filter(|l| Some(l) != before.as_ref()) {
                 self.prove(a, &lease);
+            }
+            let stopping = self.guard(a).machine.stopping_for();
+            if stopping == Some(KillReason::Lost) && stopping_before.is_none() {
+                // A renewal proved the claim lost: the work is stopped from now on.
+                self.counters.guard_lost += 1;
+                self.tell(ClaimFeed::GuardLost { agent: a });
             }
             for command in step.commands {
                 self.guard_perform(a, command, &mut queue);
@@ -151,13 +164,20 @@ impl World {
                 let at = clock.real_at(h.work_until, self.now);
                 self.log(format!("a{a} work starts"));
                 self.push(at, Ev::WorkEnd { agent: a, hold });
+                if self.rng.below(8) == 0 {
+                    // Someone releases the claim by hand while the work runs (its run id and
+                    // token are public): the guard's next renewal must prove it lost.
+                    let at = self.now + self.rng.below(self.policy.ttl_ms);
+                    self.push(at, Ev::StrayRelease { agent: a, hold });
+                }
             }
             GuardCommand::WaitUntil { at } => {
                 let real = self.agents[a].clock.real_at(at, self.now);
+                // `push` numbers this event `seq + 1`: unique over the seed.
+                let timer = self.seq + 1;
                 let g = self.guard(a);
-                g.timer += 1;
+                g.timer = timer;
                 g.timer_at = Some(at);
-                let timer = g.timer;
                 self.push(real, Ev::GuardWake { agent: a, timer });
             }
             GuardCommand::Signal { signal } => self.signal_work(a, signal, then),
@@ -273,8 +293,10 @@ impl World {
             return;
         };
         if g.timer_at.is_some_and(|at| local >= at) {
-            let timer = g.timer;
-            self.guard_wake(a, timer);
+            // The wake already queued for it is stale now (no wake is numbered 0): it fires
+            // once, here.
+            g.timer = 0;
+            self.guard_wake(a, 0);
         }
     }
 
@@ -371,4 +393,92 @@ impl World {
 pub(super) fn work_ms(w: &mut World) -> Millis {
     let longest = (w.policy.max_ttl_ms + w.policy.ttl_ms).max(10_000);
     w.rng.between(5_000, longest)
+}
+
+impl World {
+    /// A release of one member of a guarded holding, by hand, at the token the agent holds
+    /// (as an operator runs `claims release` with the run id and token a document printed):
+    /// the real `claim-release` operation against GitHub, at once and without faults. It is the
+    /// agent's own run id, so the move is told as the agent's; the agent's belief in that claim
+    /// is void from then on, whatever it knows.
+    pub(super) fn stray_release(&mut self, a: AgentId, hold: u64) {
+        let Some(g) = self.agents[a].guard.as_ref() else {
+            return;
+        };
+        if g.hold != hold || g.work != Work::Running {
+            return;
+        }
+        let Some(h) = self.agents[a].holding.clone() else {
+            return;
+        };
+        let i = self.rng.below(h.keys.len() as u64) as usize;
+        let inputs: BTreeMap<String, String> = [
+            ("repository", super::REPOSITORY.to_string()),
+            ("namespace", super::NAMESPACE.to_string()),
+            ("config", self.config.clone()),
+            ("key", h.keys[i].clone()),
+            ("token", h.tokens[i].clone()),
+            ("run-id", h.run_id.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let entropy = Entropy {
+            seed: self.rng.next_u64(),
+            nonce: format!("{:016x}", self.rng.next_u64()),
+        };
+        let (mut op, _) = Operation::new(OperationKind::ClaimRelease, &inputs, &entropy)
+            .expect("the stray release's inputs are valid");
+        let mut step = op.step(Event::Start { now: self.now });
+        let mut status = None;
+        for _ in 0..50 {
+            let Ok(s) = step else { break };
+            match s.command {
+                Command::Finish { outcome } => {
+                    status = outcome.claims.map(|r| r.status);
+                    break;
+                }
+                Command::Sleep { until_ms, .. } => step = op.step(Event::Timer { now: until_ms }),
+                Command::Request { call, timeout_ms } => {
+                    let answer = self
+                        .gh
+                        .answer(&Command::Request { call, timeout_ms }, self.now);
+                    if !answer.moved.is_empty() {
+                        let moves = answer
+                            .moved
+                            .iter()
+                            .map(|m| {
+                                let parents = self
+                                    .gh
+                                    .commit(&m.after)
+                                    .map(|c| c.parents.clone())
+                                    .unwrap_or_default();
+                                (m.name.clone(), m.before.clone(), m.after.clone(), parents)
+                            })
+                            .collect();
+                        self.tell(ClaimFeed::Landed {
+                            agent: a,
+                            op: 0,
+                            moves,
+                        });
+                    }
+                    let now = self.now;
+                    step = op.step(Event::Reply {
+                        now,
+                        reply: answer.reply,
+                    });
+                }
+            }
+        }
+        self.counters.stray_releases += 1;
+        self.log(format!(
+            "a{a}'s claim on {} is released by hand: {}",
+            h.keys[i],
+            status.map_or("unfinished", |s| s.as_str())
+        ));
+        if status == Some(Status::Released) {
+            let refs = h.keys.iter().map(|k| claim_ref(k)).collect();
+            self.tell(ClaimFeed::BeliefEnds { agent: a, refs });
+        }
+    }
 }

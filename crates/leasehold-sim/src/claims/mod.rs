@@ -128,6 +128,11 @@ enum Ev {
         agent: AgentId,
         hold: u64,
     },
+    /// Someone releases a guarded claim by hand while its work runs.
+    StrayRelease {
+        agent: AgentId,
+        hold: u64,
+    },
 }
 
 /// The request faults of the claims (before faults stop).
@@ -336,7 +341,8 @@ impl World {
             | Ev::Crash { agent }
             | Ev::GuardWake { agent, .. }
             | Ev::WorkEnd { agent, .. }
-            | Ev::ChildGone { agent, .. } => *agent,
+            | Ev::ChildGone { agent, .. }
+            | Ev::StrayRelease { agent, .. } => *agent,
         };
         if let Ev::Arrive {
             agent,
@@ -378,6 +384,7 @@ impl World {
             Ev::GuardWake { timer, .. } => self.guard_wake(agent, timer),
             Ev::WorkEnd { hold, .. } => self.work_exits(agent, hold, false),
             Ev::ChildGone { hold, .. } => self.work_exits(agent, hold, true),
+            Ev::StrayRelease { hold, .. } => self.stray_release(agent, hold),
             Ev::Answer {
                 gen,
                 reply,
