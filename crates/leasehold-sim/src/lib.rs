@@ -548,7 +548,7 @@
 //! | `resend-unknown-ref-update`: an `updateRefs` whose answer was unknown is sent again as is, the core told only the second answer | driver, `claims/mod.rs` | 14 claim unknown not re-sent | 9 |
 //! | `family-split`: a family's `updateRefs` is sent as one call per ref | driver, `claims/mod.rs` | 15 claim family whole | 13 |
 //! | `claim-guard-ignores-stop`: the claim guard's SIGTERM and SIGKILL never reach the work | driver, `claims/guard.rs` | 16 claim guard work | 29 |
-//! | `claim-deadline-at-takeable`: a claim's lease view puts its holder's local deadline at the instant it becomes takeable | core, `ops/claims/mod.rs` | 16 claim guard work | 29 |
+//! | `claim-deadline-at-takeable`: a claim's lease view puts its holder's local deadline at the instant it becomes takeable | core, `ops/claims/mod.rs` | 16 claim guard work | 45 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
 //! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285
