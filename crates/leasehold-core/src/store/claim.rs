@@ -243,7 +243,6 @@ impl Document for ClaimSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Document;
     use crate::wire::LockState;
 
     #[test]
