@@ -126,6 +126,16 @@ this run's: adopted (0) with the token, else lost (13). Run it as the failed doc
 Claims up to 20 keys of one namespace in one updateRefs call: all of them or none
 (family-aborted, 10, when one is held by another run).`
   },
+  "family renew": {
+    kind: "claim-family-renew",
+    strings: ["namespace", "keys", "tokens", "run-id"],
+    multiple: ["set"],
+    booleans: ["if-due", "dry-run"],
+    usage: `claims family renew --namespace NS --keys K1,K2,\u2026 --tokens T1,T2,\u2026 --run-id ID [--if-due] [--set k=v]\u2026 [--dry-run]
+Renews a family in one updateRefs call, every member or none (tokens in the order of the keys;
+each rotates: read them from the document's next). --if-due writes once any member is due. A
+member lost, released or stale decides for the family (lost 13, not-held 14, stale 16).`
+  },
   "family release": {
     kind: "claim-family-release",
     strings: ["namespace", "keys", "tokens", "run-id"],
@@ -135,15 +145,17 @@ Releases a family in one updateRefs call (tokens in the order of the keys).`
   },
   guard: {
     kind: "claim-renew",
-    strings: ["namespace", "key", "token", "run-id", "repository-id", "prior", "kill-grace-seconds"],
+    strings: ["namespace", "key", "token", "keys", "tokens", "run-id", "repository-id", "prior", "kill-grace-seconds"],
     booleans: ["dry-run"],
     child: true,
-    usage: `claims guard --namespace NS --key K --token OID --run-id ID [--kill-grace-seconds N]
-             [--repository-id ID --prior JSON] -- command [args\u2026]
-Verifies the claim with a renewal, runs the command (no shell, its own process group, no
+    usage: `claims guard --namespace NS (--key K --token OID | --keys K1,K2,\u2026 --tokens T1,T2,\u2026) --run-id ID
+             [--kill-grace-seconds N] [--repository-id ID --prior JSON] -- command [args\u2026]
+Verifies the claim (or the family: --keys and --tokens, as family claim printed them) with a
+renewal, runs the command (no shell, its own process group, no
 credential in its environment), renews on the lease's schedule (each renewal rotates the token;
 the guard keeps the current one) and stops the group (SIGTERM, SIGKILL after the kill grace)
-when the claim is proven lost or the local deadline passes unproven. Its documents go to stderr
+when the claim is proven lost or the local deadline passes unproven. A family is renewed in one
+updateRefs call, every member together; any member lost stops the command. Its documents go to stderr
 (guard-start, then guard-exit or guard-refused; the last one's next carries the current token);
 stdout is the command's. Exit: the command's own code (128 + n: signal n; 127: it could not
 start); 13 lost or local deadline (the document's reason says which); 14 not held at start;
@@ -151,7 +163,7 @@ start); 13 lost or local deadline (the document's reason says which); 14 not hel
   }
 };
 function verbOf(argv) {
-  if (argv[0] === "family" && (argv[1] === "claim" || argv[1] === "release")) return [`family ${argv[1]}`, argv.slice(2)];
+  if (argv[0] === "family" && ["claim", "release", "renew"].includes(argv[1])) return [`family ${argv[1]}`, argv.slice(2)];
   return [argv[0], argv.slice(1)];
 }
 var invocation = () => [process.execPath, resolve(process.argv[1])].map(shellQuote).join(" ");
@@ -177,7 +189,7 @@ function helpText() {
   return Object.entries(VERBS).map(([, v]) => `  leasehold ${v.usage.split("\n")[0]}`).join("\n");
 }
 var CLAIMS_COMMAND = {
-  summary: "per-item claims on git refs: claim, renew, release, verify, read, list, takeover, adopt, family claim|release, guard",
+  summary: "per-item claims on git refs: claim, renew, release, verify, read, list, takeover, adopt, family claim|renew|release, guard",
   usage: `leasehold claims <verb> [flags]   (leasehold claims <verb> --help for one)
 
 ${helpText()}
@@ -217,8 +229,12 @@ ${ENVIRONMENT}
 async function claimsGuard({ core, values, child, env }) {
   if (values["dry-run"]) throw new Usage("claims guard has no --dry-run: it runs the command");
   if (child.length === 0) throw new Usage("claims guard needs a command after --");
+  const family = values.keys !== void 0 || values.tokens !== void 0;
+  if (family && (values.key !== void 0 || values.token !== void 0)) throw new Usage("claims guard takes --key and --token, or --keys and --tokens (a family), not both");
+  if (family && (values.prior !== void 0 || values["repository-id"] !== void 0)) throw new Usage("claims guard of a family reads its members: --prior and --repository-id are for one key");
+  const renewKind = family ? "claim-family-renew" : "claim-renew";
   const inputs = inputsOf(values, env);
-  const probe = new core.Operation("claim-renew", inputs, void 0);
+  const probe = new core.Operation(renewKind, inputs, void 0);
   const plan = probe.plan;
   probe.free?.();
   const machine = new core.Guard(values["kill-grace-seconds"] ? { "kill-grace-seconds": values["kill-grace-seconds"] } : {});
@@ -227,14 +243,18 @@ async function claimsGuard({ core, values, child, env }) {
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
   const command = "claims guard";
   let current = null;
+  const tokens = () => family ? inputs.tokens.split(",") : inputs.token;
   const onRenewal = (outcome) => {
     const report = outcome.claims;
-    const item = report?.items?.[0];
-    if (report?.status !== "renewed" || !item?.token) return;
-    inputs.token = item.token;
-    if (item.payload) inputs.prior = JSON.stringify(item.payload);
-    if (report.repositoryId) inputs["repository-id"] = report.repositoryId;
-    current = core.resultDocument("claims renew", outcome);
+    const items = report?.items ?? [];
+    if (report?.status !== "renewed" || items.length === 0 || items.some((i) => !i.token)) return;
+    if (family) inputs.tokens = items.map((i) => i.token).join(",");
+    else {
+      inputs.token = items[0].token;
+      if (items[0].payload) inputs.prior = JSON.stringify(items[0].payload);
+      if (report.repositoryId) inputs["repository-id"] = report.repositoryId;
+    }
+    current = core.resultDocument(family ? "claims family renew" : "claims renew", outcome);
   };
   const documents = {
     start: ({ pid, argv, lease }) => ({
@@ -244,13 +264,13 @@ async function claimsGuard({ core, values, child, env }) {
       status: "held",
       pid,
       argv,
-      token: inputs.token,
+      [family ? "tokens" : "token"]: tokens(),
       expiresAt: new Date(lease.expiresAt).toISOString(),
       localDeadline: new Date(lease.localDeadline).toISOString(),
       claim: current?.claim ?? null
     }),
     refused: ({ first, finish }) => {
-      const verification = core.resultDocument("claims renew", first);
+      const verification = core.resultDocument(family ? "claims family renew" : "claims renew", first);
       return {
         schema: GUARD_SCHEMA,
         command,
@@ -273,7 +293,7 @@ async function claimsGuard({ core, values, child, env }) {
       reason: finish.reason,
       ...ended,
       renewals: finish.renewals,
-      token: inputs.token,
+      [family ? "tokens" : "token"]: tokens(),
       claim: current?.claim ?? null,
       next: finish.reason === "child-exited" || finish.reason === "spawn-failed" ? current?.next ?? {} : {}
     })
@@ -287,7 +307,7 @@ async function claimsGuard({ core, values, child, env }) {
     emit: (doc) => print(doc, process.stderr),
     logger,
     secrets: [token],
-    renewKind: "claim-renew",
+    renewKind,
     onRenewal,
     documents
   });

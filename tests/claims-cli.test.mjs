@@ -19,7 +19,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
-import { refHistory, requestsSince, runCli, runLine } from './helpers/claims-cli.mjs';
+import { refHistory, requestsSince, runCli as runCliProcess, runLine as runLineProcess } from './helpers/claims-cli.mjs';
+
+// Every exit code a process of this file ended with: the last test checks that each code of the
+// one table (as the built core has it) was produced above.
+const produced = new Set();
+const record = async (p) => {
+  const r = await p;
+  produced.add(r.code);
+  return r;
+};
+const runCli = (...args) => record(runCliProcess(...args));
+const runLine = (...args) => record(runLineProcess(...args));
 
 // A short lease: 10 minutes, renewed after 200 s, a 30-minute ceiling, 60 s before the deadline.
 const LEASE = { ttlSeconds: 600, renewSeconds: 200, graceSeconds: 60, maxTtlSeconds: 1800, skewSeconds: 0, minRemainingSeconds: 60 };
@@ -102,6 +113,10 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     try {
       const e = ok(await claims('claim', '--namespace', n, '--key', 'k', '--config', config, '--no-takeover'), 'expired', 11);
       assert.equal(e.claim.items[0].token, a.claim.items[0].token);
+      // A planned takeover predicts taken-over and writes nothing.
+      const planned = ok(await runLine(emu, `${e.next.takeover} --dry-run`), 'taken-over');
+      assert.equal(planned.claim.dryRun, true);
+      assert.equal(refHistory(emu, n, 'k').length, 1, 'the dry run wrote nothing');
       const t = ok(await runLine(emu, e.next.takeover), 'taken-over');
       assert.equal(t.claim.items[0].payload.supersedes, a.claim.items[0].token);
       ok(await runLine(emu, now(a.next.renew)), 'lost', 13);
@@ -154,6 +169,19 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     assert.equal(requestsSince(emu, at).filter(isWrite).length, 0, requestsSince(emu, at).join(', '));
     assert.deepEqual(refHistory(emu, n, 'k'), before);
     assert.deepEqual(refHistory(emu, n, 'f1'), []);
+    // A held family: family release and family renew, planned, write nothing either.
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'g1,g2'), 'acquired');
+    const held = ['g1', 'g2'].map((k) => refHistory(emu, n, k));
+    const at2 = emu.log.length;
+    ok(await runLine(emu, `${f.next.release} --dry-run`), 'released');
+    ok(await runLine(emu, `${f.next.renew.replace(' --if-due', '')} --dry-run`), 'renewed');
+    assert.equal(requestsSince(emu, at2).filter(isWrite).length, 0, requestsSince(emu, at2).join(', '));
+    assert.deepEqual(['g1', 'g2'].map((k) => refHistory(emu, n, k)), held);
+    // claims guard runs its command, so it has no dry run: refused before anything is sent.
+    const at3 = emu.log.length;
+    const g = await runCli(emu, ['claims', 'guard', '--namespace', n, '--key', 'k', '--token', a.claim.items[0].token, '--run-id', a.claim.runId, '--dry-run', '--', 'true']);
+    assert.equal(g.code, 2, g.stderr);
+    assert.deepEqual(requestsSince(emu, at3), []);
   });
 
   test('a bad value the core only warns of is named as its flag; a bad run context as its environment variable', async () => {
@@ -398,17 +426,120 @@ describe('claims guard', { timeout: 120_000 }, () => {
   });
 });
 
+describe('claims guard of a family', { timeout: 120_000 }, () => {
+  const GUARD_LEASE = { ttlSeconds: 30, renewSeconds: 10, graceSeconds: 0, maxTtlSeconds: 3600, skewSeconds: 0, minRemainingSeconds: 3 };
+  let guardConfig;
+  before(() => {
+    guardConfig = join(scratch, 'guard-family.json');
+    writeFileSync(guardConfig, JSON.stringify({ lease: GUARD_LEASE }));
+  });
+  const familyArgs = (doc, tokens = doc.claim.items.map((i) => i.token)) => [
+    'claims', 'guard', '--namespace', doc.claim.namespace,
+    '--keys', doc.claim.items.map((i) => i.key).join(','), '--tokens', tokens.join(','),
+    '--run-id', doc.claim.runId, '--config', guardConfig, '--kill-grace-seconds', '2',
+  ];
+  const KEYS = ['m1', 'm2', 'm3'];
+  // Every version of every member, and the commits each updateRefs landed together.
+  const histories = (n) => KEYS.map((k) => refHistory(emu, n, k));
+
+  test('guards a family: one updateRefs renews every member, the tokens rotate together, the printed family release releases them all', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', KEYS.join(','), '--config', guardConfig), 'acquired');
+    assert.match(f.next.guard, / claims guard .*--keys m1,m2,m3 --tokens /, 'family claim prints the guard line');
+    const from = emu.log.length;
+    const g = await runCli(emu, [...familyArgs(f), '--', 'sh', '-c', 'echo family-child; sleep 12; exit 3']);
+    assert.equal(g.code, 3, g.stderr);
+    assert.equal(g.stdout, 'family-child\n');
+    const [start, end] = g.lines;
+    assert.equal(start.event, 'guard-start');
+    assert.deepEqual(start.tokens.length, 3);
+    assert.equal(end.event, 'guard-exit');
+    assert.equal(end.reason, 'child-exited');
+    assert.ok(end.renewals >= 1, 'renewed while the command ran');
+    const h = histories(n);
+    // Acquire, the verification and at least one renewal: every member the same number of
+    // versions, each renewal of the family in one mutation.
+    assert.ok(h[0].length >= 3, JSON.stringify(h[0].map((v) => v.payload.action)));
+    for (const m of h) assert.equal(m.length, h[0].length, 'every member renewed together');
+    for (const m of h) assert.ok(m.slice(1).every((v) => v.payload.action === 'renew'));
+    const mutations = requestsSince(emu, from).filter((l) => l === 'POST /graphql').length;
+    assert.ok(mutations >= h[0].length - 1, 'a read and a mutation per renewal at least');
+    assert.deepEqual(end.tokens, h.map((m) => m.at(-1).oid), 'the guard kept every current token');
+    // Released together, as printed.
+    ok(await runLine(emu, end.next.release), 'released');
+    for (const m of histories(n)) assert.equal(m.at(-1).payload.state, 'released');
+  });
+
+  test('one member released behind the guard stops the command (13, lost); one member\'s stale token never runs it (14)', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', KEYS.join(','), '--config', guardConfig), 'acquired');
+    const marker = join(scratch, `never-family-${seq}`);
+    const bad = f.claim.items.map((i, k) => (k === 1 ? 'b'.repeat(40) : i.token));
+    const refused = await runCli(emu, [...familyArgs(f, bad), '--', 'touch', marker]);
+    assert.equal(refused.code, 14, refused.stderr);
+    assert.equal(refused.lines.at(-1).event, 'guard-refused');
+    assert.equal(existsSync(marker), false, 'the command never ran');
+    assert.deepEqual(histories(n).map((m) => m.length), [1, 1, 1], 'nothing of the family was written');
+
+    const run = runCli(emu, [...familyArgs(f), '--', 'sleep', '60']);
+    let h;
+    for (let i = 0; i < 100; i++) {
+      h = histories(n);
+      if (h.every((m) => m.length >= 2)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The guard verified the family; release one member (m2) at its current token.
+    const cur = h[1].at(-1);
+    ok(await claims('release', '--namespace', n, '--key', 'm2', '--token', cur.oid, '--run-id', cur.payload.runId, '--config', guardConfig), 'released');
+    const g = await run;
+    assert.equal(g.code, 13, g.stderr);
+    assert.equal(g.lines.at(-1).reason, 'lost');
+    assert.equal(g.lines.at(-1).childSignal, 'SIGTERM');
+  });
+
+  test('a family guard refuses --key beside --keys, and --prior (2)', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'u1,u2', '--config', guardConfig), 'acquired');
+    const both = await runCli(emu, [...familyArgs(f), '--key', 'u1', '--', 'true']);
+    assert.equal(both.code, 2, both.stderr);
+    const prior = await runCli(emu, [...familyArgs(f), '--prior', '{}', '--', 'true']);
+    assert.equal(prior.code, 2, prior.stderr);
+  });
+});
+
+describe('family renew', { timeout: 60_000 }, () => {
+  test('renews every member in one call; --if-due before renewAfter is not-due and writes nothing', async () => {
+    const n = ns();
+    const f = ok(await claims('family', 'claim', '--namespace', n, '--keys', 'r1,r2', '--config', config), 'acquired');
+    ok(await runLine(emu, f.next.renew), 'not-due');
+    assert.deepEqual(['r1', 'r2'].map((k) => refHistory(emu, n, k).length), [1, 1]);
+    const r = ok(await runLine(emu, f.next.renew.replace(' --if-due', '')), 'renewed');
+    assert.deepEqual(['r1', 'r2'].map((k) => refHistory(emu, n, k).at(-1).oid), r.claim.items.map((i) => i.token));
+    ok(await runLine(emu, r.next.release), 'released');
+  });
+});
+
 describe('help', () => {
   test('--help lists every verb and exits 0; every verb has its own --help', async () => {
     const top = await runCli(emu, ['--help']);
     assert.equal(top.code, 0);
-    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family release', 'guard']) assert.match(top.stdout, new RegExp(`claims ${v}\\b`), v);
+    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family renew', 'family release', 'guard']) assert.match(top.stdout, new RegExp(`claims ${v}\\b`), v);
     for (const v of ['guard', 'renew', 'reap']) assert.match(top.stdout, new RegExp(`^  ${v} `, 'm'), v);
-    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family release', 'guard']) {
+    for (const v of ['claim', 'renew', 'release', 'verify', 'read', 'list', 'takeover', 'adopt', 'family claim', 'family renew', 'family release', 'guard']) {
       const h = await runCli(emu, ['claims', ...v.split(' '), '--help']);
       assert.equal(h.code, 0, v);
       assert.match(h.stdout, new RegExp(`^usage: leasehold claims ${v}`), v);
     }
     for (const v of ['guard', 'renew', 'reap']) assert.equal((await runCli(emu, [v, '--help'])).code, 0);
+  });
+});
+
+describe('the exit-code table', () => {
+  test('every exit code of the one table was produced by a test of this file', async () => {
+    const { loadCore } = await import('../dist/leasehold-core.mjs');
+    const codes = [...new Set(loadCore().exitTable.map((r) => r.exitCode))].sort((a, b) => a - b);
+    assert.ok(codes.length >= 12, `the table: ${codes}`);
+    const missing = codes.filter((c) => !produced.has(c));
+    assert.deepEqual(missing, [], `never produced: ${missing} (produced: ${[...produced].sort((a, b) => a - b)})`);
   });
 });

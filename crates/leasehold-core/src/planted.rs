@@ -26,6 +26,9 @@ pub enum Bug {
     /// engine/reply.rs and store/refs.rs: a ref document's new commit has no parent, and its
     /// update is forced.
     RefCommitWithoutParent,
+    /// ops/claims/mod.rs: a claim's lease view puts its holder's local deadline at the instant
+    /// the claim becomes takeable (expiry, grace and skew) instead of before its expiry.
+    ClaimDeadlineAtTakeable,
 }
 
 thread_local! {

@@ -681,3 +681,162 @@ fn a_repeated_release_from_prior_is_already_released() {
     );
     assert_eq!(git.refs()["refs/leasehold/claims/deploy/k"], head);
 }
+
+#[test]
+fn a_family_renews_in_one_update_and_any_lost_member_decides() {
+    let mut git = Git::default();
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b,c")],
+        NONCE_A,
+        T0,
+    );
+    assert_eq!(status(&f), Status::Acquired);
+    let r = f.claims.as_ref().unwrap();
+    let tokens = |o: &Outcome| -> Vec<String> {
+        let r = o.claims.as_ref().unwrap();
+        r.items.iter().map(|i| i.token.clone().unwrap()).collect()
+    };
+    let lease = f
+        .lease
+        .clone()
+        .expect("a family held by this run has a lease");
+    let renew = |t: &[String], due: bool| {
+        let mut v = kv(&[
+            ("keys", "a,b,c".into()),
+            ("tokens", t.join(",")),
+            ("run-id", r.run_id.clone()),
+        ]);
+        if due {
+            v.push(("if-due", "true".into()));
+        }
+        v
+    };
+    let t0 = tokens(&f);
+    // Not due yet: nothing written.
+    let mutations = git.mutations;
+    let early = run(
+        &mut git,
+        OperationKind::ClaimFamilyRenew,
+        &refs(&renew(&t0, true)),
+        NONCE_A,
+        T0 + 1_000,
+    );
+    assert_eq!(status(&early), Status::NotDue);
+    assert_eq!(git.mutations, mutations);
+    // Due: every member renewed in one updateRefs, every token rotated, one lease for all.
+    let at = lease.renew_at + 1_000;
+    let renewed = run(
+        &mut git,
+        OperationKind::ClaimFamilyRenew,
+        &refs(&renew(&t0, true)),
+        NONCE_A,
+        at,
+    );
+    assert_eq!(status(&renewed), Status::Renewed);
+    assert_eq!(
+        git.mutations,
+        mutations + 1,
+        "one updateRefs for the family"
+    );
+    let t1 = tokens(&renewed);
+    assert!(
+        t1.iter().zip(&t0).all(|(a, b)| a != b),
+        "every token rotated"
+    );
+    let l1 = renewed.lease.clone().expect("the family's lease");
+    assert!(l1.expires_at > lease.expires_at);
+    // One member released behind the family's back (by this run, at its token): the family's
+    // renewal is refused whole, and names the member.
+    let rel = kv(&[
+        ("key", "b".into()),
+        ("token", t1[1].clone()),
+        ("run-id", r.run_id.clone()),
+    ]);
+    let out = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &refs(&rel),
+        NONCE_A,
+        at + 1,
+    );
+    assert_eq!(status(&out), Status::Released);
+    let before = git.refs();
+    let gone = run(
+        &mut git,
+        OperationKind::ClaimFamilyRenew,
+        &refs(&renew(&t1, false)),
+        NONCE_A,
+        at + 2,
+    );
+    assert_eq!(status(&gone), Status::NotHeld);
+    assert!(gone.claims.as_ref().unwrap().detail.starts_with("b: "));
+    assert!(gone.lease.is_none(), "no lease: the family is not all held");
+    assert_eq!(git.refs(), before, "nothing of the family was written");
+}
+
+#[test]
+fn a_stale_before_oid_is_classified_from_errors_not_the_status() {
+    // A claim planned on an absent ref; another run claims the key before its updateRefs
+    // arrives: GitHub answers 200 with a STALE_DATA error, which is a conflict (re-read and
+    // plan again: contended), never a success because the status was 200.
+    let mut git = Git::default();
+    let entropy = Entropy {
+        seed: 7,
+        nonce: NONCE_A.into(),
+    };
+    let (mut op, _) =
+        Operation::new(OperationKind::Claim, &inputs(&[("key", "k")]), &entropy).unwrap();
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let mut raced = false;
+    let mut stale_answers = 0;
+    let outcome = loop {
+        match step.command {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                step = op.step(Event::Timer { now: until_ms }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let mutation = matches!(&call, Call::Graphql { document, .. } if document.starts_with("mutation"));
+                if mutation && !raced {
+                    raced = true;
+                    let other = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_B, T0);
+                    assert_eq!(status(&other), Status::Acquired);
+                }
+                let reply = git.answer(&call, T0 + 10);
+                if let Reply::Graphql { errors, .. } = &reply {
+                    if errors
+                        .iter()
+                        .any(|e| e.kind.as_deref() == Some("STALE_DATA"))
+                    {
+                        stale_answers += 1;
+                    }
+                }
+                step = op
+                    .step(Event::Reply {
+                        now: T0 + 10,
+                        reply,
+                    })
+                    .unwrap();
+            }
+        }
+    };
+    assert_eq!(
+        stale_answers, 1,
+        "GitHub's answer was a 200 with STALE_DATA"
+    );
+    // A conflict, not an unknown outcome read back (both end contended here).
+    assert_eq!(outcome.stats.conflicts, 1, "{:?}", outcome.stats);
+    assert_eq!(status(&outcome), Status::Contended);
+    assert_eq!(status(&outcome).exit_code(), 10);
+    let history = git.refs();
+    assert_eq!(history.len(), 1);
+    let head = history.values().next().unwrap();
+    let payload = parse_payload(&git.text_of(head).unwrap(), "deploy", "k").unwrap();
+    assert_eq!(payload.state, ClaimState::Held);
+    assert!(
+        payload.run_id.ends_with(NONCE_B),
+        "the other run's claim stands"
+    );
+}

@@ -389,8 +389,16 @@
 //! tasks: claim (retrying when contended, a poll of 5 s to half a ttl later), hold for 5 s to
 //! two ttls, renew with `if-due` at `renewAfter` (a family holder, since `renew` takes one key,
 //! works within its first lease), and release when its work ends or its deadline comes; a
-//! renewal at the ceiling ends in a release; `lost` ends the holding. Renewals are driven
-//! directly: the core's guard machine takes no claims renewal outcome yet. *Faults* (one seed in
+//! renewal at the ceiling ends in a release; `lost` ends the holding. *Claim guards*
+//! (`claims/guard.rs`) claim one key or (a third of them) a family and run their work under the
+//! core's guard machine, the one `claims guard` drives: from the claim's lease or (a third)
+//! verifying it with a renewal first, renewals on the machine's schedule (`claim-renew`, or one
+//! `claim-family-renew` for the whole family; half the guards with `if-due`), the work stopped
+//! (SIGTERM, SIGKILL after a kill grace of 1 to 15 s) on a proven loss or at the local deadline,
+//! then released (nothing to release after a proven loss). One work in eight has one member
+//! of its claim released by hand while it runs (the real `claim-release`, with the run id and
+//! token the agent holds, as an operator could: they are public), so that the guard's next
+//! renewal proves the claim lost and stops the work. *Faults* (one seed in
 //! eight fault-free; otherwise one request in ten while faults last, the first 240 s): the
 //! answer lost after GitHub applied it (`transport { sent: true }` at the time limit), 502
 //! after applying, 502 and 503 without applying, `sent: false`, GraphQL's primary limit (200
@@ -427,7 +435,19 @@
 //!     (a reset, a timeout, a 5xx) never sends an `updateRefs` with the same (ref, `beforeOid`)
 //!     again before it has sent a read. *Where:* `feed` (`UpdateSent`).
 //! 15. **No half family.** Every `updateRefs` of a family operation that lands moves exactly the
-//!     family's refs. *Where:* `on_landed`.
+//!     refs the core's call named: all the family's (a family release leaves out a member it
+//!     found released already, which it does not rewrite). *Where:* `on_landed`.
+//! 16. **A claim guard's work runs only under its claim.** A claim guard's work has stopped by
+//!     the local deadline of the last lease its guard proved (the claim's own, the
+//!     verification's, then each renewal's the machine took in: `localDeadline` as the real
+//!     instant the agent's true clock reads it), and never runs at or past that claim's
+//!     `expiresAt` (GitHub's clock); the same bound as a lock guard's (invariant 5) plus the
+//!     claim's own expiry, so a lease view whose deadline is wrong is caught even when the guard
+//!     acts on it faithfully; once its guard took in a renewal proving the claim lost, the work
+//!     is gone within its kill grace (on the agent's clock). Paused time does not count, and a work whose bound came while its
+//!     agent was paused may run on for its kill grace after resuming. (A guard's beliefs are
+//!     held to 12 as well, from the same proven leases.) *Where:* `check_work`, on every work
+//!     exit, proven lease, move of its keys by another agent, and at the seed's end.
 //!
 //! ## Core defects found, and fixed
 //!
@@ -527,6 +547,8 @@
 //! | `ref-commit-without-parent`: a ref document's new commit has no parent, and its update is forced | core, `engine/reply.rs`, `store/refs.rs` | 13 claim token chain | 1 |
 //! | `resend-unknown-ref-update`: an `updateRefs` whose answer was unknown is sent again as is, the core told only the second answer | driver, `claims/mod.rs` | 14 claim unknown not re-sent | 9 |
 //! | `family-split`: a family's `updateRefs` is sent as one call per ref | driver, `claims/mod.rs` | 15 claim family whole | 13 |
+//! | `claim-guard-ignores-stop`: the claim guard's SIGTERM and SIGKILL never reach the work | driver, `claims/guard.rs` | 16 claim guard work | 29 |
+//! | `claim-deadline-at-takeable`: a claim's lease view puts its holder's local deadline at the instant it becomes takeable | core, `ops/claims/mod.rs` | 16 claim guard work | 45 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
 //! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285

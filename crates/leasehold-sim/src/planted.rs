@@ -39,10 +39,16 @@ pub enum PlantedBug {
     /// driver (`claims/mod.rs`, `send`): a family's `updateRefs` is sent as one call per ref,
     /// the core told the last call's answer.
     FamilySplit,
+    /// driver (`claims/guard.rs`, `signal_work`): the claim guard's stop (SIGTERM, SIGKILL) never
+    /// reaches the work's process group.
+    ClaimGuardIgnoresStop,
+    /// core (`ops/claims/mod.rs`, `claim_lease_view`): a claim holder's local deadline is the
+    /// instant its claim becomes takeable, not before its expiry.
+    ClaimDeadlineAtTakeable,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 11] = [
+    pub const ALL: [PlantedBug; 13] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -54,6 +60,8 @@ impl PlantedBug {
         PlantedBug::RefCommitWithoutParent,
         PlantedBug::ResendUnknownRefUpdate,
         PlantedBug::FamilySplit,
+        PlantedBug::ClaimGuardIgnoresStop,
+        PlantedBug::ClaimDeadlineAtTakeable,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +77,8 @@ impl PlantedBug {
             PlantedBug::RefCommitWithoutParent => "ref-commit-without-parent",
             PlantedBug::ResendUnknownRefUpdate => "resend-unknown-ref-update",
             PlantedBug::FamilySplit => "family-split",
+            PlantedBug::ClaimGuardIgnoresStop => "claim-guard-ignores-stop",
+            PlantedBug::ClaimDeadlineAtTakeable => "claim-deadline-at-takeable",
         }
     }
 
@@ -92,6 +102,8 @@ impl PlantedBug {
             }
             PlantedBug::ResendUnknownRefUpdate => "driver: sim claims/mod.rs, answer",
             PlantedBug::FamilySplit => "driver: sim claims/mod.rs, send",
+            PlantedBug::ClaimGuardIgnoresStop => "driver: sim claims/guard.rs, signal_work",
+            PlantedBug::ClaimDeadlineAtTakeable => "core: ops/claims/mod.rs, claim_lease_view",
         }
     }
 
@@ -101,6 +113,7 @@ impl PlantedBug {
             PlantedBug::ResendUnknownWrite
                 | PlantedBug::ResendUnknownRefUpdate
                 | PlantedBug::FamilySplit
+                | PlantedBug::ClaimGuardIgnoresStop
         )
     }
 
@@ -124,9 +137,11 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::ReapUnknownAsOver => Some(Bug::ReapUnknownAsOver),
             PlantedBug::ClaimTakeoverEarly => Some(Bug::ClaimTakeoverEarly),
             PlantedBug::RefCommitWithoutParent => Some(Bug::RefCommitWithoutParent),
+            PlantedBug::ClaimDeadlineAtTakeable => Some(Bug::ClaimDeadlineAtTakeable),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
-            | PlantedBug::FamilySplit => None,
+            | PlantedBug::FamilySplit
+            | PlantedBug::ClaimGuardIgnoresStop => None,
         }));
     }
     #[cfg(not(feature = "planted-bugs"))]

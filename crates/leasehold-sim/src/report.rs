@@ -94,7 +94,7 @@ pub struct GuardCounters {
     /// `guard::decide` from acquire's lease at once (an embedder, renewing with `if-due`).
     pub verifying: u64,
     pub from_acquire: u64,
-    /// The verification did not end `renewed`: the work never ran (exit 72, not-held).
+    /// The verification did not end `renewed`: the work never ran (exit 14, not-held).
     pub not_held: u64,
     /// The guard never started the work: its proven lease's deadline had already passed.
     pub no_work: u64,
@@ -267,6 +267,11 @@ pub struct ClaimCounters {
     pub pauses: u64,
     pub crashes: u64,
     pub events: u64,
+    /// Claim guards started (their finishes are in `results`, as `guard <reason>`), the ones
+    /// that took in a proven loss, and releases of a guarded claim by hand.
+    pub guards: u64,
+    pub guard_lost: u64,
+    pub stray_releases: u64,
 }
 
 impl ClaimCounters {
@@ -291,6 +296,9 @@ impl ClaimCounters {
         self.pauses += o.pauses;
         self.crashes += o.crashes;
         self.events += o.events;
+        self.guards += o.guards;
+        self.guard_lost += o.guard_lost;
+        self.stray_releases += o.stray_releases;
     }
 }
 
@@ -423,6 +431,11 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
             k.events
         );
         let _ = writeln!(s, "  results: {}", list(&k.results));
+        let _ = writeln!(
+            s,
+            "  claim guards started: {}; a renewal proved the claim lost {}; claims released by hand under a running work {}",
+            k.guards, k.guard_lost, k.stray_releases
+        );
         let _ = writeln!(
             s,
             "  requests {} (updateRefs {}); ref moves landed {}; beliefs taken {} (finished past the local deadline, no belief: {}); pauses {}, crashes {}; faults {} ({})",

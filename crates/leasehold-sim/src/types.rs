@@ -70,8 +70,12 @@ pub enum Invariant {
     ClaimChain,
     /// 14: an `updateRefs` whose answer was unknown is never sent again as is without a read.
     ClaimResend,
-    /// 15: a family's `updateRefs` moves all its refs or none.
+    /// 15: a family's `updateRefs` moves all the refs it names or none.
     ClaimFamily,
+    /// 16: a claim guard's work stops by the local deadline of the last lease its guard proved,
+    /// never runs at or past its claim's expiry, and is gone within its kill grace of a proven
+    /// loss (a paused agent: its kill grace on resuming).
+    ClaimGuardWork,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -95,6 +99,7 @@ impl Invariant {
             Invariant::ClaimChain => "13 claim token chain",
             Invariant::ClaimResend => "14 claim unknown not re-sent",
             Invariant::ClaimFamily => "15 claim family whole",
+            Invariant::ClaimGuardWork => "16 claim guard work",
             Invariant::Protocol => "protocol",
         }
     }

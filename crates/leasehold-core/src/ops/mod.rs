@@ -61,6 +61,8 @@ pub enum OperationKind {
     ClaimFamilyClaim,
     #[serde(rename = "claim-family-release")]
     ClaimFamilyRelease,
+    #[serde(rename = "claim-family-renew")]
+    ClaimFamilyRenew,
     #[serde(rename = "claim-list")]
     ClaimList,
     /// The next never-recycled slot number of a namespace and prefix (`slots.rs`).
@@ -92,6 +94,7 @@ impl OperationKind {
             OperationKind::ClaimAdopt => Verb::Adopt,
             OperationKind::ClaimFamilyClaim => Verb::FamilyClaim,
             OperationKind::ClaimFamilyRelease => Verb::FamilyRelease,
+            OperationKind::ClaimFamilyRenew => Verb::FamilyRenew,
             _ => return None,
         })
     }
@@ -211,7 +214,8 @@ impl Operation {
             | OperationKind::ClaimRead
             | OperationKind::ClaimAdopt
             | OperationKind::ClaimFamilyClaim
-            | OperationKind::ClaimFamilyRelease => {
+            | OperationKind::ClaimFamilyRelease
+            | OperationKind::ClaimFamilyRenew => {
                 let verb = kind.claim_verb().expect("a claim verb");
                 let (s, warnings) = ClaimSettings::parse(verb, inputs, entropy)?;
                 let plan = claim_plan(kind, &s, warnings);

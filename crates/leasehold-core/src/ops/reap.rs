@@ -750,12 +750,8 @@ impl Relay for ReapPlanner {
         }
         let success = outcomes.iter().all(|o| o.success);
         let locks: Vec<&str> = outcomes.iter().map(|o| o.lock.as_str()).collect();
-        let mut o = Outcome::new(
-            if success {
-                ResultWord::Reaped
-            } else {
-                ResultWord::Failed
-            },
+        let mut o = Outcome::settled(
+            ResultWord::Reaped,
             success,
             &locks.join(", "),
             &outcomes[0].holder_id,

@@ -394,14 +394,9 @@ impl SlotOp {
     fn finish(&mut self, report: SlotReport, error: Option<Failure>) -> Command {
         self.phase = Phase::Done;
         self.pending = None;
-        let ok = report.status.exit_code() == 0;
-        let mut o = Outcome::new(
-            if ok {
-                ResultWord::Acquired
-            } else {
-                ResultWord::Failed
-            },
-            ok,
+        let mut o = Outcome::settled(
+            ResultWord::Acquired,
+            report.status.exit_code() == 0,
             &format!("{}/{}", self.s.namespace, self.s.prefix),
             self.s.by.as_deref().unwrap_or(""),
         );

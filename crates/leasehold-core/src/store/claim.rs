@@ -11,9 +11,12 @@ use super::Document;
 use crate::admission::Sole;
 use crate::wire::time::Millis;
 use crate::wire::{
-    Change, ChangeAction, ClaimPayload, ConfigRecord, Outcome, Removal, StateError, CLAIM_KIND,
-    CLAIM_SCHEMA,
+    Change, ChangeAction, ClaimPayload, ConfigRecord, Outcome, Removal, StateError, Stored,
+    CLAIM_KIND, CLAIM_SCHEMA,
 };
+
+/// What this document's errors call it.
+const OF: Stored = Stored::Claim;
 
 /// The ref of one claim.
 pub fn claim_ref(namespace: &str, key: &str) -> String {
@@ -79,34 +82,22 @@ impl ClaimSet {
 
 /// Parses and checks one payload. Fails closed on anything this version cannot vouch for.
 pub fn parse_payload(text: &str, namespace: &str, key: &str) -> Result<ClaimPayload, StateError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| StateError::NotJson {
-        detail: e.to_string(),
-    })?;
-    let schema = value
-        .get("schema")
-        .and_then(serde_json::Value::as_u64)
-        .ok_or(StateError::NoSchema)?;
-    if schema > CLAIM_SCHEMA {
-        return Err(StateError::NewerSchema {
-            found: schema,
-            supported: CLAIM_SCHEMA,
-        });
-    }
-    if schema != CLAIM_SCHEMA {
-        return Err(StateError::UnknownSchema { found: schema });
-    }
+    let (schema, value) = super::schema_gate(text, CLAIM_SCHEMA, OF)?;
     let p: ClaimPayload = serde_json::from_value(value).map_err(|e| StateError::Invalid {
+        of: OF,
         schema,
         detail: e.to_string(),
     })?;
     if p.kind != CLAIM_KIND {
         return Err(StateError::Invalid {
+            of: OF,
             schema,
             detail: format!("kind is {:?}, not {CLAIM_KIND:?}", p.kind),
         });
     }
     if p.namespace != namespace || p.key != key {
         return Err(StateError::WrongLock {
+            of: OF,
             expected: format!("{namespace}/{key}"),
             found: format!("{}/{}", p.namespace, p.key),
         });
@@ -114,6 +105,7 @@ pub fn parse_payload(text: &str, namespace: &str, key: &str) -> Result<ClaimPayl
     let held = p.state == crate::wire::ClaimState::Held;
     if held != p.lease.is_some() {
         return Err(StateError::Invalid {
+            of: OF,
             schema,
             detail: "a held claim carries a lease and a released one none".into(),
         });
@@ -157,6 +149,7 @@ impl Document for ClaimSet {
 
     fn parse(_text: &str, _key: &str) -> Result<Self, StateError> {
         Err(StateError::Invalid {
+            of: OF,
             schema: CLAIM_SCHEMA,
             detail: "a claim lives in a ref, not in a file".into(),
         })
@@ -171,6 +164,7 @@ impl Document for ClaimSet {
             m.oid = r.oid.clone();
             if r.oid.is_some() {
                 let text = r.text.as_deref().ok_or(StateError::Invalid {
+                    of: OF,
                     schema: CLAIM_SCHEMA,
                     detail: format!("{} points at a commit without claim.json", m.ref_name),
                 })?;
@@ -243,5 +237,33 @@ impl Document for ClaimSet {
 
     fn admission(_record: &ConfigRecord) -> Sole {
         Sole
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::LockState;
+
+    #[test]
+    fn a_claim_that_cannot_be_read_is_named_a_claim_not_a_lock_state() {
+        let cases = [
+            ("{", "claim is not valid JSON"),
+            ("{}", "claim has no integer \"schema\""),
+            (r#"{"schema": 9}"#, "claim was written with schema 9"),
+            (r#"{"schema": 0}"#, "claim has unknown schema 0"),
+            (r#"{"schema": 1}"#, "claim does not match schema 1"),
+        ];
+        for (text, start) in cases {
+            let e = parse_payload(text, "ns", "k").unwrap_err().to_string();
+            assert!(e.starts_with(start), "{text}: {e}");
+        }
+        // The lock state's messages are as they were.
+        let e = LockState::parse("{", "x").unwrap_err().to_string();
+        assert!(e.starts_with("lock state is not valid JSON"), "{e}");
+        let e = LockState::parse(r#"{"schema": 1, "lock": "y"}"#, "x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lock state"), "{e}");
     }
 }

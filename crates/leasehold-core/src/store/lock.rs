@@ -10,11 +10,14 @@ use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
 use crate::wire::time::Millis;
 use crate::wire::{
     Change, ChangeAction, ConfigRecord, Holder, LockState, Outcome, Removal, RemovalReason,
-    StateError,
+    StateError, Stored,
 };
 
 /// The schema this version of leasehold reads and writes.
 pub const SCHEMA: u64 = 1;
+
+/// What this document's errors call it.
+const OF: Stored = Stored::LockState;
 
 impl Document for LockState {
     type Admission = Fifo;
@@ -40,36 +43,24 @@ impl Document for LockState {
 
     /// Parses and checks a state document. Fails closed on anything it cannot vouch for.
     fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| StateError::NotJson {
-                detail: e.to_string(),
-            })?;
-        let schema = value
-            .get("schema")
-            .and_then(serde_json::Value::as_u64)
-            .ok_or(StateError::NoSchema)?;
-        if schema > SCHEMA {
-            return Err(StateError::NewerSchema {
-                found: schema,
-                supported: SCHEMA,
-            });
-        }
-        if schema != SCHEMA {
-            return Err(StateError::UnknownSchema { found: schema });
-        }
+        let (schema, value) = super::schema_gate(text, SCHEMA, OF)?;
         let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
+            of: OF,
             schema,
             detail: e.to_string(),
         })?;
         if state.lock != lock {
             return Err(StateError::WrongLock {
+                of: OF,
                 expected: lock.into(),
                 found: state.lock,
             });
         }
-        state
-            .check()
-            .map_err(|detail| StateError::Invalid { schema, detail })?;
+        state.check().map_err(|detail| StateError::Invalid {
+            of: OF,
+            schema,
+            detail,
+        })?;
         Ok(state)
     }
 
@@ -296,21 +287,22 @@ mod tests {
         assert_eq!(
             LockState::parse(r#"{"schema": 2, "lock": "x"}"#, "x"),
             Err(StateError::NewerSchema {
+                of: OF,
                 found: 2,
                 supported: 1
             })
         );
         assert_eq!(
             LockState::parse(r#"{"schema": 0}"#, "x"),
-            Err(StateError::UnknownSchema { found: 0 })
+            Err(StateError::UnknownSchema { of: OF, found: 0 })
         );
         assert_eq!(
             LockState::parse(r#"{"lock": "x"}"#, "x"),
-            Err(StateError::NoSchema)
+            Err(StateError::NoSchema { of: OF })
         );
         assert_eq!(
             LockState::parse(r#"{"schema": "1"}"#, "x"),
-            Err(StateError::NoSchema)
+            Err(StateError::NoSchema { of: OF })
         );
         assert!(matches!(
             LockState::parse("{", "x"),

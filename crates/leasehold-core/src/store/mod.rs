@@ -20,7 +20,36 @@ pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 
 use crate::admission::Admission;
 use crate::wire::time::Millis;
-use crate::wire::{Change, ChangeAction, ConfigRecord, Outcome, Removal, StateError};
+use crate::wire::{Change, ChangeAction, ConfigRecord, Outcome, Removal, StateError, Stored};
+
+/// The gate every stored document's text passes first: JSON with an integer `schema` that is
+/// exactly the one this version writes (a newer one asks for an upgrade, an older one is
+/// refused). Returns the schema and the parsed value; errors name the document (`of`).
+pub(crate) fn schema_gate(
+    text: &str,
+    supported: u64,
+    of: Stored,
+) -> Result<(u64, serde_json::Value), StateError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| StateError::NotJson {
+        of,
+        detail: e.to_string(),
+    })?;
+    let schema = value
+        .get("schema")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or(StateError::NoSchema { of })?;
+    if schema > supported {
+        return Err(StateError::NewerSchema {
+            of,
+            found: schema,
+            supported,
+        });
+    }
+    if schema != supported {
+        return Err(StateError::UnknownSchema { of, found: schema });
+    }
+    Ok((schema, value))
+}
 
 /// A kind of stored document, keyed (a lock name for the lock state).
 pub trait Document: Clone + PartialEq + Sized {
@@ -36,6 +65,7 @@ pub trait Document: Clone + PartialEq + Sized {
     /// Reads the refs as read (a document in refs). Fails closed likewise.
     fn from_refs(_refs: &[RefRead], key: &str) -> Result<Self, StateError> {
         Err(StateError::Invalid {
+            of: Stored::LockState,
             schema: 0,
             detail: format!("{key} is not kept in refs"),
         })

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::secrets::credential_shape;
-use super::words::FailureCode;
+use super::words::{FailureCode, Stored};
 
 /// A bad input, found before any request is sent. Names the input and the rule it breaks, by
 /// the input's own name (`lease-minutes`, `GITHUB_RUN_ID`): how a user sets it (an action's
@@ -43,29 +43,67 @@ fn got(value: &str) -> String {
     }
 }
 
-/// A state document leasehold must not act on. Fail closed: never rewrite what you cannot read.
+/// A state document leasehold must not act on (a lock state, a claim: `of` says which, and the
+/// message names it). Fail closed: never rewrite what you cannot read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "code", rename_all = "kebab-case")]
 pub enum StateError {
-    #[error("lock state is not valid JSON: {detail}")]
-    NotJson { detail: String },
-    #[error("lock state has no integer \"schema\"")]
-    NoSchema,
-    #[error("lock state was written with schema {found}, newer than this version of leasehold understands ({supported}); upgrade the pinned leasehold actions")]
-    NewerSchema { found: u64, supported: u64 },
-    #[error("lock state has unknown schema {found}")]
-    UnknownSchema { found: u64 },
-    #[error("lock state does not match schema {schema}: {detail}")]
-    Invalid { schema: u64, detail: String },
-    #[error("lock state file is for lock {found:?}, expected {expected:?}")]
-    WrongLock { expected: String, found: String },
+    #[error("{of} is not valid JSON: {detail}")]
+    NotJson {
+        #[serde(skip)]
+        of: Stored,
+        detail: String,
+    },
+    #[error("{of} has no integer \"schema\"")]
+    NoSchema {
+        #[serde(skip)]
+        of: Stored,
+    },
+    #[error("{of} was written with schema {found}, newer than this version of leasehold understands ({supported}); upgrade the pinned leasehold actions")]
+    NewerSchema {
+        #[serde(skip)]
+        of: Stored,
+        found: u64,
+        supported: u64,
+    },
+    #[error("{of} has unknown schema {found}")]
+    UnknownSchema {
+        #[serde(skip)]
+        of: Stored,
+        found: u64,
+    },
+    #[error("{of} does not match schema {schema}: {detail}")]
+    Invalid {
+        #[serde(skip)]
+        of: Stored,
+        schema: u64,
+        detail: String,
+    },
+    #[error("{of} {} {found:?}, expected {expected:?}", of.belongs_to())]
+    WrongLock {
+        #[serde(skip)]
+        of: Stored,
+        expected: String,
+        found: String,
+    },
+}
+
+impl Stored {
+    /// How a document that is another's says so: a lock state names its lock, a claim its
+    /// namespace and key.
+    fn belongs_to(self) -> &'static str {
+        match self {
+            Stored::LockState => "file is for lock",
+            Stored::Claim => "is for",
+        }
+    }
 }
 
 impl StateError {
     pub fn code(&self) -> FailureCode {
         match self {
             StateError::NotJson { .. } => FailureCode::StateNotJson,
-            StateError::NoSchema => FailureCode::StateNoSchema,
+            StateError::NoSchema { .. } => FailureCode::StateNoSchema,
             StateError::NewerSchema { .. } => FailureCode::StateNewerSchema,
             StateError::UnknownSchema { .. } => FailureCode::StateUnknownSchema,
             StateError::Invalid { .. } => FailureCode::StateInvalid,

@@ -40,4 +40,4 @@ pub use receipt::{
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub(crate) use words::words;
-pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason};
+pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};

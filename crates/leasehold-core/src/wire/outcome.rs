@@ -177,6 +177,12 @@ impl Outcome {
         }
     }
 
+    /// An outcome whose result is `word` when `ok`, else `failed`.
+    pub fn settled(word: ResultWord, ok: bool, lock: &str, holder_id: &str) -> Self {
+        let result = if ok { word } else { ResultWord::Failed };
+        Outcome::new(result, ok, lock, holder_id)
+    }
+
     /// This outcome, failed for `failure`.
     pub fn with_error(mut self, failure: Failure) -> Self {
         self.error = Some(failure);

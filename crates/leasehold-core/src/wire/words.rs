@@ -273,3 +273,11 @@ mod tests {
         assert_eq!(ChangeAction::LeaveQueue.as_str(), "leave-queue");
     }
 }
+
+words! {
+    /// The kind of stored document a state error is about (its messages name it).
+    pub enum Stored {
+        LockState = "lock state",
+        Claim = "claim",
+    }
+}

@@ -1,10 +1,11 @@
 //! Claim clients: agents and sweeps claiming keys of one namespace (git refs
 //! `refs/leasehold/claims/sim/<key>`) through the real core's claim operations, against the
 //! GitHub model's refs and GraphQL `updateRefs`, with faults; checked by [`checker`]
-//! (invariants 12–15). It runs in a share of the seeds ([`has_claims`]), after the seed's lock
+//! (invariants 12–16). It runs in a share of the seeds ([`has_claims`]), after the seed's lock
 //! simulation and on a generator of its own, so the lock part of every seed is unchanged.
 
 pub mod checker;
+mod guard;
 
 use std::collections::BTreeMap;
 
@@ -45,10 +46,13 @@ enum Role {
     Sweeper,
     /// Claims a family of keys in one call, and releases it as one.
     Family,
+    /// Claims one key or a family, and runs its work under the core's guard machine, which
+    /// renews (one key's `claim-renew`, a family's `claim-family-renew`) and stops the work.
+    Guarded { family: bool },
 }
 
 #[derive(Clone, Debug)]
-struct Holding {
+pub(super) struct Holding {
     keys: Vec<String>,
     tokens: Vec<String>,
     run_id: String,
@@ -75,6 +79,9 @@ struct Agent {
     /// The last request sent, and whether the planted resend was spent on this operation.
     last_call: Option<(Call, Millis)>,
     resent: bool,
+    /// The guard of a guarded agent's work, while it holds, and its kill grace.
+    guard: Option<guard::ClaimGuard>,
+    kill_grace_ms: Millis,
 }
 
 #[derive(Clone, Debug)]
@@ -106,6 +113,25 @@ enum Ev {
     },
     Crash {
         agent: AgentId,
+    },
+    /// A guard's timer (`wait-until`), by its number.
+    GuardWake {
+        agent: AgentId,
+        timer: u64,
+    },
+    /// A guarded work ends by itself, or exits after the guard's SIGTERM.
+    WorkEnd {
+        agent: AgentId,
+        hold: u64,
+    },
+    ChildGone {
+        agent: AgentId,
+        hold: u64,
+    },
+    /// Someone releases a guarded claim by hand while its work runs.
+    StrayRelease {
+        agent: AgentId,
+        hold: u64,
     },
 }
 
@@ -166,12 +192,15 @@ pub fn run(seed: u64, planted: Option<PlantedBug>, trace: bool) -> Option<Claims
     let faults_on = rng.below(8) != 0;
     let mut agents = Vec::new();
     for i in 0..nagents {
-        let role = match (i, rng.below(3)) {
+        let role = match (i, rng.below(4)) {
             (0, _) | (_, 0) => Role::Contender {
                 no_takeover: rng.below(3) == 0,
             },
             (_, 1) => Role::Sweeper,
-            _ => Role::Family,
+            (_, 2) => Role::Family,
+            _ => Role::Guarded {
+                family: rng.below(3) == 0,
+            },
         };
         let clock = Clock {
             offset_ms: rng.between(0, 600_000) as i64 - 300_000,
@@ -192,6 +221,8 @@ pub fn run(seed: u64, planted: Option<PlantedBug>, trace: bool) -> Option<Claims
             crashed: false,
             last_call: None,
             resent: false,
+            guard: None,
+            kill_grace_ms: rng.between(1, 15) * 1_000,
         });
     }
     let mut w = World {
@@ -242,6 +273,18 @@ pub fn run(seed: u64, planted: Option<PlantedBug>, trace: bool) -> Option<Claims
         w.dispatch(ev);
         if w.violation.is_some() {
             break;
+        }
+    }
+    if w.violation.is_none() {
+        // What still runs when the seed ends is held to its bound too.
+        let breach = w.checker.finish(w.now);
+        if let Some((invariant, message)) = breach {
+            w.violation = Some(Violation {
+                seed: w.seed,
+                invariant,
+                at: w.now - T0,
+                message,
+            });
         }
     }
     w.counters.transitions = w.checker.transitions;
@@ -295,7 +338,11 @@ impl World {
             | Ev::Arrive { agent, .. }
             | Ev::Answer { agent, .. }
             | Ev::Pause { agent }
-            | Ev::Crash { agent } => *agent,
+            | Ev::Crash { agent }
+            | Ev::GuardWake { agent, .. }
+            | Ev::WorkEnd { agent, .. }
+            | Ev::ChildGone { agent, .. }
+            | Ev::StrayRelease { agent, .. } => *agent,
         };
         if let Ev::Arrive {
             agent,
@@ -319,9 +366,25 @@ impl World {
             }
             self.agents[agent].paused_until = None;
             self.log(format!("a{agent} resumes"));
+            // A guard's timer that came due during the pause fires first.
+            self.guard_recheck(agent);
+            if self.violation.is_some() || self.agents[agent].crashed {
+                return;
+            }
         }
         match ev {
-            Ev::Wake { gen, .. } if gen == self.agents[agent].gen => self.wake(agent),
+            Ev::Wake { gen, .. } if gen == self.agents[agent].gen => {
+                if self.agents[agent].op.is_some() {
+                    // The operation's own sleep (a retry's backoff) is over.
+                    let now = self.local(agent);
+                    return self.step(agent, Event::Timer { now });
+                }
+                self.wake(agent)
+            }
+            Ev::GuardWake { timer, .. } => self.guard_wake(agent, timer),
+            Ev::WorkEnd { hold, .. } => self.work_exits(agent, hold, false),
+            Ev::ChildGone { hold, .. } => self.work_exits(agent, hold, true),
+            Ev::StrayRelease { hold, .. } => self.stray_release(agent, hold),
             Ev::Answer {
                 gen,
                 reply,
@@ -360,6 +423,7 @@ impl World {
                 let long = self.policy.ttl_ms + self.policy.grace_ms + self.policy.skew_ms;
                 let until = self.now + long + self.rng.between(1_000, 120_000);
                 self.agents[agent].paused_until = Some(until);
+                self.tell(ClaimFeed::Paused { agent, until });
                 self.counters.pauses += 1;
                 self.log(format!("a{agent} paused until {}", fmt_t(until)));
             }
@@ -367,6 +431,7 @@ impl World {
                 self.agents[agent].crashed = true;
                 self.counters.crashes += 1;
                 self.log(format!("a{agent} crashes"));
+                self.guard_crash(agent);
                 if let Some(h) = self.agents[agent].holding.take() {
                     let refs = h.keys.iter().map(|k| claim_ref(k)).collect();
                     self.tell(ClaimFeed::BeliefEnds { agent, refs });
@@ -418,7 +483,11 @@ impl World {
                 let key = self.keys[self.agents[a].next_key % k].clone();
                 (OperationKind::Claim, vec![("key", key)])
             }
-            Role::Family => {
+            Role::Guarded { family: false } => {
+                let key = self.keys[self.agents[a].next_key % k].clone();
+                (OperationKind::Claim, vec![("key", key)])
+            }
+            Role::Family | Role::Guarded { family: true } => {
                 let n = self.rng.between(2, k.min(3) as u64) as usize;
                 let start = self.agents[a].next_key;
                 let mut keys: Vec<String> =
@@ -486,7 +555,9 @@ impl World {
         let op_id = self.ops;
         let family = matches!(
             kind,
-            OperationKind::ClaimFamilyClaim | OperationKind::ClaimFamilyRelease
+            OperationKind::ClaimFamilyClaim
+                | OperationKind::ClaimFamilyRelease
+                | OperationKind::ClaimFamilyRenew
         )
         .then(|| inputs["keys"].split(',').map(claim_ref).collect::<Vec<_>>());
         *self.counters.ops.entry(kind_name(kind).into()).or_default() += 1;
@@ -738,7 +809,31 @@ impl World {
         self.agents[a].op = None;
         self.agents[a].gen += 1;
         let local = self.local(a);
+        if self.agents[a].guard.is_some()
+            && matches!(
+                kind,
+                OperationKind::ClaimRenew | OperationKind::ClaimFamilyRenew
+            )
+        {
+            return self.guard_renewal_finished(a, o);
+        }
         let Some(r) = report else { return };
+        if let (Role::Guarded { .. }, Status::Acquired | Status::TakenOver) =
+            (self.agents[a].role, status)
+        {
+            let h = Holding {
+                keys: r.items.iter().map(|i| i.key.clone()).collect(),
+                tokens: r
+                    .items
+                    .iter()
+                    .map(|i| i.token.clone().unwrap_or_default())
+                    .collect(),
+                run_id: r.run_id.clone(),
+                work_until: local + guard::work_ms(self),
+                deadline: Millis::MAX,
+            };
+            return self.guarded_holding(a, h, &o);
+        }
         match (kind, status) {
             (
                 OperationKind::Claim
@@ -904,6 +999,7 @@ fn kind_name(kind: OperationKind) -> &'static str {
         OperationKind::ClaimRelease => "release",
         OperationKind::ClaimFamilyClaim => "family-claim",
         OperationKind::ClaimFamilyRelease => "family-release",
+        OperationKind::ClaimFamilyRenew => "family-renew",
         _ => "other",
     }
 }

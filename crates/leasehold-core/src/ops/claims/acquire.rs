@@ -69,14 +69,11 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
     }
     let family = p.s.verb == Verb::FamilyClaim;
     match blocked {
-        Some(status) if family => {
-            let _ = status;
-            Verdict::Done(
-                Status::FamilyAborted,
-                per,
-                "a member is not free: nothing of the family was written".into(),
-            )
-        }
+        Some(_) if family => Verdict::Done(
+            Status::FamilyAborted,
+            per,
+            "a member is not free: nothing of the family was written".into(),
+        ),
         Some(status) => {
             let detail = match status {
                 Status::Expired => "expired: run the printed takeover to take it".to_string(),

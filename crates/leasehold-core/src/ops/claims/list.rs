@@ -97,14 +97,9 @@ impl ListOp {
 
     fn finish(&mut self, status: Status, detail: String, error: Option<Failure>) -> Command {
         self.done = true;
-        let ok = status.exit_code() == 0;
-        let mut o = Outcome::new(
-            if ok {
-                ResultWord::Status
-            } else {
-                ResultWord::Failed
-            },
-            ok,
+        let mut o = Outcome::settled(
+            ResultWord::Status,
+            status.exit_code() == 0,
             &self.namespace,
             "",
         );

@@ -126,7 +126,6 @@ impl ClaimPlanner {
         set: Option<&ClaimSet>,
         per: &[(String, Status)],
         detail: String,
-        now: Millis,
     ) -> Outcome {
         let lease = &self.s.lease;
         let items = match set {
@@ -178,31 +177,28 @@ impl ClaimPlanner {
             next: Default::default(),
         };
         let report = next::with_next(report, &self.s);
-        let ok = status.exit_code() == 0;
-        let mut o = Outcome::new(
-            if ok {
-                ResultWord::Status
-            } else {
-                ResultWord::Failed
-            },
-            ok,
+        let mut o = Outcome::settled(
+            ResultWord::Status,
+            status.exit_code() == 0,
             &crate::store::claim::set_key(&self.s.namespace, &self.s.keys),
             &self.s.run_id,
         );
-        let _ = now;
-        // One claim of this run's, held: its lease as a guard acts on it (local deadlines from
-        // the clock estimate's bounds, never late).
-        if let [m] = set.map(|s| s.members.as_slice()).unwrap_or_default() {
-            if let Some(p) = m.payload.as_ref().filter(|p| {
+        // This run's claims, every one held: their lease as a guard acts on it (local deadlines
+        // from the clock estimate's bounds, never late), the earliest of them for a family.
+        let members = set.map(|s| s.members.as_slice()).unwrap_or_default();
+        let leases: Vec<LeaseView> = members
+            .iter()
+            .filter_map(|m| m.payload.as_ref())
+            .filter(|p| {
                 p.state == ClaimState::Held
                     && p.run_id == self.s.run_id
                     && !self.s.run_id.is_empty()
-            }) {
-                o.lease = p
-                    .lease
-                    .as_ref()
-                    .map(|l| claim_lease_view(l, lease, &self.clock));
-            }
+            })
+            .filter_map(|p| p.lease.as_ref())
+            .map(|l| claim_lease_view(l, lease, &self.clock))
+            .collect();
+        if !members.is_empty() && leases.len() == members.len() {
+            o.lease = leases.into_iter().reduce(earliest);
         }
         o.claims = Some(report);
         o
@@ -217,7 +213,13 @@ pub(crate) fn claim_lease_view(
     policy: &LeasePolicy,
     clock: &ClockEstimate,
 ) -> LeaseView {
-    let local_deadline = clock.local_deadline_for(policy.local_deadline(l.expires_at));
+    #[allow(unused_mut)]
+    let mut deadline = policy.local_deadline(l.expires_at);
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::ClaimDeadlineAtTakeable) {
+        deadline = policy.takeable_after(l.expires_at);
+    }
+    let local_deadline = clock.local_deadline_for(deadline);
     let renew_at = if l.expires_at >= l.ceiling_at {
         local_deadline
     } else {
@@ -230,6 +232,18 @@ pub(crate) fn claim_lease_view(
         renew_at,
         renew_ms: policy.renew_ms,
         ttl_ms: policy.ttl_ms,
+    }
+}
+
+/// The lease a family is held under: each bound the earliest of its members'.
+fn earliest(a: LeaseView, b: LeaseView) -> LeaseView {
+    LeaseView {
+        expires_at: a.expires_at.min(b.expires_at),
+        ceiling_at: a.ceiling_at.min(b.ceiling_at),
+        local_deadline: a.local_deadline.min(b.local_deadline),
+        renew_at: a.renew_at.min(b.renew_at),
+        renew_ms: a.renew_ms,
+        ttl_ms: a.ttl_ms,
     }
 }
 
@@ -268,28 +282,24 @@ impl Planner for ClaimPlanner {
         if ours_written {
             if let Some(status) = self.intent {
                 self.pending_write = false;
-                return Decision::Finish(self.report(status, Some(&set), &[], String::new(), now));
+                return Decision::Finish(self.report(status, Some(&set), &[], String::new()));
             }
         }
         self.pending_write = false;
         let verdict = match self.s.verb {
             Verb::Claim | Verb::Takeover | Verb::FamilyClaim => acquire::plan(self, &set, now),
-            Verb::Renew => renew::plan(self, &set, now),
-            Verb::Release | Verb::FamilyRelease => release::plan(self, &set, now),
+            Verb::Renew | Verb::FamilyRenew => renew::plan(self, &set, now),
+            Verb::Release | Verb::FamilyRelease => release::plan(self, &set),
             Verb::Verify | Verb::Read | Verb::Adopt => inspect::plan(self, &set, now),
         };
         match verdict {
             Verdict::Done(status, per, detail) => {
-                Decision::Finish(self.report(status, Some(&set), &per, detail, now))
+                Decision::Finish(self.report(status, Some(&set), &per, detail))
             }
-            Verdict::Write(new, status) if self.s.dry_run => {
+            // A dry run reports what the write would answer, on the version read.
+            Verdict::Write(_, status) if self.s.dry_run => {
                 let detail = "dry run: nothing was written".to_string();
-                let mut shown = new.clone();
-                for m in &mut shown.members {
-                    m.changed = false;
-                }
-                let _ = shown;
-                Decision::Finish(self.report(status, Some(&set), &[], detail, now))
+                Decision::Finish(self.report(status, Some(&set), &[], detail))
             }
             Verdict::Write(new, status) => {
                 self.intent = Some(status);
@@ -312,19 +322,13 @@ impl Planner for ClaimPlanner {
         self.created.extend(commits.iter().map(|(_, c)| c.clone()));
     }
 
-    fn failed(&self, failure: Failure, now: Millis) -> Outcome {
+    fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         let status = if self.pending_write {
             Status::UnknownOutcome
         } else {
             Status::of_failure(failure.code)
         };
-        let mut o = self.report(
-            status,
-            self.last.as_ref(),
-            &[],
-            failure.message.clone(),
-            now,
-        );
+        let mut o = self.report(status, self.last.as_ref(), &[], failure.message.clone());
         o.error = Some(failure);
         o
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::{ClaimSettings, Verb};
+use super::ClaimSettings;
 use crate::wire::{ClaimReport, ClaimState, Outcome, Status};
 
 /// The result document's schema.
@@ -49,7 +49,7 @@ pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
     let mut next = BTreeMap::new();
     let ns = s.namespace.clone();
     let repo_id = r.repository_id.clone().unwrap_or_default();
-    let family = matches!(s.verb, Verb::FamilyClaim | Verb::FamilyRelease);
+    let family = s.verb.family();
     let held_by_us: Vec<_> = r
         .items
         .iter()
@@ -96,18 +96,20 @@ pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
                 .iter()
                 .map(|i| i.token.clone().unwrap_or_default())
                 .collect();
+            let (keys, tokens) = (keys.join(","), tokens.join(","));
+            let base = [
+                ("namespace", ns.as_str()),
+                ("keys", keys.as_str()),
+                ("tokens", tokens.as_str()),
+                ("run-id", s.run_id.as_str()),
+            ];
+            let mut renew = base.to_vec();
+            renew.push(("if-due", ""));
+            next.insert("renew".into(), line(s, "family renew", &renew));
+            next.insert("release".into(), line(s, "family release", &base));
             next.insert(
-                "release".into(),
-                line(
-                    s,
-                    "family release",
-                    &[
-                        ("namespace", &ns),
-                        ("keys", &keys.join(",")),
-                        ("tokens", &tokens.join(",")),
-                        ("run-id", &s.run_id),
-                    ],
-                ),
+                "guard".into(),
+                format!("{} -- <command…>", line(s, "guard", &base)),
             );
         }
         _ if !family && held_by_us.len() == 1 && !s.dry_run => {
@@ -134,11 +136,9 @@ pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
             next.insert("renew".into(), line(s, "renew", &renew));
             next.insert("release".into(), line(s, "release", &fast));
             next.insert("verify".into(), line(s, "verify", &base));
-            let mut guard = base.to_vec();
-            guard.push(("--", ""));
             next.insert(
                 "guard".into(),
-                format!("{} <command…>", line(s, "guard", &base)),
+                format!("{} -- <command…>", line(s, "guard", &base)),
             );
         }
         _ => {}

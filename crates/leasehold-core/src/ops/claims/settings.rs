@@ -64,6 +64,8 @@ pub enum Verb {
     Adopt,
     FamilyClaim,
     FamilyRelease,
+    /// Renews every member of a family in one `updateRefs` (a family's guard).
+    FamilyRenew,
 }
 
 impl Verb {
@@ -78,7 +80,16 @@ impl Verb {
             Verb::Adopt => "adopt",
             Verb::FamilyClaim => "family claim",
             Verb::FamilyRelease => "family release",
+            Verb::FamilyRenew => "family renew",
         }
+    }
+
+    /// Whether this verb names several keys (`keys`, and `tokens` but to claim).
+    pub fn family(self) -> bool {
+        matches!(
+            self,
+            Verb::FamilyClaim | Verb::FamilyRelease | Verb::FamilyRenew
+        )
     }
 
     /// Whether this verb acquires (and so generates its own run id).
@@ -205,7 +216,7 @@ impl ClaimSettings {
         validate_repository("repository", &repository)?;
         let namespace = r.required("namespace")?.to_string();
         validate_name("namespace", &namespace)?;
-        let family = matches!(verb, Verb::FamilyClaim | Verb::FamilyRelease);
+        let family = verb.family();
         let keys: Vec<String> = if family {
             let list = r.required("keys")?;
             list.split(',').map(|k| k.trim().to_string()).collect()
@@ -233,7 +244,7 @@ impl ClaimSettings {
         }
         let tokens: Vec<String> = match verb {
             Verb::Renew | Verb::Release | Verb::Verify => vec![r.required("token")?.to_string()],
-            Verb::FamilyRelease => r
+            Verb::FamilyRelease | Verb::FamilyRenew => r
                 .required("tokens")?
                 .split(',')
                 .map(|t| t.trim().to_string())
@@ -243,7 +254,7 @@ impl ClaimSettings {
         for t in &tokens {
             validate_oid(if family { "tokens" } else { "token" }, t)?;
         }
-        if family && verb == Verb::FamilyRelease && tokens.len() != keys.len() {
+        if family && verb != Verb::FamilyClaim && tokens.len() != keys.len() {
             return Err(InputError::new(
                 "tokens",
                 "must name one token per key, in the same order",
@@ -372,7 +383,7 @@ impl ClaimSettings {
         let (run, holder) = match r.run_identity() {
             Ok(run) => {
                 let suffix = r.get("holder-suffix").unwrap_or("");
-                crate::input::validate_suffix_pub("holder-suffix", suffix)?;
+                crate::input::validate_suffix("holder-suffix", suffix)?;
                 let holder = crate::input::holder_id(&run.repository, run.run_id, &run.job, suffix);
                 (Some(run), Some(holder))
             }
@@ -402,8 +413,10 @@ impl ClaimSettings {
             invocation,
             config_path,
         };
-        if s.if_due && verb != Verb::Renew {
-            return Err(InputError::new("if-due", "is taken by renew only", "").into());
+        if s.if_due && !matches!(verb, Verb::Renew | Verb::FamilyRenew) {
+            return Err(
+                InputError::new("if-due", "is taken by renew and family renew only", "").into(),
+            );
         }
         Ok((s, r.warnings))
     }
