@@ -26,6 +26,17 @@ pub enum Bug {
     /// engine/reply.rs and store/refs.rs: a ref document's new commit has no parent, and its
     /// update is forced.
     RefCommitWithoutParent,
+    /// admission/pool.rs: a resource's holdings are counted one short (its cap over-runs).
+    ResourceCapIgnored,
+    /// admission/pool.rs: a waiter's partition is not checked against the holdings'.
+    IgnoreHeldPartitions,
+    /// admission/pool.rs: a consumer's holdings are counted one short (`maxConcurrent` over-runs).
+    ConsumerLimitOffByOne,
+    /// admission/pool.rs: the scan stops at the first blocked waiter (a later one that fits
+    /// waits while its slot is free).
+    PoolStopsAtBlocked,
+    /// admission/choice.rs: the eligible resources are taken in config order only.
+    ChoiceConfigOrder,
 }
 
 thread_local! {

@@ -1637,6 +1637,7 @@ mod tests {
             lease_ms: 60_000,
             enqueued_at: 0,
             last_seen_at: 0,
+            pool: None,
         }
     }
 

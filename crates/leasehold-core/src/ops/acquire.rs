@@ -175,6 +175,7 @@ impl AcquirePlanner {
             lease_ms: self.lease_ms(policy),
             enqueued_at: server_now,
             last_seen_at: server_now,
+            pool: None,
         }
     }
 

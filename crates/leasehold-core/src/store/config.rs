@@ -5,7 +5,9 @@ use serde::Deserialize;
 
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::wire::time::Millis;
-use crate::wire::{ConfigError, ConfigRecord, LeasePolicy};
+use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, PoolConfig};
+
+use super::pool_config::{declares_pool, parse_pool};
 
 pub fn config_path(lock: &str) -> String {
     format!("locks/{lock}.config.json")
@@ -39,6 +41,9 @@ pub struct LockConfig {
     /// The lease policy, when the config sets one (`"lease": {…}`); else holders keep the
     /// unguarded defaults.
     pub lease: Option<LeasePolicy>,
+    /// The pool it declares (`resources`), when it is a pool; `capacity` is then the pool's
+    /// holdings at once.
+    pub pool: Option<PoolConfig>,
 }
 
 /// Reads a config file's text. Unknown keys are refused: a key this version does not know may
@@ -56,6 +61,22 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| shape(e.to_string()))?;
     if !value.is_object() {
         return Err(shape("not an object".into()));
+    }
+    if declares_pool(&value) {
+        let obj = value.as_object().expect("an object");
+        let (pool, capacity) = parse_pool(text, obj).map_err(|e| err(e.to_string()))?;
+        let lease = match obj.get("lease") {
+            None => None,
+            Some(block) => Some(
+                lease_block(block, &LeasePolicy::guarded())
+                    .map_err(|r| err(format!("\"lease\": {r}")))?,
+            ),
+        };
+        return Ok(LockConfig {
+            capacity,
+            lease,
+            pool: Some(pool),
+        });
     }
     let raw: RawConfig = serde_json::from_value(value).map_err(|e| shape(e.to_string()))?;
     let rule = format!("\"capacity\" must be an integer from 1 to {MAX_CAPACITY}");
@@ -84,7 +105,22 @@ pub fn parse_config(path: &str, text: &str) -> Result<LockConfig, ConfigError> {
             Some(policy)
         }
     };
-    Ok(LockConfig { capacity, lease })
+    Ok(LockConfig {
+        capacity,
+        lease,
+        pool: None,
+    })
+}
+
+/// What a config that failed its rules records when it meant to declare a pool: a pool that
+/// admits nobody new (so a waiter already queued never over-runs a resource), else nothing
+/// (a plain lock's broken config keeps the default capacity, as it always has).
+pub fn broken_pool(text: &str, error: &ConfigError) -> Option<PoolConfig> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    declares_pool(&value).then(|| PoolConfig {
+        invalid: Some(error.rule.clone()),
+        ..PoolConfig::default()
+    })
 }
 
 /// A `lease` block (seconds; every key optional, defaulting to `base`), checked by the lease
@@ -125,7 +161,8 @@ mod tests {
             parse_config("p", r#"{"capacity": 64}"#),
             Ok(LockConfig {
                 capacity: 64,
-                lease: None
+                lease: None,
+                pool: None
             })
         );
         for bad in [
@@ -178,6 +215,7 @@ mod tests {
             lease: None,
             sha: None,
             read_at: 1_000_000,
+            pool: None,
         };
         assert!(is_fresh(&r, 1_000_000));
         assert!(is_fresh(&r, 1_000_000 + CONFIG_TTL_MS - 1));

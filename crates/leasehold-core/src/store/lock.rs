@@ -3,9 +3,17 @@
 //!
 //! It is versioned by `schema`; a document this version cannot fully understand is refused,
 //! never rewritten (unknown fields are refused too: rewriting would drop them).
+//!
+//! A pool's state is schema 1 too: it adds optional fields (`config.pool`, a holding's `pool`
+//! seat, a waiter's `pool` request, the pool's books `pool`), and a version of leasehold that
+//! knows no pools refuses every one of them (`state-invalid`, unknown field), never rewriting
+//! it, exactly as it refuses any field it does not know. Every write of a pool's acquire
+//! records its config, and a record is only ever replaced by a newer one, so a pool's state
+//! always carries `config.pool` until its config stops declaring a pool. Schema 2 stays what
+//! it always was to every version: newer, refused (`state-newer-schema`).
 
 use super::{Document, Location};
-use crate::admission::{Admission, Fifo};
+use crate::admission::{Admission, Fifo, LockRule, Pool};
 use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
 use crate::wire::time::Millis;
 use crate::wire::{
@@ -17,7 +25,7 @@ use crate::wire::{
 pub const SCHEMA: u64 = 1;
 
 impl Document for LockState {
-    type Admission = Fifo;
+    type Admission = LockRule;
 
     fn location(lock: &str) -> Location {
         Location::File {
@@ -35,6 +43,7 @@ impl Document for LockState {
             holders: Vec::new(),
             queue: Vec::new(),
             last_change: None,
+            pool: None,
         }
     }
 
@@ -113,9 +122,15 @@ impl Document for LockState {
         }
     }
 
-    fn admission(record: &ConfigRecord) -> Fifo {
-        Fifo {
-            capacity: record.capacity,
+    fn admission(record: &ConfigRecord) -> LockRule {
+        match &record.pool {
+            None => LockRule::Fifo(Fifo {
+                capacity: record.capacity,
+            }),
+            Some(pool) => LockRule::Pool(Pool {
+                config: pool.clone(),
+                capacity: record.capacity,
+            }),
         }
     }
 }
@@ -143,6 +158,14 @@ impl LockState {
 }
 
 impl LockState {
+    /// Whether any pool field is present.
+    pub fn is_pool(&self) -> bool {
+        self.pool.is_some()
+            || self.config.as_ref().is_some_and(|c| c.pool.is_some())
+            || self.holders.iter().any(|h| h.pool.is_some())
+            || self.queue.iter().any(|q| q.pool.is_some())
+    }
+
     /// Structural rules every version of the file must keep.
     fn check(&self) -> Result<(), String> {
         if self.holders.len() > MAX_CAPACITY as usize {
@@ -265,6 +288,7 @@ mod tests {
             lease_ms: 60_000,
             enqueued_at: 0,
             last_seen_at: 0,
+            pool: None,
         }
     }
 

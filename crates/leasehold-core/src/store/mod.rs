@@ -8,10 +8,11 @@
 pub mod claim;
 mod config;
 mod lock;
+pub mod pool_config;
 pub mod refs;
 
 pub use claim::{ClaimMember, ClaimSet};
-pub use config::{config_path, is_fresh, lease_block, parse_config, LockConfig};
+pub use config::{broken_pool, config_path, is_fresh, lease_block, parse_config, LockConfig};
 pub use lock::{ClaimPlace, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 

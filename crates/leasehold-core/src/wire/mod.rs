@@ -11,6 +11,7 @@ mod error;
 mod event;
 mod exit;
 mod outcome;
+mod pool;
 mod secrets;
 mod slot;
 pub mod time;
@@ -29,6 +30,10 @@ pub use event::{Event, GraphqlError, JobSummary, RefEntry, Reply};
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+};
+pub use pool::{
+    AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,
+    UsageReading, UsageStatus,
 };
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
