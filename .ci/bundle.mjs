@@ -13,6 +13,7 @@ const entryPoints = {
   guard: 'actions/guard/main.mjs',
   reap: 'actions/reap/main.mjs',
   claim: 'actions/claim/main.mjs',
+  'report-usage': 'actions/report-usage/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

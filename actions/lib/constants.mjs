@@ -4,21 +4,23 @@
 const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', ...KNOBS],
-  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
+  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
-  renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
+  renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', 'outcome', 'retry-at', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
+  'report-usage': ['lock', 'repository', 'state-branch', 'token', 'resource', 'used', 'window-start', 'reset-at', 'observed-at', 'status', ...KNOBS],
   claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
 };
 
 export const OUTPUTS = {
-  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code'],
+  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code', 'resource', 'resource-tags'],
   release: ['released', 'result', 'holder-id', 'error-code'],
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
   reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
+  'report-usage': ['result', 'resource', 'error-code'],
   claim: ['token', 'run-id', 'status', 'expires-at', 'exit-code', 'result'],
 };
 

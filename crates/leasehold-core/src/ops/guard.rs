@@ -928,6 +928,8 @@ mod machine {
             reaped: Vec::new(),
             claims: None,
             slots: None,
+            resource: None,
+            resource_tags: None,
         })
     }
 

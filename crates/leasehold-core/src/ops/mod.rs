@@ -4,11 +4,13 @@
 mod acquire;
 pub mod claims;
 pub mod guard;
+pub mod pool;
 mod reap;
 mod release;
 mod renew;
 pub mod slots;
 mod status;
+mod usage;
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +25,7 @@ use reap::{ReapPlanner, ReapSettings};
 use release::{ReleasePlanner, ReleaseSettings};
 use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
+use usage::{UsagePlanner, UsageSettings};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -60,6 +63,9 @@ pub enum OperationKind {
     /// The next never-recycled slot number of a namespace and prefix (`slots.rs`).
     #[serde(rename = "slot-allocate")]
     SlotAllocate,
+    /// Record a usage reading of a pool's resource (`usage.rs`).
+    #[serde(rename = "report-usage")]
+    ReportUsage,
 }
 
 impl OperationKind {
@@ -109,6 +115,7 @@ pub enum Operation {
     Claim(Engine<ClaimPlanner>),
     ClaimList(ClaimsList),
     SlotAllocate(slots::SlotOp),
+    ReportUsage(Engine<UsagePlanner>),
 }
 
 impl Operation {
@@ -270,6 +277,30 @@ impl Operation {
                 };
                 (Operation::Reap(reap::reap_all(&s, entropy.seed)), plan)
             }
+            OperationKind::ReportUsage => {
+                let (s, warnings) = UsageSettings::parse(inputs)?;
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
+                    state_branch: s.state_branch.clone(),
+                    holder_id: "report-usage".into(),
+                    retry: s.retry.clone(),
+                };
+                (
+                    Operation::ReportUsage(Engine::new(UsagePlanner { s }, target, entropy.seed)),
+                    plan,
+                )
+            }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan {
@@ -310,6 +341,7 @@ impl Operation {
             Operation::Claim(e) => e.step(event),
             Operation::ClaimList(l) => return l.step(event),
             Operation::SlotAllocate(a) => return a.step(event),
+            Operation::ReportUsage(e) => e.step(event),
         }?;
         Ok(step)
     }

@@ -225,4 +225,31 @@ mod tests {
             "a record from the future is not fresh"
         );
     }
+
+    #[test]
+    fn a_broken_pool_config_records_a_pool_that_admits_nobody() {
+        let text = r#"{"resources": {"a": {"capacity": 0}}}"#;
+        let e = parse_config("locks/x.config.json", text).unwrap_err();
+        assert!(
+            e.rule.starts_with("pool rule resource-capacity:"),
+            "{}",
+            e.rule
+        );
+        let pool = broken_pool(text, &e).expect("a pool was meant");
+        assert_eq!(pool.invalid.as_deref(), Some(e.rule.as_str()));
+        assert!(pool.resources.is_empty());
+        let plain = r#"{"capacity": 0}"#;
+        let e = parse_config("p", plain).unwrap_err();
+        assert_eq!(
+            broken_pool(plain, &e),
+            None,
+            "a plain lock's broken config keeps its old fallback"
+        );
+        assert_eq!(broken_pool("nonsense", &e), None);
+        let ok = parse_config("p", r#"{"resources": {"a": {"capacity": 2}, "b": {"capacity": 3}}, "lease": {"ttlSeconds": 600}}"#).unwrap();
+        assert_eq!(
+            (ok.capacity, ok.lease.map(|l| l.ttl_ms)),
+            (5, Some(600_000))
+        );
+    }
 }

@@ -394,4 +394,50 @@ mod tests {
             (30_000, 30_000, 30_000)
         );
     }
+
+    #[test]
+    fn a_pool_state_round_trips_and_a_plain_one_carries_no_pool_field() {
+        use crate::admission::Pool;
+        use crate::wire::{PoolConfig, PoolRequest, Resource};
+        let pool = PoolConfig {
+            resources: vec![Resource {
+                name: "acct-a1".into(),
+                capacity: 2,
+                tags: vec!["opus".into()],
+            }],
+            affinity_seconds: 300,
+            ..PoolConfig::default()
+        };
+        let mut s = LockState::empty("x");
+        let mut e = entry("a");
+        e.pool = Some(PoolRequest {
+            partition: Some(vec!["api".into()]),
+            affinity: Some("k".into()),
+            ..PoolRequest::default()
+        });
+        s.queue = vec![e, entry("b")];
+        Pool {
+            config: pool.clone(),
+            capacity: 2,
+        }
+        .admit(&mut s, 1_000, 600_000);
+        s.set_config_record(ConfigRecord {
+            capacity: 2,
+            lease: None,
+            sha: None,
+            read_at: 0,
+            pool: Some(pool),
+        });
+        s.stamp(1_000, "a", ChangeAction::Acquire, Vec::new());
+        let text = s.render();
+        assert!(text.contains("\"resource\": \"acct-a1\""), "{text}");
+        assert!(text.contains("\"affinity\": {"), "the books: {text}");
+        assert!(s.is_pool());
+        assert_eq!(LockState::parse(&text, "x").unwrap(), s);
+        let mut plain = LockState::empty("x");
+        plain.queue = vec![entry("a")];
+        Fifo { capacity: 1 }.admit(&mut plain, 0, 600_000);
+        assert!(!plain.render().contains("\"pool\""));
+        assert!(!plain.is_pool());
+    }
 }

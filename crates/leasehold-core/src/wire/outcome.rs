@@ -37,6 +37,8 @@ words! {
     Lost = "lost",
     /// reap: every holder and queue entry was judged; what was proven over was removed.
     Reaped = "reaped",
+    /// report-usage: the reading was recorded.
+    Recorded = "recorded",
     /// The operation could not complete; see `error`.
     Failed = "failed",
     }
@@ -121,6 +123,12 @@ pub struct Outcome {
     /// A slot allocation's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<super::slot::SlotReport>,
+    /// A pool's holding: the resource granted (acquire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// The granted resource's tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_tags: Option<Vec<String>>,
 }
 
 impl Stats {
@@ -161,6 +169,8 @@ impl Outcome {
             reaped: Vec::new(),
             claims: None,
             slots: None,
+            resource: None,
+            resource_tags: None,
         }
     }
 
@@ -262,6 +272,7 @@ impl super::exit::Status {
             ResultWord::NotDue => super::exit::Status::NotDue,
             ResultWord::Lost => super::exit::Status::Lost,
             ResultWord::Reaped => super::exit::Status::Reaped,
+            ResultWord::Recorded => super::exit::Status::Ok,
             ResultWord::Failed => o
                 .error
                 .as_ref()

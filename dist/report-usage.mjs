@@ -1,0 +1,10 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import {
+  run
+} from "./shared-2XWMTTGF.mjs";
+import "./shared-76JVIU6K.mjs";
+import "./shared-BT7D45HE.mjs";
+
+// actions/report-usage/main.mjs
+await run("report-usage");
