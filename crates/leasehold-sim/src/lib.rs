@@ -614,6 +614,7 @@ pub mod client;
 pub mod fault;
 pub mod github;
 pub mod planted;
+pub mod pool;
 pub mod report;
 pub mod rng;
 pub mod sim;

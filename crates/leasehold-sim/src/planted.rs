@@ -39,10 +39,20 @@ pub enum PlantedBug {
     /// driver (`claims/mod.rs`, `send`): a family's `updateRefs` is sent as one call per ref,
     /// the core told the last call's answer.
     FamilySplit,
+    /// core (`admission/pool.rs`, `Pool::judge`): a resource's holdings are counted one short.
+    PoolCapIgnored,
+    /// core (`admission/pool.rs`, `Pool::judge`): held partitions are not checked.
+    PoolPartitionIgnored,
+    /// core (`admission/pool.rs`, `Pool::judge`): a consumer's holdings are counted one short.
+    PoolConsumerOffByOne,
+    /// core (`admission/pool.rs`, `Pool::admit`): the scan stops at the first blocked waiter.
+    PoolStopsAtBlocked,
+    /// core (`admission/choice.rs`, `rank`): the eligible resources are taken in config order.
+    PoolChoiceConfigOrder,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 11] = [
+    pub const ALL: [PlantedBug; 16] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -54,6 +64,11 @@ impl PlantedBug {
         PlantedBug::RefCommitWithoutParent,
         PlantedBug::ResendUnknownRefUpdate,
         PlantedBug::FamilySplit,
+        PlantedBug::PoolCapIgnored,
+        PlantedBug::PoolPartitionIgnored,
+        PlantedBug::PoolConsumerOffByOne,
+        PlantedBug::PoolStopsAtBlocked,
+        PlantedBug::PoolChoiceConfigOrder,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +84,11 @@ impl PlantedBug {
             PlantedBug::RefCommitWithoutParent => "ref-commit-without-parent",
             PlantedBug::ResendUnknownRefUpdate => "resend-unknown-ref-update",
             PlantedBug::FamilySplit => "family-split",
+            PlantedBug::PoolCapIgnored => "pool-cap-ignored",
+            PlantedBug::PoolPartitionIgnored => "pool-partition-ignored",
+            PlantedBug::PoolConsumerOffByOne => "pool-consumer-off-by-one",
+            PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
+            PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
         }
     }
 
@@ -92,6 +112,11 @@ impl PlantedBug {
             }
             PlantedBug::ResendUnknownRefUpdate => "driver: sim claims/mod.rs, answer",
             PlantedBug::FamilySplit => "driver: sim claims/mod.rs, send",
+            PlantedBug::PoolCapIgnored
+            | PlantedBug::PoolPartitionIgnored
+            | PlantedBug::PoolConsumerOffByOne => "core: admission/pool.rs, judge",
+            PlantedBug::PoolStopsAtBlocked => "core: admission/pool.rs, admit",
+            PlantedBug::PoolChoiceConfigOrder => "core: admission/choice.rs, rank",
         }
     }
 
@@ -124,6 +149,11 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::ReapUnknownAsOver => Some(Bug::ReapUnknownAsOver),
             PlantedBug::ClaimTakeoverEarly => Some(Bug::ClaimTakeoverEarly),
             PlantedBug::RefCommitWithoutParent => Some(Bug::RefCommitWithoutParent),
+            PlantedBug::PoolCapIgnored => Some(Bug::ResourceCapIgnored),
+            PlantedBug::PoolPartitionIgnored => Some(Bug::IgnoreHeldPartitions),
+            PlantedBug::PoolConsumerOffByOne => Some(Bug::ConsumerLimitOffByOne),
+            PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
+            PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit => None,

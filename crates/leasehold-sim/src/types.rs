@@ -72,6 +72,16 @@ pub enum Invariant {
     ClaimResend,
     /// 15: a family's `updateRefs` moves all its refs or none.
     ClaimFamily,
+    /// 16: no resource of a pool ever has more holdings than its capacity.
+    PoolCap,
+    /// 17: no two holdings of a pool whose reserving partitions intersect.
+    PoolPartition,
+    /// 18: no repository holds more of a pool than its `maxConcurrent`.
+    PoolConsumer,
+    /// 19: each admission to a pool is the resource its precedence table names.
+    PoolChoice,
+    /// 20: once faults stop, no live waiter fits a free slot of a pool for longer than a poll.
+    PoolIdle,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -95,6 +105,11 @@ impl Invariant {
             Invariant::ClaimChain => "13 claim token chain",
             Invariant::ClaimResend => "14 claim unknown not re-sent",
             Invariant::ClaimFamily => "15 claim family whole",
+            Invariant::PoolCap => "16 pool resource cap",
+            Invariant::PoolPartition => "17 pool partitions",
+            Invariant::PoolConsumer => "18 pool consumer limit",
+            Invariant::PoolChoice => "19 pool choice",
+            Invariant::PoolIdle => "20 pool idle slot",
             Invariant::Protocol => "protocol",
         }
     }
