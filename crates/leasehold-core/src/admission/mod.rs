@@ -13,7 +13,7 @@ mod sole;
 
 pub use choice::{choose, Ask, Held, HoldReason, PassOver};
 pub use fifo::Fifo;
-pub use pool::{conflict, partition_of, Pool};
+pub use pool::{conflict, partition_of, Pool, Scan};
 pub use sole::Sole;
 
 use crate::wire::time::Millis;

@@ -8,11 +8,15 @@
 //! A waiter that gives no partition reserves nothing. With `runnerSerialization`, every
 //! holding also reserves `runner:<runner name>`.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::choice::{choose, seats, Ask, Held, HoldReason};
 use super::Admission;
 use crate::policy::limits::GLOBAL_PARTITION;
 use crate::wire::time::Millis;
-use crate::wire::{AffinityMark, Holder, LockState, PoolConfig, PoolRequest, QueueEntry, Seat};
+use crate::wire::{
+    AffinityMark, Holder, LockState, PoolBooks, PoolConfig, PoolRequest, QueueEntry, Seat,
+};
 
 /// A pool's admission rule, from its recorded config.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,31 +59,82 @@ pub fn conflict(pool: &PoolConfig, a: &Option<Vec<String>>, b: &Option<Vec<Strin
     global(&a) || global(&b) || a.iter().any(|x| b.contains(x))
 }
 
-impl Pool {
-    /// Why `entry` cannot be admitted to `doc` now, or the resource it gets. `blocked` holds the
-    /// partitions of earlier waiters that wait.
-    pub fn judge(
-        &self,
-        doc: &LockState,
-        entry: &QueueEntry,
-        blocked: &[Option<Vec<String>>],
-        now: Millis,
-    ) -> Result<usize, Held> {
-        let pool = &self.config;
+/// The union of some partitions' reserving atoms: does a partition intersect any of them?
+/// (Exactly [`conflict`] against each, in one look-up.)
+#[derive(Clone, Debug, Default)]
+struct Union {
+    atoms: BTreeSet<String>,
+    global: bool,
+    any: bool,
+}
+
+impl Union {
+    fn add(&mut self, pool: &PoolConfig, p: &Option<Vec<String>>) {
+        for a in reserving(pool, p) {
+            self.any = true;
+            self.global |= a == GLOBAL_PARTITION;
+            self.atoms.insert(a.to_string());
+        }
+    }
+
+    fn meets(&self, pool: &PoolConfig, p: &Option<Vec<String>>) -> bool {
+        let mine = reserving(pool, p);
+        !mine.is_empty()
+            && self.any
+            && (self.global
+                || mine.contains(&GLOBAL_PARTITION)
+                || mine.iter().any(|a| self.atoms.contains(*a)))
+    }
+}
+
+/// One pass of admission over a document: what is held (seats per resource, holdings per
+/// repository, the held partitions), the partitions of the waiters passed over so far, and the
+/// books. Built once per pass, updated as each waiter is seated or passed over.
+pub struct Scan<'a> {
+    pool: &'a Pool,
+    books: PoolBooks,
+    taken: Vec<u32>,
+    by_repository: BTreeMap<String, usize>,
+    in_flight: usize,
+    held: Union,
+    blocked: Union,
+}
+
+impl<'a> Scan<'a> {
+    pub fn new(pool: &'a Pool, doc: &LockState) -> Self {
+        let mut held = Union::default();
+        let mut by_repository = BTreeMap::new();
+        for h in &doc.holders {
+            held.add(
+                &pool.config,
+                &h.pool.as_ref().and_then(|s| s.partition.clone()),
+            );
+            *by_repository.entry(h.run.repository.clone()).or_insert(0) += 1;
+        }
+        Scan {
+            pool,
+            books: doc.pool.clone().unwrap_or_default(),
+            taken: seats(&pool.config, &doc.holders),
+            by_repository,
+            in_flight: doc.holders.len(),
+            held,
+            blocked: Union::default(),
+        }
+    }
+
+    /// Why `entry` cannot be admitted now, or the resource (its config index) it gets.
+    pub fn judge(&self, entry: &QueueEntry, now: Millis) -> Result<usize, Held> {
+        let pool = &self.pool.config;
         if pool.invalid.is_some() {
             return Err(Held::new(HoldReason::Closed));
         }
-        if doc.holders.len() >= self.capacity as usize {
+        if self.in_flight >= self.pool.capacity as usize {
             return Err(Held::new(HoldReason::InFlight));
         }
         let repository = entry.run.repository.as_str();
         let consumer = pool.consumers.iter().find(|c| c.repository == repository);
         if let Some(max) = consumer.and_then(|c| c.max_concurrent) {
-            let held = doc
-                .holders
-                .iter()
-                .filter(|h| h.run.repository == repository)
-                .count();
+            let held = self.by_repository.get(repository).copied().unwrap_or(0);
             #[cfg(feature = "planted-bugs")]
             let held = if crate::planted::active(crate::planted::Bug::ConsumerLimitOffByOne) {
                 held.saturating_sub(1)
@@ -91,41 +146,72 @@ impl Pool {
             }
         }
         let mine = partition_of(pool, entry);
-        let held_partition = |h: &Holder| h.pool.as_ref().and_then(|s| s.partition.clone());
         #[cfg(feature = "planted-bugs")]
         let skip = crate::planted::active(crate::planted::Bug::IgnoreHeldPartitions);
         #[cfg(not(feature = "planted-bugs"))]
         let skip = false;
-        if !skip
-            && doc
-                .holders
-                .iter()
-                .any(|h| conflict(pool, &held_partition(h), &mine))
-        {
+        if !skip && self.held.meets(pool, &mine) {
             return Err(Held::new(HoldReason::Partition));
         }
-        if blocked.iter().any(|b| conflict(pool, b, &mine)) {
+        if self.blocked.meets(pool, &mine) {
             return Err(Held::new(HoldReason::QueueOrder));
         }
         let default = PoolRequest::default();
         let request = entry.pool.as_ref().unwrap_or(&default);
-        let books = doc.pool.clone().unwrap_or_default();
-        #[allow(unused_mut)]
-        let mut taken = seats(pool, &doc.holders);
         #[cfg(feature = "planted-bugs")]
         if crate::planted::active(crate::planted::Bug::ResourceCapIgnored) {
-            taken.iter_mut().for_each(|t| *t = t.saturating_sub(1));
+            let short: Vec<u32> = self.taken.iter().map(|t| t.saturating_sub(1)).collect();
+            return choose(
+                pool,
+                &self.books,
+                &short,
+                Ask {
+                    request,
+                    repository,
+                },
+                now,
+            );
         }
         choose(
             pool,
-            &books,
-            &taken,
+            &self.books,
+            &self.taken,
             Ask {
                 request,
                 repository,
             },
             now,
         )
+    }
+
+    /// `entry` waits: later waiters whose partitions intersect its own wait behind it.
+    pub fn pass_over(&mut self, entry: &QueueEntry) {
+        self.blocked
+            .add(&self.pool.config, &partition_of(&self.pool.config, entry));
+    }
+
+    /// `entry` is seated on resource `r` at `now`.
+    fn seat(&mut self, entry: &QueueEntry, r: usize, now: Millis) {
+        let pool = &self.pool.config;
+        self.taken[r] += 1;
+        self.in_flight += 1;
+        *self
+            .by_repository
+            .entry(entry.run.repository.clone())
+            .or_insert(0) += 1;
+        self.held.add(pool, &partition_of(pool, entry));
+        if let (Some(key), true) = (
+            entry.pool.as_ref().and_then(|p| p.affinity.as_ref()),
+            pool.affinity_seconds > 0,
+        ) {
+            self.books.affinity.insert(
+                key.clone(),
+                AffinityMark {
+                    resource: pool.resources[r].name.clone(),
+                    at: now,
+                },
+            );
+        }
     }
 }
 
@@ -141,57 +227,55 @@ impl Admission<LockState> for Pool {
                 .affinity
                 .retain(|_, m| now.saturating_sub(m.at) <= window && m.at <= now);
         }
-        let mut blocked: Vec<Option<Vec<String>>> = Vec::new();
+        let mut scan = Scan::new(self, doc);
         let mut i = 0;
         while i < doc.queue.len() && doc.holders.len() < self.capacity as usize {
-            let entry = &doc.queue[i];
-            match self.judge(doc, entry, &blocked, now) {
-                Err(_) => {
-                    #[cfg(feature = "planted-bugs")]
-                    if crate::planted::active(crate::planted::Bug::PoolStopsAtBlocked) {
-                        break;
-                    }
-                    blocked.push(partition_of(&self.config, entry));
-                    i += 1;
+            let verdict = scan.judge(&doc.queue[i], now);
+            let Ok(r) = verdict else {
+                #[cfg(feature = "planted-bugs")]
+                if crate::planted::active(crate::planted::Bug::PoolStopsAtBlocked) {
+                    break;
                 }
-                Ok(r) => {
-                    let resource = self.config.resources[r].name.clone();
-                    let partition = partition_of(&self.config, entry);
-                    let entry = doc.queue.remove(i);
-                    let affinity = entry.pool.as_ref().and_then(|p| p.affinity.clone());
-                    if let (Some(key), true) = (&affinity, window > 0) {
-                        doc.pool
-                            .get_or_insert_with(Default::default)
-                            .affinity
-                            .insert(
-                                key.clone(),
-                                AffinityMark {
-                                    resource: resource.clone(),
-                                    at: now,
-                                },
-                            );
-                    }
-                    doc.fence += 1;
-                    admitted.push(entry.holder_id.clone());
-                    let lease_ms = entry.lease_ms.min(max_ttl_ms);
-                    doc.holders.push(Holder {
-                        holder_id: entry.holder_id,
-                        nonce: entry.nonce,
-                        fence: doc.fence,
-                        run: entry.run,
-                        acquired_at: now,
-                        expires_at: now.saturating_add(lease_ms),
-                        lease_ms,
-                        ceiling_at: now.saturating_add(max_ttl_ms),
-                        claimed_at: Some(entry.last_seen_at),
-                        pool: Some(Seat {
-                            resource,
-                            partition,
-                            affinity,
-                        }),
-                    });
-                }
+                scan.pass_over(&doc.queue[i]);
+                i += 1;
+                continue;
+            };
+            let entry = doc.queue.remove(i);
+            scan.seat(&entry, r, now);
+            let resource = self.config.resources[r].name.clone();
+            let partition = partition_of(&self.config, &entry);
+            let affinity = entry.pool.as_ref().and_then(|p| p.affinity.clone());
+            if let (Some(key), true) = (&affinity, window > 0) {
+                doc.pool
+                    .get_or_insert_with(Default::default)
+                    .affinity
+                    .insert(
+                        key.clone(),
+                        AffinityMark {
+                            resource: resource.clone(),
+                            at: now,
+                        },
+                    );
             }
+            doc.fence += 1;
+            admitted.push(entry.holder_id.clone());
+            let lease_ms = entry.lease_ms.min(max_ttl_ms);
+            doc.holders.push(Holder {
+                holder_id: entry.holder_id,
+                nonce: entry.nonce,
+                fence: doc.fence,
+                run: entry.run,
+                acquired_at: now,
+                expires_at: now.saturating_add(lease_ms),
+                lease_ms,
+                ceiling_at: now.saturating_add(max_ttl_ms),
+                claimed_at: Some(entry.last_seen_at),
+                pool: Some(Seat {
+                    resource,
+                    partition,
+                    affinity,
+                }),
+            });
         }
         if doc.pool.as_ref().is_some_and(|b| b.is_empty()) {
             doc.pool = None;

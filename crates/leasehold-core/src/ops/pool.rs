@@ -78,14 +78,14 @@ pub fn seat_outputs(o: &mut Outcome, holder: &Holder, pool: Option<&PoolConfig>)
 
 /// Why `holder_id`, waiting in `st`, is not admitted: the scan replayed to its place.
 pub fn why_waiting(pool: &Pool, st: &LockState, holder_id: &str, now: Millis) -> Option<String> {
-    let mut blocked = Vec::new();
+    let mut scan = crate::admission::Scan::new(pool, st);
     for entry in &st.queue {
-        let verdict = pool.judge(st, entry, &blocked, now);
+        let verdict = scan.judge(entry, now);
         if entry.holder_id == holder_id {
             return verdict.err().map(|held| held.describe());
         }
         if verdict.is_err() {
-            blocked.push(crate::admission::partition_of(&pool.config, entry));
+            scan.pass_over(entry);
         }
     }
     None
