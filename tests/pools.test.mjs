@@ -101,3 +101,40 @@ test('a pool config that breaks a rule fails acquire before any write, naming th
   assert.match(a.stdout, /pool rule resource-capacity/);
   assert.equal(emu.log.filter((q) => q.method !== 'GET').length, writesBefore, 'nothing written');
 });
+
+test('report-usage records a reading, keeps a newer one, refuses an undeclared resource; a rate-limited release backs its resource off; status shows holdings per resource', async () => {
+  const at = (offsetMs) => new Date(emu.now() + offsetMs).toISOString().replace(/\.\d+Z$/, 'Z');
+  const reading = (extra) => ({ lock: 'pool', repository: 'octo/locks', resource: 'duo-b', used: '0.25', 'window-start': at(-3600000), 'reset-at': at(3600000), 'observed-at': at(-60000), ...extra });
+  const recorded = await runAction('report-usage', { apiUrl: emu.url, inputs: reading(), context: jobContext({ runId: 7200 }) });
+  assert.equal(recorded.outputs.result, 'recorded', recorded.stdout);
+  assert.equal(recorded.outputs.resource, 'duo-b');
+  const older = await runAction('report-usage', { apiUrl: emu.url, inputs: reading({ used: '0.9', 'observed-at': at(-120000) }), context: jobContext({ runId: 7201 }) });
+  assert.equal(older.outputs.result, 'noop', 'an older reading never replaces a newer one');
+  const undeclared = await runAction('report-usage', { apiUrl: emu.url, inputs: reading({ resource: 'nope' }), context: jobContext({ runId: 7202 }) });
+  assert.equal(undeclared.outputs['error-code'], 'config-invalid');
+  let state = JSON.parse(await emu.readFile('leasehold-state', 'locks/pool.json'));
+  assert.equal(state.pool.usage['duo-b'].usedBp, 2500);
+
+  // A job on solo reports a rate limit on release: solo backs off, and the next job that
+  // prefers it is given the next resource in its chain.
+  const first = jobContext({ repository: 'octo/api', runId: 7300 });
+  const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', prefer: 'solo', 'record-job-id': 'false' }, context: first });
+  assert.equal(a.outputs.resource, 'solo');
+  const status = await runAction('status', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks' }, context: first });
+  assert.match(status.summary, /\| resource \| held \|/);
+  assert.match(status.summary, /\| `solo` \| 1\/1 \|/);
+  assert.match(status.summary, /\| `duo-a` \| 0\/2 \|/);
+  const r = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', outcome: 'rate-limited' }, context: first });
+  assert.equal(r.outputs.result, 'released');
+  state = JSON.parse(await emu.readFile('leasehold-state', 'locks/pool.json'));
+  assert.equal(state.pool.backoff.solo.hits, 1);
+  const second = jobContext({ repository: 'octo/api', runId: 7301 });
+  const b = await runAction('acquire', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', prefer: 'solo,duo-a', 'record-job-id': 'false' }, context: second });
+  assert.equal(b.outputs.resource, 'duo-a', 'solo is backing off');
+  const ok = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', outcome: 'success' }, context: second });
+  assert.equal(ok.outputs.result, 'released');
+  state = JSON.parse(await emu.readFile('leasehold-state', 'locks/pool.json'));
+  assert.equal(state.pool.backoff.solo.hits, 1, "a success resets only its own resource's backoff");
+  const bad = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', outcome: 'meh' }, context: second });
+  assert.equal(bad.outputs['error-code'], 'invalid-input');
+});
