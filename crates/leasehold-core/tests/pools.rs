@@ -314,3 +314,78 @@ fn a_full_preferred_resource_gives_the_next_in_the_chain_and_a_broken_config_wri
         "nothing written"
     );
 }
+
+/// Runs one operation to its end against `github`, from `now`; returns its outcome.
+fn drive(
+    github: &mut GitHub,
+    kind: OperationKind,
+    inputs: &BTreeMap<String, String>,
+    seed: u64,
+    now: &mut u64,
+) -> Outcome {
+    let (mut op, mut next, _) = start(kind, inputs, seed, *now);
+    for _ in 0..1_000 {
+        match next {
+            Command::Finish { outcome } => return *outcome,
+            Command::Sleep { until_ms, .. } => {
+                *now = until_ms.max(*now);
+                next = op.step(Event::Timer { now: *now }).unwrap().command;
+            }
+            c => {
+                let reply = github.answer(&c, *now).reply;
+                *now += 50;
+                next = op.step(Event::Reply { now: *now, reply }).unwrap().command;
+            }
+        }
+    }
+    panic!("{kind:?} never finished");
+}
+
+#[test]
+fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut now = T;
+    let job = inputs("o/api", 1, &[("prefer", "solo")]);
+    let acquired = drive(&mut github, OperationKind::Acquire, &job, 1, &mut now);
+    assert_eq!(acquired.resource.as_deref(), Some("solo"));
+    let nonce = acquired.nonce.clone().unwrap();
+    let mut renew = job.clone();
+    renew.insert("nonce".into(), nonce);
+    renew.insert("if-due".into(), "true".into());
+    renew.insert("outcome".into(), "rate-limited".into());
+    let writes_before = github.history(BRANCH, STATE).unwrap().len();
+    let renewed = drive(&mut github, OperationKind::Renew, &renew, 2, &mut now);
+    assert_eq!(renewed.result, ResultWord::Renewed, "{:?}", renewed.error);
+    let history = github.history(BRANCH, STATE).unwrap();
+    assert_eq!(
+        history.len(),
+        writes_before + 1,
+        "one write records the outcome, though not due"
+    );
+    let st = LockState::parse(&history.last().unwrap().text, "pool").unwrap();
+    let backoff = &st.pool.as_ref().unwrap().backoff["solo"];
+    assert_eq!(backoff.hits, 1);
+    assert!(backoff.until >= T + 15 * 60_000);
+    assert_eq!(st.holders.len(), 1, "the holding stays");
+    // Another job that prefers solo gets the next resource while solo backs off.
+    let other = drive(
+        &mut github,
+        OperationKind::Acquire,
+        &inputs("o/web", 2, &[("prefer", "solo,duo-b")]),
+        3,
+        &mut now,
+    );
+    assert_eq!(other.resource.as_deref(), Some("duo-b"));
+    // The release reports a success: solo's backoff is reset.
+    let mut release = job.clone();
+    release.insert("outcome".into(), "success".into());
+    let released = drive(&mut github, OperationKind::Release, &release, 4, &mut now);
+    assert_eq!(released.result, ResultWord::Released);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert!(st
+        .pool
+        .as_ref()
+        .is_none_or(|b| !b.backoff.contains_key("solo")));
+}
