@@ -17,6 +17,7 @@ const entryPoints = {
   receipt: 'actions/receipt/main.mjs',
   'check-head': 'actions/check-head/main.mjs',
   audit: 'actions/audit/main.mjs',
+  'report-usage': 'actions/report-usage/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

@@ -2,10 +2,10 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-BPJMEQJV.mjs";
-import "./shared-TXBHROMF.mjs";
-import "./shared-XLBMYJWY.mjs";
-import "./shared-U3V2J47G.mjs";
+} from "./shared-UO5JI5N4.mjs";
+import "./shared-OXZYHWXF.mjs";
+import "./shared-OEW5QBWU.mjs";
+import "./shared-LYUHZPR6.mjs";
 import "./shared-BFD3RWKA.mjs";
 
 // actions/audit/main.mjs

@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-TXBHROMF.mjs";
+} from "./shared-OXZYHWXF.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,7 +18,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-U3V2J47G.mjs";
+} from "./shared-LYUHZPR6.mjs";
 import {
   loadCore
 } from "./shared-BFD3RWKA.mjs";

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-TXBHROMF.mjs";
-import "./shared-U3V2J47G.mjs";
+} from "./shared-OXZYHWXF.mjs";
+import "./shared-LYUHZPR6.mjs";
 import "./shared-BFD3RWKA.mjs";
 
 // actions/renew/main.mjs

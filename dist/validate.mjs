@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-GMPFIYBA.mjs";
-import "./shared-XLBMYJWY.mjs";
+} from "./shared-CDNDI77I.mjs";
+import "./shared-OEW5QBWU.mjs";
 import {
   error,
   info,
@@ -12,7 +12,7 @@ import {
   setOutput,
   summary,
   warning
-} from "./shared-U3V2J47G.mjs";
+} from "./shared-LYUHZPR6.mjs";
 import {
   loadCore
 } from "./shared-BFD3RWKA.mjs";

@@ -52,9 +52,14 @@ for (const file of files) {
         assert.throws(() => op.step(event), (e) => e instanceof Error && e.code === 'protocol', `step ${i}`);
         return;
       }
-      const command = op.step(event).command;
+      const out = op.step(event);
+      const command = out.command;
       if (command.kind === 'writeFile') lastWrite = command.content;
       match(step.expect, command, `step ${i}`);
+      if (step.logIncludes !== undefined) {
+        const lines = (out.log ?? []).map((l) => l.text);
+        assert.ok(lines.some((t) => t.includes(step.logIncludes)), `step ${i}: no log line includes ${JSON.stringify(step.logIncludes)}: ${JSON.stringify(lines)}`);
+      }
     });
   });
 }

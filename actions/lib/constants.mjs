@@ -4,12 +4,13 @@
 const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
-  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', ...KNOBS],
-  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', ...KNOBS],
+  acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
+  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
-  renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', ...KNOBS],
+  renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', 'outcome', 'retry-at', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
+  'report-usage': ['lock', 'repository', 'state-branch', 'token', 'resource', 'used', 'window-start', 'reset-at', 'observed-at', 'status', ...KNOBS],
   claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
   receipt: ['operation', 'number', 'repository', 'run-id', 'head-sha', 'runs', 'heads', 'job-status', 'app-logins', 'token', 'job-token', ...KNOBS],
   'check-head': ['pull-request', 'expected-head-sha', 'repository', 'token', ...KNOBS],
@@ -17,11 +18,12 @@ export const INPUTS = {
 };
 
 export const OUTPUTS = {
-  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code'],
+  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code', 'resource', 'resource-tags'],
   release: ['released', 'result', 'holder-id', 'error-code'],
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
   reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
+  'report-usage': ['result', 'resource', 'error-code'],
   claim: ['token', 'run-id', 'status', 'expires-at', 'exit-code', 'result'],
   receipt: ['skip', 'status', 'reason', 'identity', 'comment-id', 'warnings', 'detail', 'exit-code', 'result'],
   'check-head': ['result', 'head-sha', 'status', 'detail', 'exit-code', 'document'],

@@ -1,4 +1,4 @@
-// The lock verbs of the command line: acquire, release, status, renew, reap, guard. Each prints
+// The lock verbs of the command line: acquire, release, status, renew, reap, guard, report-usage. Each prints
 // the core's result document (the guard its own documents) and exits with the code of the
 // core's one exit-code table. acquire, release and status take the flags their actions take as
 // inputs (constants.mjs), so the two cannot drift apart.
@@ -105,15 +105,33 @@ ${ENVIRONMENT}`,
   },
   renew: {
     summary: 'extend a lock holding\'s lease (one document: renewed, not-due, lost…)',
-    flags: { strings: [...IDENTITY, ...KNOBS], booleans: ['if-due'] },
+    flags: { strings: [...IDENTITY, 'outcome', 'retry-at', ...KNOBS], booleans: ['if-due'] },
     usage: `leasehold renew --lock L --nonce N [--if-due] [--repository owner/name] [--state-branch B]
-                [--holder-id ID | --holder-suffix S] [--api-max-attempts N …]
+                [--holder-id ID | --holder-suffix S] [--outcome success|rate-limited [--retry-at T]]
+                [--api-max-attempts N …]
 
 Extends this claim's lease (the holding acquire made, told by its nonce), never past its
-ceiling. --if-due writes only once the renewal is due. Prints one result document; exits by the
+ceiling. --if-due writes only once the renewal is due. On a pool, --outcome says how the work on
+the granted resource goes: rate-limited backs the resource off (until --retry-at, else 15 minutes
+doubling per consecutive hit, up to 5 hours), success resets it. Prints one result document; exits by the
 exit-code table (0 renewed or not-due, 13 lost, 20 transport, …).
 ${ENVIRONMENT}`,
     run: ({ core, values, env }) => once(core, 'renew', inputsOf(values, env), env),
+  },
+  'report-usage': {
+    summary: 'record a usage reading of one resource of a pool (used fraction, window, observed at, status)',
+    flags: { strings: ['lock', 'repository', 'state-branch', 'resource', 'used', 'window-start', 'reset-at', 'observed-at', 'status', ...KNOBS] },
+    usage: `leasehold report-usage --lock L --resource R --used F --window-start T --reset-at T
+                --observed-at T [--status allowed|throttled|rejected] [--repository owner/name]
+                [--state-branch B] [--api-max-attempts N …]
+
+Records a usage reading of resource R of pool L: the used fraction F of its window (0 to 1), the
+window's start and reset, and when it was observed (times in UTC, YYYY-MM-DDTHH:MM:SSZ). An
+older reading never replaces a newer one (noop); a reading observed over 45 minutes ago, or of a
+window that has reset, counts for nothing. Prints one result document; exits by the exit-code
+table (0 recorded or noop, 3 the lock is not a pool or declares no such resource, 20 transport).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'report-usage', inputsOf(values, env), env),
   },
   reap: {
     summary: 'free what dead jobs left in one or more locks, proven from the Actions API',

@@ -17,6 +17,8 @@ export function outputsFor(kind, outcome) {
       'wait-ms': text(outcome.waitMs),
       'queue-position': text(outcome.queuePosition),
       'error-code': error,
+      resource: text(outcome.resource),
+      'resource-tags': (outcome.resourceTags ?? []).join(','),
     };
   }
   if (kind === 'renew') {
@@ -39,6 +41,9 @@ export function outputsFor(kind, outcome) {
       report: JSON.stringify(outcome.reaped ?? []),
       'error-code': error,
     };
+  }
+  if (kind === 'report-usage') {
+    return { result: outcome.result, resource: text(outcome.resource), 'error-code': error };
   }
   if (kind === 'status') {
     const state = outcome.state;
@@ -106,6 +111,7 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     const capacity = outcome.capacity ?? state.config?.capacity ?? '?';
     lines.push(`**Holders** (${state.holders.length} of capacity ${capacity}, fence counter ${state.fence})`, '');
     if (state.holders.length === 0) lines.push('_none_', '');
+    else if (state.config?.pool) lines.push(...poolHolders(state));
     else {
       lines.push('| fence | holder | since | lease until | run |', '| ---: | --- | --- | --- | --- |');
       for (const h of state.holders) {
@@ -161,4 +167,21 @@ export function finalLine(kind, outcome) {
   const s = outcome.stats;
   const detail = outcome.error ? `: ${outcome.error.code}: ${outcome.error.message}` : '';
   return `leasehold ${kind} ${outcome.lock}: ${outcome.result}${detail} (${s.requests} requests, ${s.writes} writes, ${s.conflicts} conflicts)`;
+}
+
+/** A pool's holdings, per resource (its cap, then each holding with its partition). */
+function poolHolders(state) {
+  const lines = ['| resource | held | fence | holder | partition | since | lease until | run |', '| --- | ---: | ---: | --- | --- | --- | --- | --- |'];
+  for (const r of state.config.pool.resources) {
+    const mine = state.holders.filter((h) => h.pool?.resource === r.name);
+    if (mine.length === 0) lines.push(`| \`${escapeCell(r.name)}\` | 0/${r.capacity} | | | | | | |`);
+    for (const h of mine) {
+      const partition = h.pool?.partition ? h.pool.partition.map(escapeCell).join(', ') : '';
+      lines.push(`| \`${escapeCell(r.name)}\` | ${mine.length}/${r.capacity} | ${h.fence} | \`${escapeCell(h.holderId)}\` | ${partition} | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+    }
+  }
+  const elsewhere = state.holders.filter((h) => !state.config.pool.resources.some((r) => r.name === h.pool?.resource));
+  for (const h of elsewhere) lines.push(`| _${escapeCell(h.pool?.resource ?? 'none')}_ | | ${h.fence} | \`${escapeCell(h.holderId)}\` | | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+  lines.push('');
+  return lines;
 }

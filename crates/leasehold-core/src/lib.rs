@@ -22,7 +22,8 @@
 //! * `wire`: what crosses a boundary, as data: events, replies, commands, outcomes, errors,
 //!   the stable words, the shapes of the stored documents;
 //! * `policy`: every number and table (`leasehold_core::limits` lists the numbers);
-//! * `input`: the one reader of inputs; `admission`: who may hold next (FIFO);
+//! * `input`: the one reader of inputs; `admission`: who may hold next (FIFO, or a
+//!   resource pool's choice);
 //! * `store`: the kinds of stored document (the lock state in a file, claims in git refs) and
 //!   the config;
 //! * `engine`: the read / plan / compare-and-swap loop every operation runs in;
@@ -41,9 +42,14 @@ mod wire;
 pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESULT_SCHEMA};
 pub use ops::{guard, Operation, OperationKind, Plan};
 
+pub use admission::{
+    choice, choose, conflict, partition_of, Admission, Ask, Held, HoldReason, LockRule, PassOver,
+    Pool,
+};
 pub use input::{credential_shape, holder_id, Entropy, RawInputs};
 pub use policy::{limits, LeaseRule};
 pub use store::claim::{claim_ref, parse_payload, render_payload};
+pub use store::pool_config::{parse_pool, pool_capacity, PoolRule};
 /// The GraphQL documents of ref-kept documents, as the core builds them (for models of GitHub).
 pub use store::refs::{
     list_refs_call, read_refs_call, update_refs_call, PAYLOAD_FILE, UPDATE_REFS, ZERO_OID,
@@ -60,4 +66,8 @@ pub use wire::{
     LeaseView, Level, LockState, LogLine, Outcome, Place, ProtocolError, QueueEntry, ReapAction,
     ReapEntry, ReapReason, ReapReport, RefEntry, Removal, RemovalReason, Reply, ResultWord,
     RunIdentity, SleepReason, SlotReport, StateError, Stats, Status, Step, TreeFile, ALL_STATUSES,
+};
+pub use wire::{
+    AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,
+    UsageReading, UsageStatus,
 };

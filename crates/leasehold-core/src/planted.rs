@@ -29,6 +29,17 @@ pub enum Bug {
     /// ops/claims/mod.rs: a claim's lease view puts its holder's local deadline at the instant
     /// the claim becomes takeable (expiry, grace and skew) instead of before its expiry.
     ClaimDeadlineAtTakeable,
+    /// admission/pool.rs: a resource's holdings are counted one short (its cap over-runs).
+    ResourceCapIgnored,
+    /// admission/pool.rs: a waiter's partition is not checked against the holdings'.
+    IgnoreHeldPartitions,
+    /// admission/pool.rs: a consumer's holdings are counted one short (`maxConcurrent` over-runs).
+    ConsumerLimitOffByOne,
+    /// admission/pool.rs: the scan stops at the first blocked waiter (a later one that fits
+    /// waits while its slot is free).
+    PoolStopsAtBlocked,
+    /// admission/choice.rs: the eligible resources are taken in config order only.
+    ChoiceConfigOrder,
 }
 
 thread_local! {

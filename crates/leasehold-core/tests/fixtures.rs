@@ -9,7 +9,8 @@
 //! `expect` matches partially: every key it names must match; arrays must have the same length.
 //! A `contentJson` key in `expect` is matched against the command's `content` parsed as JSON.
 //! A reply whose `content` is `"$lastWrite"` carries the content of the last `writeFile` command
-//! (a read-back of exactly what was written).
+//! (a read-back of exactly what was written). A step's `logIncludes` (a string) must be part of
+//! one of the log lines of that step.
 
 use std::path::{Path, PathBuf};
 
@@ -113,6 +114,14 @@ fn run_steps(fixture: &Value) -> Result<(), String> {
                     last_write = Some(content.to_string());
                 }
                 matches(&step["expect"], &actual, &format!("step {i}"))?;
+                if let Some(want) = step.get("logIncludes").and_then(Value::as_str) {
+                    if !out.log.iter().any(|l| l.text.contains(want)) {
+                        let lines: Vec<&str> = out.log.iter().map(|l| l.text.as_str()).collect();
+                        return Err(format!(
+                            "step {i}: no log line includes {want:?}: {lines:?}"
+                        ));
+                    }
+                }
             }
         }
     }

@@ -83,6 +83,7 @@ fn holder(id: &str, fence: u64, run: RunIdentity, expires_at: u64) -> Holder {
         lease_ms: 15 * MIN,
         ceiling_at: T + 6 * 60 * MIN,
         claimed_at: None,
+        pool: None,
     }
 }
 
@@ -94,6 +95,7 @@ fn queued(id: &str, run: RunIdentity) -> QueueEntry {
         lease_ms: 15 * MIN,
         enqueued_at: T - MIN,
         last_seen_at: T - MIN,
+        pool: None,
     }
 }
 

@@ -52,6 +52,8 @@ pub struct Setup {
     pub bound_ms: Millis,
     /// The state the history starts from (the empty state before the file exists).
     pub initial: LockState,
+    /// A pool seed's pool, for invariants 16 to 20 (FIFO, 7, is then the pool's own rule).
+    pub pool: Option<crate::pool::PoolBooks>,
 }
 
 /// One event the checker is fed. Clients are named by their index, in the order they were made
@@ -805,7 +807,7 @@ impl Checker {
             .iter()
             .map(|q| (rank(&q.holder_id, &mut fresh), q.holder_id.as_str()))
             .collect();
-        if let Some((ra, a)) = admitted_ranks.iter().max() {
+        if let (Some((ra, a)), None) = (admitted_ranks.iter().max(), &self.setup.pool) {
             if let Some((rw, w)) = waiting_ranks.iter().find(|(rw, _)| rw < ra) {
                 problems.push((
                     Invariant::Fifo,
@@ -818,6 +820,27 @@ impl Checker {
                 Invariant::Fifo,
                 format!("version {v}: the queue was reordered: {}", holders(state)),
             ));
+        }
+
+        // 16 to 20: a pool's own rules (crate::pool).
+        if let Some(mut pool) = self.setup.pool.take() {
+            let (attempts, now) = (&self.attempts, self.now);
+            let live = |holder_id: &str, nonce: &str| {
+                attempts.iter().any(|a| {
+                    a.holder_id == holder_id
+                        && a.nonce == nonce
+                        && a.stage == Stage::Acquire
+                        && a.zombie_since.is_none()
+                        && !a
+                            .pauses
+                            .iter()
+                            .any(|&(from, until)| from <= now && now < until)
+                })
+            };
+            let longest = leasehold_core::limits::MAX_POLL_MS.max(pool.poll_max_ms);
+            let faults_over = now > self.setup.faults_stop + longest + longest / 4 + pool.slack_ms;
+            problems.extend(pool.check(v, prev, state, now, faults_over, &live));
+            self.setup.pool = Some(pool);
         }
 
         // 5. Everyone who believes it holds (and is not a zombie) is still a holder.
@@ -1474,6 +1497,7 @@ mod tests {
             faults_stop: T0,
             bound_ms: 0,
             initial: LockState::empty("sim"),
+            pool: None,
         }
     }
 
@@ -1637,6 +1661,7 @@ mod tests {
             lease_ms: 60_000,
             enqueued_at: 0,
             last_seen_at: 0,
+            pool: None,
         }
     }
 

@@ -372,6 +372,27 @@
 //!
 //! A further check, *protocol*: the core never refuses an event the driver feeds it.
 //!
+//! ### Resource pools (invariants 16–20)
+//!
+//! One seed in four that has a config file makes the lock a resource pool (`pool.rs`,
+//! [`pool::PoolParams`]), drawn on a generator of its own (seeded from the seed), so every other
+//! seed, and every other draw of a pool seed, is what it was without pools: 1 to 3 resources of
+//! caps 1 or 2 with tags, sometimes a consumer limit, `maxInFlight`, a non-reserving atom,
+//! affinity and runner serialization, and the seed's lease block. Every run asks with its own
+//! request (a preference chain of names and tags, sometimes a required tag some resource carries,
+//! a partition of `db`, `ui`, `docs` or the global `*`, an affinity key) and says how its work
+//! went on release (rate-limited with a hint up to a minute ahead, success, or nothing), under
+//! every fault above. The checker keeps its own reading of `docs/pools.md` (never the core's
+//! choice function): **16** no resource above its cap; **17** no two holdings whose reserving
+//! partitions intersect; **18** no repository above its `maxConcurrent`; **19** each admission
+//! is the resource the precedence table names, replayed in admission order on the version before
+//! (tags, cap, backoff in force; affinity, then config order, the simulation having no usage
+//! readings); **20** once faults have stopped, no live waiter (acquiring, not paused, not a
+//! zombie) fits a free slot for longer than its poll (spaced by its place, at most two minutes,
+//! plus a quarter and 20 s). FIFO (7) is then the pool's own rule (a blocked waiter does not hold
+//! back a later one), so 7's admitted-ahead check is off in pool seeds; the queue's order is
+//! still checked. The expiry sweep allows for a backoff in force.
+//!
 //! ### Claims (invariants 12–15)
 //!
 //! One seed in four (`claims::has_claims`: seeds 1, 5, 9, …) also runs claim clients, after its
@@ -549,6 +570,11 @@
 //! | `family-split`: a family's `updateRefs` is sent as one call per ref | driver, `claims/mod.rs` | 15 claim family whole | 13 |
 //! | `claim-guard-ignores-stop`: the claim guard's SIGTERM and SIGKILL never reach the work | driver, `claims/guard.rs` | 16 claim guard work | 29 |
 //! | `claim-deadline-at-takeable`: a claim's lease view puts its holder's local deadline at the instant it becomes takeable | core, `ops/claims/mod.rs` | 16 claim guard work | 45 |
+//! | `pool-cap-ignored`: a resource's holdings are counted one short | core, `admission/pool.rs` | 17 pool resource cap | 5 |
+//! | `pool-partition-ignored`: held partitions are not checked | core, `admission/pool.rs` | 18 pool partitions | 1 |
+//! | `pool-consumer-off-by-one`: a consumer's holdings are counted one short | core, `admission/pool.rs` | 19 pool consumer limit | 50 |
+//! | `pool-stops-at-blocked`: the scan stops at the first blocked waiter | core, `admission/pool.rs` | 21 pool idle slot | 1709 |
+//! | `pool-choice-config-order`: the eligible resources are taken in config order | core, `admission/choice.rs` | 20 pool choice | 18 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
 //! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285
@@ -636,6 +662,7 @@ pub mod client;
 pub mod fault;
 pub mod github;
 pub mod planted;
+pub mod pool;
 pub mod report;
 pub mod rng;
 pub mod sim;

@@ -45,10 +45,20 @@ pub enum PlantedBug {
     /// core (`ops/claims/mod.rs`, `claim_lease_view`): a claim holder's local deadline is the
     /// instant its claim becomes takeable, not before its expiry.
     ClaimDeadlineAtTakeable,
+    /// core (`admission/pool.rs`, `Pool::judge`): a resource's holdings are counted one short.
+    PoolCapIgnored,
+    /// core (`admission/pool.rs`, `Pool::judge`): held partitions are not checked.
+    PoolPartitionIgnored,
+    /// core (`admission/pool.rs`, `Pool::judge`): a consumer's holdings are counted one short.
+    PoolConsumerOffByOne,
+    /// core (`admission/pool.rs`, `Pool::admit`): the scan stops at the first blocked waiter.
+    PoolStopsAtBlocked,
+    /// core (`admission/choice.rs`, `rank`): the eligible resources are taken in config order.
+    PoolChoiceConfigOrder,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 13] = [
+    pub const ALL: [PlantedBug; 18] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -62,6 +72,11 @@ impl PlantedBug {
         PlantedBug::FamilySplit,
         PlantedBug::ClaimGuardIgnoresStop,
         PlantedBug::ClaimDeadlineAtTakeable,
+        PlantedBug::PoolCapIgnored,
+        PlantedBug::PoolPartitionIgnored,
+        PlantedBug::PoolConsumerOffByOne,
+        PlantedBug::PoolStopsAtBlocked,
+        PlantedBug::PoolChoiceConfigOrder,
     ];
 
     pub fn name(self) -> &'static str {
@@ -79,6 +94,11 @@ impl PlantedBug {
             PlantedBug::FamilySplit => "family-split",
             PlantedBug::ClaimGuardIgnoresStop => "claim-guard-ignores-stop",
             PlantedBug::ClaimDeadlineAtTakeable => "claim-deadline-at-takeable",
+            PlantedBug::PoolCapIgnored => "pool-cap-ignored",
+            PlantedBug::PoolPartitionIgnored => "pool-partition-ignored",
+            PlantedBug::PoolConsumerOffByOne => "pool-consumer-off-by-one",
+            PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
+            PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
         }
     }
 
@@ -104,6 +124,11 @@ impl PlantedBug {
             PlantedBug::FamilySplit => "driver: sim claims/mod.rs, send",
             PlantedBug::ClaimGuardIgnoresStop => "driver: sim claims/guard.rs, signal_work",
             PlantedBug::ClaimDeadlineAtTakeable => "core: ops/claims/mod.rs, claim_lease_view",
+            PlantedBug::PoolCapIgnored
+            | PlantedBug::PoolPartitionIgnored
+            | PlantedBug::PoolConsumerOffByOne => "core: admission/pool.rs, judge",
+            PlantedBug::PoolStopsAtBlocked => "core: admission/pool.rs, admit",
+            PlantedBug::PoolChoiceConfigOrder => "core: admission/choice.rs, rank",
         }
     }
 
@@ -138,6 +163,11 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::ClaimTakeoverEarly => Some(Bug::ClaimTakeoverEarly),
             PlantedBug::RefCommitWithoutParent => Some(Bug::RefCommitWithoutParent),
             PlantedBug::ClaimDeadlineAtTakeable => Some(Bug::ClaimDeadlineAtTakeable),
+            PlantedBug::PoolCapIgnored => Some(Bug::ResourceCapIgnored),
+            PlantedBug::PoolPartitionIgnored => Some(Bug::IgnoreHeldPartitions),
+            PlantedBug::PoolConsumerOffByOne => Some(Bug::ConsumerLimitOffByOne),
+            PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
+            PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -37,6 +37,8 @@ pub struct Counters {
     pub acquired_past_deadline: u64,
     /// Seeds whose lock config sets a lease (a `lease` block).
     pub leased_seeds: u64,
+    /// Seeds whose lock is a resource pool (`crate::pool`).
+    pub pool_seeds: u64,
     /// What the guards did (see [`GuardCounters`]).
     pub guard: GuardCounters,
     /// What the scheduled reapers did (see [`ReaperCounters`]).
@@ -74,6 +76,7 @@ impl Counters {
         self.polls += o.polls;
         self.acquired_past_deadline += o.acquired_past_deadline;
         self.leased_seeds += o.leased_seeds;
+        self.pool_seeds += o.pool_seeds;
         self.guard.add(&o.guard);
         self.reaper.add(&o.reaper);
         for (a, b) in self.faults.iter_mut().zip(o.faults) {
@@ -325,11 +328,12 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let g = &c.guard;
     let _ = writeln!(
         s,
-        "guards: {} ({} verifying first, {} from acquire's lease); lock config with a lease in {} seeds",
+        "guards: {} ({} verifying first, {} from acquire's lease); lock config with a lease in {} seeds; the lock is a resource pool in {} seeds",
         g.verifying + g.from_acquire,
         g.verifying,
         g.from_acquire,
-        c.leased_seeds
+        c.leased_seeds,
+        c.pool_seeds
     );
     let _ = writeln!(
         s,

@@ -14,7 +14,7 @@ use crate::github::store::http_date;
 use crate::github::wire::{command_timeout, describe_reply};
 use crate::github::{GitHub, Store, Wire};
 use crate::report::Counters;
-use crate::types::{Violation, BRANCH, LOCK, T0};
+use crate::types::{Violation, BRANCH, LOCK, REPOSITORY, T0};
 use crate::world::params::{
     RecordJobId, Start, KILL_GRACE_MS, MAX_EVENTS, MAX_LEASE_MINUTES, MIN_LEASE_MINUTES,
 };
@@ -62,6 +62,23 @@ impl Sim {
             faults_stop: T0 + params.profile.until,
             bound_ms: params.bound_ms,
             initial: store.initial.clone(),
+            pool: params.pool.as_ref().map(|p| crate::pool::PoolBooks {
+                config: p.config.clone(),
+                requests: p
+                    .runs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        (
+                            format!("{REPOSITORY}:{}:build", 4_000 + i),
+                            a.request.clone(),
+                        )
+                    })
+                    .collect(),
+                poll_max_ms: params.poll_max_s * 1_000,
+                slack_ms: 20_000,
+                fit_since: Default::default(),
+            }),
         });
         if let Some(v) = store.current() {
             let (state, sha) = (&store.meta(v).state, &store.version(v).sha);
@@ -130,6 +147,7 @@ impl Sim {
         }
         w.counters.seeds = 1;
         w.counters.leased_seeds = u64::from(w.params.lease.is_some());
+        w.counters.pool_seeds = u64::from(w.params.pool.is_some());
         w.counters.reaper.seeds = u64::from(w.params.reaper.is_some());
         w.counters.reaper.renews_seeds =
             u64::from(w.params.lease.as_ref().is_some_and(|p| p.reaper_renews));

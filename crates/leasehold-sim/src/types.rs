@@ -76,6 +76,16 @@ pub enum Invariant {
     /// never runs at or past its claim's expiry, and is gone within its kill grace of a proven
     /// loss (a paused agent: its kill grace on resuming).
     ClaimGuardWork,
+    /// 17: no resource of a pool ever has more holdings than its capacity.
+    PoolCap,
+    /// 18: no two holdings of a pool whose reserving partitions intersect.
+    PoolPartition,
+    /// 19: no repository holds more of a pool than its `maxConcurrent`.
+    PoolConsumer,
+    /// 20: each admission to a pool is the resource its precedence table names.
+    PoolChoice,
+    /// 21: once faults stop, no live waiter fits a free slot of a pool for longer than a poll.
+    PoolIdle,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -100,6 +110,11 @@ impl Invariant {
             Invariant::ClaimResend => "14 claim unknown not re-sent",
             Invariant::ClaimFamily => "15 claim family whole",
             Invariant::ClaimGuardWork => "16 claim guard work",
+            Invariant::PoolCap => "17 pool resource cap",
+            Invariant::PoolPartition => "18 pool partitions",
+            Invariant::PoolConsumer => "19 pool consumer limit",
+            Invariant::PoolChoice => "20 pool choice",
+            Invariant::PoolIdle => "21 pool idle slot",
             Invariant::Protocol => "protocol",
         }
     }

@@ -40,6 +40,7 @@ impl Admission<LockState> for Fifo {
                 lease_ms: entry.lease_ms.min(max_ttl_ms),
                 ceiling_at: now.saturating_add(max_ttl_ms),
                 claimed_at: Some(entry.last_seen_at),
+                pool: None,
             });
         }
         admitted
@@ -69,6 +70,7 @@ mod tests {
             holders: Vec::new(),
             queue: Vec::new(),
             last_change: None,
+            pool: None,
         }
     }
 
@@ -88,6 +90,7 @@ mod tests {
             lease_ms: 60_000,
             enqueued_at: 0,
             last_seen_at: 0,
+            pool: None,
         }
     }
 

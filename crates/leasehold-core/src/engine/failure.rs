@@ -72,6 +72,7 @@ impl<P: Planner> Engine<P> {
                         lease: None,
                         sha: None,
                         read_at: self.clock.server_now(now),
+                        pool: None,
                     }),
                     etag: None,
                     error: None,

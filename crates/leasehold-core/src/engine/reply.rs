@@ -169,18 +169,23 @@ impl<P: Planner> Engine<P> {
                 },
             ) => {
                 let path = store::config_path(&self.target.lock);
-                let (capacity, lease) = match store::parse_config(&path, &content) {
+                let (capacity, lease, pool) = match store::parse_config(&path, &content) {
                     Ok(c) => {
                         self.config.error = None;
-                        (c.capacity, c.lease)
+                        (c.capacity, c.lease, c.pool)
                     }
                     Err(e) => {
+                        let pool = store::broken_pool(&content, &e);
                         log.push(LogLine {
                             level: Level::Warning,
-                            text: format!("{e}; using capacity {DEFAULT_CAPACITY}"),
+                            text: if pool.is_some() {
+                                format!("{e}; the pool admits nobody new until it is fixed")
+                            } else {
+                                format!("{e}; using capacity {DEFAULT_CAPACITY}")
+                            },
                         });
                         self.config.error = Some(e);
-                        (DEFAULT_CAPACITY, None)
+                        (DEFAULT_CAPACITY, None, pool)
                     }
                 };
                 self.config.record = Some(ConfigRecord {
@@ -188,6 +193,7 @@ impl<P: Planner> Engine<P> {
                     lease,
                     sha: Some(sha),
                     read_at: self.clock.server_now(now),
+                    pool,
                 });
                 self.config.etag = etag;
                 self.decide(now, log)

@@ -30,8 +30,8 @@ use crate::store::ClaimPlace;
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
     AnswerClass, Call, ChangeAction, Failure, FailureCode, Holder, InputError, JobSummary,
-    LeasePolicy, LeaseView, Level, LockState, LogLine, Outcome, QueueEntry, Reply, ResultWord,
-    RunIdentity,
+    LeasePolicy, LeaseView, Level, LockState, LogLine, Outcome, PoolConfig, PoolRequest,
+    QueueEntry, Reply, ResultWord, RunIdentity,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +52,8 @@ pub struct AcquireSettings {
     /// The pull request whose head this job must still be working on (`pull-request`,
     /// `expected-head-sha`).
     pub pr: Option<PrHead>,
+    /// What a pool's waiter asks for (`prefer`, `requires`, `partition`, `affinity`), if any.
+    pub pool: Option<Box<PoolRequest>>,
 }
 
 impl AcquireSettings {
@@ -77,6 +79,7 @@ impl AcquireSettings {
         let record_job_id = r.bool_or_warn("record-job-id", false) && !run.runner_name.is_empty();
         let holder_id = input::holder_id(&run.repository, run.run_id, &run.job, suffix);
         let pr = PrHead::parse(&r)?;
+        let pool = super::pool::parse_request(&r)?.map(Box::new);
         let mut retry = r.retry_policy();
         // Acquire is attempt-bounded (a waiting job holds a runner): no deadline ceiling.
         retry.max_attempts_with_deadline = None;
@@ -93,6 +96,7 @@ impl AcquireSettings {
             retry,
             record_job_id,
             pr,
+            pool,
         };
         Ok((settings, r.warnings))
     }
@@ -104,6 +108,8 @@ pub struct AcquirePlanner {
     queue_position: Option<u32>,
     cancelled: bool,
     head: HeadGate,
+    /// The pool's config as last seen (for the granted resource's tags).
+    pool_seen: Option<Box<PoolConfig>>,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -127,6 +133,7 @@ impl AcquirePlanner {
             queue_position: None,
             cancelled: false,
             head,
+            pool_seen: None,
         }
     }
 
@@ -167,6 +174,7 @@ impl AcquirePlanner {
         o.fence = Some(holder.fence);
         o.nonce = Some(holder.nonce.clone());
         o.queue_position = Some(self.queue_position.unwrap_or(0));
+        super::pool::seat_outputs(&mut o, holder, self.pool_seen.as_deref());
         Decision::Finish(o)
     }
 
@@ -190,6 +198,7 @@ impl AcquirePlanner {
             lease_ms: self.lease_ms(policy),
             enqueued_at: server_now,
             last_seen_at: server_now,
+            pool: self.s.pool.as_deref().cloned(),
         }
     }
 
@@ -299,6 +308,9 @@ impl Planner for AcquirePlanner {
     }
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
+        if let Some(p) = super::pool::pool_of(ctx.admission.as_ref()) {
+            self.pool_seen = Some(Box::new(p.config.clone()));
+        }
         let now = ctx.now;
         let st = ctx.state;
         let id = self.s.holder_id.as_str();
@@ -535,7 +547,12 @@ impl Planner for AcquirePlanner {
                 until = until.min(at);
             }
         }
-        let line = self.waiting_line(st, Some(capacity), position, until);
+        let mut line = self.waiting_line(st, Some(capacity), position, until);
+        if let Some(pool) = super::pool::pool_of(ctx.admission.as_ref()) {
+            if let Some(why) = super::pool::why_waiting(pool, st, id, ctx.server_now) {
+                line.push_str(&format!("; waiting because: {why}"));
+            }
+        }
         ctx.info(line);
         self.head.polled();
         Decision::Sleep { until }

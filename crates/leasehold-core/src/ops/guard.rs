@@ -929,6 +929,8 @@ mod machine {
             claims: None,
             slots: None,
             report: None,
+            resource: None,
+            resource_tags: None,
         })
     }
 

@@ -9,12 +9,14 @@ mod exchange;
 pub mod guard;
 mod head;
 mod identity;
+pub mod pool;
 mod reap;
 mod receipt;
 mod release;
 mod renew;
 pub mod slots;
 mod status;
+mod usage;
 
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +31,7 @@ use reap::{ReapPlanner, ReapSettings};
 use release::{ReleasePlanner, ReleaseSettings};
 use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
+use usage::{UsagePlanner, UsageSettings};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -79,6 +82,9 @@ pub enum OperationKind {
     CheckHead,
     /// Keep one alert issue per problem (`audit.rs`).
     Audit,
+    /// Record a usage reading of a pool's resource (`usage.rs`).
+    #[serde(rename = "report-usage")]
+    ReportUsage,
 }
 
 impl OperationKind {
@@ -121,7 +127,7 @@ pub struct Plan {
 /// file in this directory, a variant here and an arm in [`Operation::new`] and
 /// [`Operation::step`]).
 pub enum Operation {
-    Acquire(Engine<AcquirePlanner>),
+    Acquire(Box<Engine<AcquirePlanner>>),
     Release(Engine<ReleasePlanner>),
     Status(Engine<StatusPlanner>),
     Renew(Engine<RenewPlanner>),
@@ -132,6 +138,7 @@ pub enum Operation {
     Receipt(receipt::ReceiptOp),
     CheckHead(head::CheckHeadOp),
     Audit(audit::AuditOp),
+    ReportUsage(Engine<UsagePlanner>),
 }
 
 impl Operation {
@@ -255,7 +262,11 @@ impl Operation {
                     retry: s.retry.clone(),
                 };
                 (
-                    Operation::Acquire(Engine::new(AcquirePlanner::new(s), target, entropy.seed)),
+                    Operation::Acquire(Box::new(Engine::new(
+                        AcquirePlanner::new(s),
+                        target,
+                        entropy.seed,
+                    ))),
                     plan,
                 )
             }
@@ -330,6 +341,30 @@ impl Operation {
                 };
                 (Operation::Reap(reap::reap_all(&s, entropy.seed)), plan)
             }
+            OperationKind::ReportUsage => {
+                let (s, warnings) = UsageSettings::parse(inputs)?;
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
+                    state_branch: s.state_branch.clone(),
+                    holder_id: "report-usage".into(),
+                    retry: s.retry.clone(),
+                };
+                (
+                    Operation::ReportUsage(Engine::new(UsagePlanner { s }, target, entropy.seed)),
+                    plan,
+                )
+            }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan {
@@ -373,6 +408,7 @@ impl Operation {
             Operation::Receipt(r) => return r.step(event),
             Operation::CheckHead(c) => return c.step(event),
             Operation::Audit(a) => return a.step(event),
+            Operation::ReportUsage(e) => e.step(event),
         }?;
         Ok(step)
     }

@@ -40,6 +40,8 @@ pub struct ReleaseSettings {
     pub enabled: bool,
     /// Cleanup only: the last revision the acquire step saw; older answers are stale.
     pub min_revision: Option<u64>,
+    /// How the work on a pool's resource went (`outcome`, `retry-at`), if said.
+    pub pool_outcome: Option<super::pool::RunOutcome>,
 }
 
 impl ReleaseSettings {
@@ -59,6 +61,7 @@ impl ReleaseSettings {
             ),
         );
         let retry = r.retry_policy();
+        let pool_outcome = super::pool::parse_outcome(&r)?;
         let settings = ReleaseSettings {
             lock,
             repository,
@@ -71,6 +74,7 @@ impl ReleaseSettings {
             confirm_noop: true,
             enabled: true,
             min_revision: None,
+            pool_outcome,
         };
         Ok((settings, r.warnings))
     }
@@ -204,6 +208,9 @@ impl Planner for ReleasePlanner {
                     h.run.run_attempt, self.s.run_attempt
                 ));
                 return Decision::Finish(self.outcome(ResultWord::Noop));
+            }
+            if let Some(outcome) = self.s.pool_outcome {
+                super::pool::record_outcome(&mut doc, id, outcome, ctx.server_now);
             }
             doc.holders.retain(|h| h.holder_id != id);
             // Hand the slot on in the same write when the capacity is known to be fresh.

@@ -28,6 +28,9 @@ pub struct RenewSettings {
     pub retry: RetryPolicy,
     /// This job's run attempt: another nonce under a *newer* attempt proves the claim lost.
     pub run_attempt: u32,
+    /// How the work on a pool's resource goes (`outcome`, `retry-at`), if said: recorded with
+    /// the renewal (a renewal that changes the books is written even when not due).
+    pub pool_outcome: Option<super::pool::RunOutcome>,
 }
 
 impl RenewSettings {
@@ -39,6 +42,7 @@ impl RenewSettings {
         let nonce = r.nonce()?;
         let if_due = r.bool("if-due")?.unwrap_or(false);
         let retry = r.retry_policy();
+        let pool_outcome = super::pool::parse_outcome(&r)?;
         let s = RenewSettings {
             lock,
             repository,
@@ -48,6 +52,7 @@ impl RenewSettings {
             if_due,
             retry,
             run_attempt: run.run_attempt,
+            pool_outcome,
         };
         Ok((s, r.warnings))
     }
@@ -57,11 +62,20 @@ pub struct RenewPlanner {
     pub s: RenewSettings,
     /// The expiry this renewal wrote, once written.
     wrote: Option<Millis>,
+    /// The pool outcome is in the books (our write of it was accepted, or nothing to change).
+    recorded: bool,
+    /// A write carrying the pool outcome was sent.
+    outcome_sent: bool,
 }
 
 impl RenewPlanner {
     pub fn new(s: RenewSettings) -> Self {
-        RenewPlanner { s, wrote: None }
+        RenewPlanner {
+            s,
+            wrote: None,
+            recorded: false,
+            outcome_sent: false,
+        }
     }
 
     fn outcome(&self, result: ResultWord) -> Outcome {
@@ -107,7 +121,20 @@ impl Planner for RenewPlanner {
                     o.lease = Some(lease.clone());
                     Decision::Finish(o)
                 };
-                if self.wrote == Some(h.expires_at) {
+                if self.outcome_sent && ctx.provenance == Provenance::Written {
+                    self.recorded = true;
+                }
+                let mut books = st.clone();
+                let books_change = match self.s.pool_outcome {
+                    Some(outcome) if !self.recorded => {
+                        super::pool::record_outcome(&mut books, id, outcome, ctx.server_now)
+                    }
+                    _ => false,
+                };
+                if !books_change {
+                    self.recorded = true;
+                }
+                if self.wrote == Some(h.expires_at) && !books_change {
                     ctx.info(format!(
                         "renewed {id} on {} until {}",
                         self.s.lock,
@@ -115,24 +142,29 @@ impl Planner for RenewPlanner {
                     ));
                     return finish(ResultWord::Renewed, self);
                 }
-                if self.s.if_due && !policy.renewal_due(ctx.server_now, h.expires_at, h.lease_ms) {
+                let due =
+                    !self.s.if_due || policy.renewal_due(ctx.server_now, h.expires_at, h.lease_ms);
+                if !due && !books_change {
                     return finish(ResultWord::NotDue, self);
                 }
                 let target = h
                     .expires_at
                     .max(ctx.server_now.saturating_add(h.lease_ms).min(h.ceiling_at));
-                if target <= h.expires_at {
+                if target <= h.expires_at && !books_change {
                     ctx.warn(format!(
                         "{id} is at its ceiling ({}): the lease cannot be extended",
                         format_rfc3339(h.ceiling_at)
                     ));
                     return finish(ResultWord::Renewed, self);
                 }
-                let mut doc = st.clone();
-                if let Some(h) = doc.holders.iter_mut().find(|h| h.holder_id == id) {
-                    h.expires_at = target;
+                let mut doc = books;
+                if due {
+                    if let Some(h) = doc.holders.iter_mut().find(|h| h.holder_id == id) {
+                        h.expires_at = h.expires_at.max(target);
+                    }
                 }
-                self.wrote = Some(target);
+                self.wrote = Some(doc.holder(id).map_or(target, |h| h.expires_at));
+                self.outcome_sent |= books_change;
                 Decision::Write {
                     doc,
                     action: ChangeAction::Renew,

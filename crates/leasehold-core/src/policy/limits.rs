@@ -243,3 +243,28 @@ pub const DEFAULT_REAPER_MAX_AGE_MINUTES: u64 = 30;
 pub const DEFAULT_REAPER_MAX_RUNNING_MINUTES: u64 = 15;
 /// The largest either limit may be set to (a week).
 pub const MAX_AUDIT_MINUTES: u64 = 10_080;
+// --- resource pools ----------------------------------------------------------------------------
+
+/// The most resources a pool declares: each is scanned for every waiter, in one write.
+pub const MAX_RESOURCES: usize = 64;
+/// The longest resource name, tag, partition atom or affinity key: each is written in the state
+/// and in outputs.
+pub const MAX_POOL_WORD: usize = 64;
+/// The most tags on one resource, entries in one `prefer` or `requires`, atoms in one
+/// partition or in `nonReservingAtoms`.
+pub const MAX_POOL_LIST: usize = 32;
+/// The longest `affinitySeconds`: a day (prompt caches last minutes).
+pub const MAX_AFFINITY_SECONDS: u64 = 86_400;
+/// The partition atom that names the global set: it intersects every partition.
+pub const GLOBAL_PARTITION: &str = "*";
+/// A usage reading older than this (by its own `observedAt`) is stale: never spare capacity.
+pub const USAGE_STALE_MS: Millis = 45 * MINUTE;
+/// A reading observed further than this in the future is not trusted either.
+pub const USAGE_FUTURE_MS: Millis = 5 * MINUTE;
+/// A resource whose reading leaves less than this of its window unused (basis points) is
+/// exhausted.
+pub const USAGE_HEADROOM_MARGIN_BP: u32 = 200;
+/// A rate-limited resource backs off this long after its first hit without a hint…
+pub const BACKOFF_BASE_MS: Millis = 15 * MINUTE;
+/// …doubling per consecutive hit, up to this.
+pub const BACKOFF_CAP_MS: Millis = 5 * 60 * MINUTE;

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::policy::LeaseRule;
 use crate::wire::time::Millis;
-use crate::wire::{ConfigError, ConfigRecord, LeasePolicy};
+use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, PoolConfig};
+
+use super::pool_config::{declares_pool, parse_pool};
 
 pub fn config_path(lock: &str) -> String {
     format!("locks/{lock}.config.json")
@@ -40,6 +42,9 @@ pub struct LockConfig {
     /// The lease policy, when the config sets one (`"lease": {…}`); else holders keep the
     /// unguarded defaults.
     pub lease: Option<LeasePolicy>,
+    /// The pool it declares (`resources`), when it is a pool; `capacity` is then the pool's
+    /// holdings at once.
+    pub pool: Option<PoolConfig>,
 }
 
 /// Which rule a config file broke, by a stable name, and where: what `validate` reports and
@@ -93,6 +98,23 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
     if !value.is_object() {
         return Err(problem("shape", shape("not an object".into()), ""));
     }
+    if declares_pool(&value) {
+        let obj = value.as_object().expect("an object");
+        let (pool, capacity) = parse_pool(text, obj)
+            .map_err(|e| problem(&format!("pool.{}", e.rule), e.to_string(), ""))?;
+        let raw_lease = match obj.get("lease") {
+            None => None,
+            Some(block) => Some(
+                serde_json::from_value::<RawLease>(block.clone())
+                    .map_err(|e| problem("shape", shape(e.to_string()), "/lease"))?,
+            ),
+        };
+        return Ok(LockConfig {
+            capacity,
+            lease: checked_lease(&value, raw_lease, &problem)?,
+            pool: Some(pool),
+        });
+    }
     let raw: RawConfig = serde_json::from_value(value.clone())
         .map_err(|e| problem("shape", shape(e.to_string()), &offending_key(&value)))?;
     let rule = format!("\"capacity\" must be an integer from 1 to {MAX_CAPACITY}");
@@ -106,7 +128,22 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
             ))
         }
     };
-    let lease = match raw.lease {
+    let lease = checked_lease(&value, raw.lease, &problem)?;
+    Ok(LockConfig {
+        capacity,
+        lease,
+        pool: None,
+    })
+}
+
+/// A `lease` block checked by the lease rules, a broken rule named `lease.<rule>` and placed on
+/// its key (the same for a plain lock and a pool).
+fn checked_lease(
+    value: &serde_json::Value,
+    raw: Option<RawLease>,
+    problem: &dyn Fn(&str, String, &str) -> ConfigProblem,
+) -> Result<Option<LeasePolicy>, ConfigProblem> {
+    Ok(match raw {
         None => None,
         Some(l) => {
             let policy = l.policy(&LeasePolicy::guarded());
@@ -125,8 +162,18 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
             })?;
             Some(policy)
         }
-    };
-    Ok(LockConfig { capacity, lease })
+    })
+}
+
+/// What a config that failed its rules records when it meant to declare a pool: a pool that
+/// admits nobody new (so a waiter already queued never over-runs a resource), else nothing
+/// (a plain lock's broken config keeps the default capacity, as it always has).
+pub fn broken_pool(text: &str, error: &ConfigError) -> Option<PoolConfig> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    declares_pool(&value).then(|| PoolConfig {
+        invalid: Some(error.rule.clone()),
+        ..PoolConfig::default()
+    })
 }
 
 /// What `validate` prints for one file: the config acquire would use, or the rule it broke.
@@ -245,7 +292,8 @@ mod tests {
             parse_config("p", r#"{"capacity": 64}"#),
             Ok(LockConfig {
                 capacity: 64,
-                lease: None
+                lease: None,
+                pool: None
             })
         );
         for bad in [
@@ -369,6 +417,7 @@ mod tests {
             lease: None,
             sha: None,
             read_at: 1_000_000,
+            pool: None,
         };
         assert!(is_fresh(&r, 1_000_000));
         assert!(is_fresh(&r, 1_000_000 + CONFIG_TTL_MS - 1));
@@ -376,6 +425,33 @@ mod tests {
         assert!(
             !is_fresh(&r, 999_999),
             "a record from the future is not fresh"
+        );
+    }
+
+    #[test]
+    fn a_broken_pool_config_records_a_pool_that_admits_nobody() {
+        let text = r#"{"resources": {"a": {"capacity": 0}}}"#;
+        let e = parse_config("locks/x.config.json", text).unwrap_err();
+        assert!(
+            e.rule.starts_with("pool rule resource-capacity:"),
+            "{}",
+            e.rule
+        );
+        let pool = broken_pool(text, &e).expect("a pool was meant");
+        assert_eq!(pool.invalid.as_deref(), Some(e.rule.as_str()));
+        assert!(pool.resources.is_empty());
+        let plain = r#"{"capacity": 0}"#;
+        let e = parse_config("p", plain).unwrap_err();
+        assert_eq!(
+            broken_pool(plain, &e),
+            None,
+            "a plain lock's broken config keeps its old fallback"
+        );
+        assert_eq!(broken_pool("nonsense", &e), None);
+        let ok = parse_config("p", r#"{"resources": {"a": {"capacity": 2}, "b": {"capacity": 3}}, "lease": {"ttlSeconds": 600}}"#).unwrap();
+        assert_eq!(
+            (ok.capacity, ok.lease.map(|l| l.ttl_ms)),
+            (5, Some(600_000))
         );
     }
 }

@@ -3,9 +3,17 @@
 //!
 //! It is versioned by `schema`; a document this version cannot fully understand is refused,
 //! never rewritten (unknown fields are refused too: rewriting would drop them).
+//!
+//! A pool's state is schema 1 too: it adds optional fields (`config.pool`, a holding's `pool`
+//! seat, a waiter's `pool` request, the pool's books `pool`), and a version of leasehold that
+//! knows no pools refuses every one of them (`state-invalid`, unknown field), never rewriting
+//! it, exactly as it refuses any field it does not know. Every write of a pool's acquire
+//! records its config, and a record is only ever replaced by a newer one, so a pool's state
+//! always carries `config.pool` until its config stops declaring a pool. Schema 2 stays what
+//! it always was to every version: newer, refused (`state-newer-schema`).
 
 use super::{Document, Location};
-use crate::admission::{Admission, Fifo};
+use crate::admission::{Admission, Fifo, LockRule, Pool};
 use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
 use crate::wire::time::Millis;
 use crate::wire::{
@@ -20,7 +28,7 @@ pub const SCHEMA: u64 = 1;
 const OF: Stored = Stored::LockState;
 
 impl Document for LockState {
-    type Admission = Fifo;
+    type Admission = LockRule;
 
     fn location(lock: &str) -> Location {
         Location::File {
@@ -38,6 +46,7 @@ impl Document for LockState {
             holders: Vec::new(),
             queue: Vec::new(),
             last_change: None,
+            pool: None,
         }
     }
 
@@ -104,9 +113,15 @@ impl Document for LockState {
         }
     }
 
-    fn admission(record: &ConfigRecord) -> Fifo {
-        Fifo {
-            capacity: record.capacity,
+    fn admission(record: &ConfigRecord) -> LockRule {
+        match &record.pool {
+            None => LockRule::Fifo(Fifo {
+                capacity: record.capacity,
+            }),
+            Some(pool) => LockRule::Pool(Pool {
+                config: pool.clone(),
+                capacity: record.capacity,
+            }),
         }
     }
 }
@@ -134,6 +149,14 @@ impl LockState {
 }
 
 impl LockState {
+    /// Whether any pool field is present.
+    pub fn is_pool(&self) -> bool {
+        self.pool.is_some()
+            || self.config.as_ref().is_some_and(|c| c.pool.is_some())
+            || self.holders.iter().any(|h| h.pool.is_some())
+            || self.queue.iter().any(|q| q.pool.is_some())
+    }
+
     /// Structural rules every version of the file must keep.
     fn check(&self) -> Result<(), String> {
         if self.holders.len() > MAX_CAPACITY as usize {
@@ -256,6 +279,7 @@ mod tests {
             lease_ms: 60_000,
             enqueued_at: 0,
             last_seen_at: 0,
+            pool: None,
         }
     }
 
@@ -361,5 +385,51 @@ mod tests {
             ),
             (30_000, 30_000, 30_000)
         );
+    }
+
+    #[test]
+    fn a_pool_state_round_trips_and_a_plain_one_carries_no_pool_field() {
+        use crate::admission::Pool;
+        use crate::wire::{PoolConfig, PoolRequest, Resource};
+        let pool = PoolConfig {
+            resources: vec![Resource {
+                name: "acct-a1".into(),
+                capacity: 2,
+                tags: vec!["opus".into()],
+            }],
+            affinity_seconds: 300,
+            ..PoolConfig::default()
+        };
+        let mut s = LockState::empty("x");
+        let mut e = entry("a");
+        e.pool = Some(PoolRequest {
+            partition: Some(vec!["api".into()]),
+            affinity: Some("k".into()),
+            ..PoolRequest::default()
+        });
+        s.queue = vec![e, entry("b")];
+        Pool {
+            config: pool.clone(),
+            capacity: 2,
+        }
+        .admit(&mut s, 1_000, 600_000);
+        s.set_config_record(ConfigRecord {
+            capacity: 2,
+            lease: None,
+            sha: None,
+            read_at: 0,
+            pool: Some(pool),
+        });
+        s.stamp(1_000, "a", ChangeAction::Acquire, Vec::new());
+        let text = s.render();
+        assert!(text.contains("\"resource\": \"acct-a1\""), "{text}");
+        assert!(text.contains("\"affinity\": {"), "the books: {text}");
+        assert!(s.is_pool());
+        assert_eq!(LockState::parse(&text, "x").unwrap(), s);
+        let mut plain = LockState::empty("x");
+        plain.queue = vec![entry("a")];
+        Fifo { capacity: 1 }.admit(&mut plain, 0, 600_000);
+        assert!(!plain.render().contains("\"pool\""));
+        assert!(!plain.is_pool());
     }
 }

@@ -8,12 +8,13 @@
 pub mod claim;
 mod config;
 mod lock;
+pub mod pool_config;
 pub mod refs;
 
 pub use claim::{ClaimMember, ClaimSet};
 pub use config::{
-    check_config, config_path, config_verdict, is_fresh, lease_block, parse_config, ConfigProblem,
-    ConfigVerdict, LockConfig,
+    broken_pool, check_config, config_path, config_verdict, is_fresh, lease_block, parse_config,
+    ConfigProblem, ConfigVerdict, LockConfig,
 };
 pub use lock::{ClaimPlace, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::pool::{PoolBooks, PoolConfig, PoolRequest, Seat};
 use super::time::{self, Millis};
 use super::words::{ChangeAction, RemovalReason};
 
@@ -30,6 +31,9 @@ pub struct LockState {
     pub queue: Vec<QueueEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_change: Option<Change>,
+    /// A pool's books (usage readings, backoffs, affinity marks); absent on a plain lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolBooks>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +48,9 @@ pub struct ConfigRecord {
     pub sha: Option<String>,
     #[serde(with = "time::rfc3339")]
     pub read_at: Millis,
+    /// The pool the config declares (`resources`); absent on a plain lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +82,9 @@ pub struct Holder {
         with = "time::rfc3339_opt"
     )]
     pub claimed_at: Option<Millis>,
+    /// The resource and partition a pool's holding took; absent on a plain lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<Seat>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +100,9 @@ pub struct QueueEntry {
     /// When the job that waits made its claim (enqueued, or took the entry over).
     #[serde(with = "time::rfc3339")]
     pub last_seen_at: Millis,
+    /// What a pool's waiter asks for; absent on a plain lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolRequest>,
 }
 
 /// Who wrote the current version, and why: for the operator reading the file.

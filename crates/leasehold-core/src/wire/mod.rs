@@ -11,6 +11,7 @@ mod error;
 mod event;
 mod exit;
 mod outcome;
+mod pool;
 mod receipt;
 mod secrets;
 mod slot;
@@ -32,6 +33,10 @@ pub use event::{
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+};
+pub use pool::{
+    AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,
+    UsageReading, UsageStatus,
 };
 pub use receipt::{
     alert_marker, is_run_id, is_sha, read_receipt, render_receipt, BlockRead, ItemReport, Receipt,

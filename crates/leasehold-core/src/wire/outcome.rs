@@ -45,6 +45,8 @@ words! {
     UnverifiedHead = "unverified-head",
     /// A receipt check, a receipt post, a head check or an audit finished: its report says how.
     Reported = "reported",
+    /// report-usage: the reading was recorded.
+    Recorded = "recorded",
     /// The operation could not complete; see `error`.
     Failed = "failed",
     }
@@ -133,6 +135,12 @@ pub struct Outcome {
     /// the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<super::receipt::ItemReport>,
+    /// A pool's holding: the resource granted (acquire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// The granted resource's tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_tags: Option<Vec<String>>,
 }
 
 impl Stats {
@@ -174,6 +182,8 @@ impl Outcome {
             claims: None,
             slots: None,
             report: None,
+            resource: None,
+            resource_tags: None,
         }
     }
 
@@ -287,6 +297,7 @@ impl super::exit::Status {
             ResultWord::Superseded => super::exit::Status::Superseded,
             ResultWord::UnverifiedHead => super::exit::Status::UnverifiedHead,
             ResultWord::Reported => super::exit::Status::Ok,
+            ResultWord::Recorded => super::exit::Status::Ok,
             ResultWord::Failed => o
                 .error
                 .as_ref()

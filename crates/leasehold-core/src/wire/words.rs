@@ -218,6 +218,8 @@ words! {
         Renew = "renew",
         RenewCheck = "renew-check",
         Reap = "reap",
+        /// A usage reading of a pool's resource was recorded.
+        ReportUsage = "report-usage",
     }
 }
 

@@ -143,10 +143,26 @@ impl Env<'_> {
                     put("lease-minutes", l.to_string());
                 }
                 put("record-job-id", s.record_job_id.to_string());
+                if let Some(ask) = self
+                    .world
+                    .params
+                    .pool
+                    .as_ref()
+                    .and_then(|p| p.runs.get(cl.run))
+                {
+                    for (k, v) in &ask.inputs {
+                        put(k, v.clone());
+                    }
+                }
             }
             OperationKind::Release => {
                 if let Some(d) = s.deadline_s {
                     put("release-deadline-seconds", d.to_string());
+                }
+                if let Some(p) = &self.world.params.pool {
+                    for (k, v) in p.release_inputs(cl.run, self.world.now) {
+                        put(&k, v);
+                    }
                 }
             }
             OperationKind::Cleanup => {

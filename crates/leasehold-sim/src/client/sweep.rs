@@ -88,6 +88,12 @@ impl Env<'_> {
                 st.holders
                     .iter()
                     .map(|h| policy.takeable_after(h.expires_at) + 1)
+                    // A pool's resource backing off after a rate limit takes nobody until then.
+                    .chain(
+                        st.pool
+                            .iter()
+                            .flat_map(|b| b.backoff.values().map(|b| b.until + 1)),
+                    )
                     .max()
                     .unwrap_or(0),
             ),

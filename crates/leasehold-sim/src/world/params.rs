@@ -8,6 +8,7 @@ use leasehold_core::LeasePolicy;
 
 use crate::fault::{Profile, REQUEST_FAULTS};
 use crate::planted::PlantedBug;
+use crate::pool::PoolParams;
 use crate::rng::SimRng;
 
 /// A hard cap on events per seed, far above any settled run: a runaway seed stops here and is
@@ -90,6 +91,8 @@ pub struct Params {
     pub record_job_id: RecordJobId,
     /// Liveness bound, ms after T0: by then every job has ended and the lock is empty.
     pub bound_ms: Millis,
+    /// In a pool seed: the pool and each run's request (drawn apart, [`crate::pool`]).
+    pub pool: Option<PoolParams>,
 }
 
 /// Which jobs record their job id (acquire's `record-job-id`), so the reaper judges their
@@ -192,7 +195,23 @@ impl Params {
             reaper,
             record_job_id,
             bound_ms,
+            pool: None,
         }
+    }
+
+    /// Makes the lock a pool in a pool seed (its own draws, after every other one): the config
+    /// file declares resources, and the capacity in force is the pool's.
+    pub fn with_pool(mut self, seed: u64) -> Self {
+        self.pool = PoolParams::draw(
+            seed,
+            self.config_file,
+            self.runs,
+            self.lease.as_ref().map(lease_block),
+        );
+        if let Some(p) = &self.pool {
+            self.capacity = leasehold_core::pool_capacity(&p.config);
+        }
+        self
     }
 
     /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
@@ -205,6 +224,9 @@ impl Params {
     pub fn config_text(&self) -> Option<String> {
         if !self.config_file {
             return None;
+        }
+        if let Some(p) = &self.pool {
+            return Some(p.json.clone());
         }
         Some(match &self.lease {
             None => format!("{{\"capacity\": {}}}\n", self.capacity),

@@ -1,0 +1,332 @@
+//! What acquire adds for a resource pool, kept apart from the plain lock's plan: the request
+//! inputs (`prefer`, `requires`, `partition`, `affinity`), the outputs of a holding (`resource`,
+//! `resource-tags`), and the line that says why a waiter waits, naming why each resource was
+//! passed over.
+
+use crate::admission::{LockRule, Pool};
+use crate::input::Reader;
+use crate::policy::limits::{BACKOFF_BASE_MS, BACKOFF_CAP_MS, GLOBAL_PARTITION, MAX_POOL_LIST};
+use crate::store::pool_config::check_word;
+use crate::wire::time::{parse_rfc3339, Millis};
+use crate::wire::{Backoff, Holder, InputError, LockState, Outcome, PoolConfig, PoolRequest};
+
+/// A comma-separated list of words (names, tags, atoms); `*` where `global` allows it.
+fn word_list(r: &Reader<'_>, name: &str, global: bool) -> Result<Vec<String>, InputError> {
+    let Some(raw) = r.get(name) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<String> = Vec::new();
+    for word in raw.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        if !(global && word == GLOBAL_PARTITION) {
+            check_word(name, word).map_err(|e| InputError::new(name, &e.detail, word))?;
+        }
+        if !out.iter().any(|w| w == word) {
+            out.push(word.to_string());
+        }
+    }
+    if out.len() > MAX_POOL_LIST {
+        return Err(InputError::new(
+            name,
+            &format!("has more than {MAX_POOL_LIST} entries"),
+            "",
+        ));
+    }
+    Ok(out)
+}
+
+/// The pool request of an acquire, or `None` when it sets none of the pool inputs (a plain
+/// acquire, which a pool admits too, on any resource).
+pub fn parse_request(r: &Reader<'_>) -> Result<Option<PoolRequest>, InputError> {
+    let prefer = word_list(r, "prefer", false)?;
+    let requires = word_list(r, "requires", false)?;
+    let partition = word_list(r, "partition", true)?;
+    let affinity = match r.get("affinity") {
+        None => None,
+        Some(key) => {
+            check_word("affinity", key).map_err(|e| InputError::new("affinity", &e.detail, key))?;
+            Some(key.to_string())
+        }
+    };
+    let request = PoolRequest {
+        prefer,
+        requires,
+        partition: (!partition.is_empty()).then_some(partition),
+        affinity,
+    };
+    Ok((request != PoolRequest::default()).then_some(request))
+}
+
+/// The pool of the admission rule, when the lock is a pool.
+pub fn pool_of(rule: Option<&LockRule>) -> Option<&Pool> {
+    match rule {
+        Some(LockRule::Pool(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// Adds a pool holding's `resource` and `resource-tags` to an acquire's outcome (`pool`: the
+/// config last seen, for the tags).
+pub fn seat_outputs(o: &mut Outcome, holder: &Holder, pool: Option<&PoolConfig>) {
+    let Some(seat) = &holder.pool else { return };
+    o.resource = Some(seat.resource.clone());
+    o.resource_tags = Some(
+        pool.and_then(|p| p.resources.iter().find(|r| r.name == seat.resource))
+            .map(|r| r.tags.clone())
+            .unwrap_or_default(),
+    );
+}
+
+/// Why `holder_id`, waiting in `st`, is not admitted: the scan replayed to its place.
+pub fn why_waiting(pool: &Pool, st: &LockState, holder_id: &str, now: Millis) -> Option<String> {
+    let mut scan = crate::admission::Scan::new(pool, st);
+    for entry in &st.queue {
+        let verdict = scan.judge(entry, now);
+        if entry.holder_id == holder_id {
+            return verdict.err().map(|held| held.describe());
+        }
+        if verdict.is_err() {
+            scan.pass_over(entry);
+        }
+    }
+    None
+}
+
+/// How the work on a pool's resource went, as release and renew report it (`outcome`,
+/// `retry-at`): a rate limit backs the resource off; a success resets its backoff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOutcome {
+    Success,
+    /// The provider's hint, when it gave one (`retry-at`, RFC 3339 UTC).
+    RateLimited {
+        retry_at: Option<Millis>,
+    },
+}
+
+/// `outcome` (`success` or `rate-limited`) and `retry-at`; `None` when `outcome` is not set
+/// (the books are left as they are).
+pub fn parse_outcome(r: &Reader<'_>) -> Result<Option<RunOutcome>, InputError> {
+    let retry_at = match r.get("retry-at") {
+        None => None,
+        Some(t) => Some(parse_rfc3339(t).ok_or_else(|| {
+            InputError::new(
+                "retry-at",
+                "must be a UTC time, YYYY-MM-DDTHH:MM:SS[.fff]Z",
+                t,
+            )
+        })?),
+    };
+    match r.get("outcome") {
+        None if retry_at.is_some() => Err(InputError::new(
+            "retry-at",
+            "needs `outcome: rate-limited`",
+            "",
+        )),
+        None => Ok(None),
+        Some("success") if retry_at.is_none() => Ok(Some(RunOutcome::Success)),
+        Some("success") => Err(InputError::new(
+            "retry-at",
+            "needs `outcome: rate-limited`",
+            "",
+        )),
+        Some("rate-limited") => Ok(Some(RunOutcome::RateLimited { retry_at })),
+        Some(other) => Err(InputError::new(
+            "outcome",
+            "must be success or rate-limited",
+            other,
+        )),
+    }
+}
+
+/// The backoff after one more consecutive rate limit: until the hint (at most the cap from
+/// now), else 15 minutes doubling per consecutive hit, up to 5 hours.
+pub fn next_backoff(previous: Option<&Backoff>, retry_at: Option<Millis>, now: Millis) -> Backoff {
+    let hits = previous.map_or(0, |b| b.hits).saturating_add(1);
+    let doubled = BACKOFF_BASE_MS
+        .saturating_mul(1u64 << (hits - 1).min(20))
+        .min(BACKOFF_CAP_MS);
+    let until = match retry_at {
+        Some(at) => at.clamp(now, now.saturating_add(BACKOFF_CAP_MS)),
+        None => now.saturating_add(doubled),
+    };
+    Backoff { until, hits }
+}
+
+/// Records `outcome` of the work on `holder_id`'s resource in the pool's books. Returns whether
+/// the books changed (a plain lock's holding has no resource: nothing changes).
+pub fn record_outcome(
+    doc: &mut LockState,
+    holder_id: &str,
+    outcome: RunOutcome,
+    now: Millis,
+) -> bool {
+    let Some(resource) = doc
+        .holder(holder_id)
+        .and_then(|h| h.pool.as_ref())
+        .map(|s| s.resource.clone())
+    else {
+        return false;
+    };
+    let before = doc.pool.clone();
+    let books = doc.pool.get_or_insert_with(Default::default);
+    match outcome {
+        RunOutcome::Success => {
+            books.backoff.remove(&resource);
+        }
+        RunOutcome::RateLimited { retry_at } => {
+            let next = next_backoff(books.backoff.get(&resource), retry_at, now);
+            books.backoff.insert(resource, next);
+        }
+    }
+    if books.is_empty() {
+        doc.pool = None;
+    }
+    doc.pool != before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::RawInputs;
+
+    fn read(pairs: &[(&str, &str)]) -> Result<Option<PoolRequest>, InputError> {
+        let raw: RawInputs = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        parse_request(&Reader::new(&raw))
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_cap_honours_a_hint_and_a_success_resets_it() {
+        let m = 60_000;
+        let mut b = None;
+        let mut lengths = Vec::new();
+        for _ in 0..7 {
+            let next = next_backoff(b.as_ref(), None, 0);
+            lengths.push(next.until / m);
+            b = Some(next);
+        }
+        assert_eq!(lengths, [15, 30, 60, 120, 240, 300, 300]);
+        assert_eq!(next_backoff(None, Some(5 * m), 0).until, 5 * m);
+        assert_eq!(
+            next_backoff(None, Some(24 * 60 * m), 0).until,
+            300 * m,
+            "a hint within the cap"
+        );
+        assert_eq!(
+            next_backoff(None, Some(0), 10).until,
+            10,
+            "a hint in the past: none in force"
+        );
+
+        let mut s = LockState::empty("x");
+        s.holders.push(Holder {
+            holder_id: "h".into(),
+            nonce: "n".into(),
+            fence: 1,
+            run: crate::wire::RunIdentity {
+                repository: "o/r".into(),
+                run_id: 1,
+                run_attempt: 1,
+                job: "j".into(),
+                runner_name: String::new(),
+                url: String::new(),
+                job_id: None,
+            },
+            acquired_at: 0,
+            expires_at: 1,
+            lease_ms: 1,
+            ceiling_at: 1,
+            claimed_at: None,
+            pool: Some(crate::wire::Seat {
+                resource: "a".into(),
+                partition: None,
+                affinity: None,
+            }),
+        });
+        assert!(record_outcome(
+            &mut s,
+            "h",
+            RunOutcome::RateLimited { retry_at: None },
+            0
+        ));
+        assert!(record_outcome(
+            &mut s,
+            "h",
+            RunOutcome::RateLimited { retry_at: None },
+            0
+        ));
+        assert_eq!(
+            s.pool.as_ref().unwrap().backoff["a"],
+            Backoff {
+                until: 30 * m,
+                hits: 2
+            }
+        );
+        assert!(record_outcome(&mut s, "h", RunOutcome::Success, 0));
+        assert_eq!(s.pool, None, "a success resets the backoff");
+        assert!(!record_outcome(&mut s, "h", RunOutcome::Success, 0));
+        assert!(!record_outcome(&mut s, "nobody", RunOutcome::Success, 0));
+    }
+
+    #[test]
+    fn outcome_inputs() {
+        let read = |pairs: &[(&str, &str)]| {
+            let raw: RawInputs = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            parse_outcome(&Reader::new(&raw))
+        };
+        assert_eq!(read(&[]), Ok(None));
+        assert_eq!(
+            read(&[("outcome", "success")]),
+            Ok(Some(RunOutcome::Success))
+        );
+        assert_eq!(
+            read(&[
+                ("outcome", "rate-limited"),
+                ("retry-at", "1970-01-01T00:01:00Z")
+            ]),
+            Ok(Some(RunOutcome::RateLimited {
+                retry_at: Some(60_000)
+            }))
+        );
+        assert_eq!(read(&[("outcome", "oops")]).unwrap_err().input, "outcome");
+        assert_eq!(
+            read(&[("retry-at", "1970-01-01T00:01:00Z")])
+                .unwrap_err()
+                .input,
+            "retry-at"
+        );
+        assert_eq!(
+            read(&[("outcome", "rate-limited"), ("retry-at", "soon")])
+                .unwrap_err()
+                .input,
+            "retry-at"
+        );
+    }
+
+    #[test]
+    fn request_inputs() {
+        assert_eq!(read(&[]), Ok(None), "no pool input: a plain request");
+        let r = read(&[
+            ("prefer", "opus, sonnet,acct-a1"),
+            ("partition", "api,db,api"),
+            ("affinity", "pkg:api"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(r.prefer, ["opus", "sonnet", "acct-a1"]);
+        assert_eq!(r.partition, Some(vec!["api".to_string(), "db".to_string()]));
+        assert_eq!(r.affinity.as_deref(), Some("pkg:api"));
+        assert_eq!(
+            read(&[("partition", "*")]).unwrap().unwrap().partition,
+            Some(vec!["*".to_string()])
+        );
+        assert_eq!(read(&[("prefer", "a b")]).unwrap_err().input, "prefer");
+        assert_eq!(read(&[("requires", "*")]).unwrap_err().input, "requires");
+        let e = read(&[("affinity", "ghp_abcdef")]).unwrap_err();
+        assert_eq!((e.input.as_str(), e.value.as_str()), ("affinity", ""));
+    }
+}

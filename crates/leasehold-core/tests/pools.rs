@@ -1,0 +1,391 @@
+//! A resource pool end to end, against GitHub as `leasehold-github-model` has it: 12 jobs from 3
+//! repositories, each an acquire then (after its work) a release, interleaved request by request
+//! on a virtual clock, against 3 resources of caps 1, 2 and 2 with preference chains, two
+//! partitions and a consumer limit. Every version of the state file that was ever committed is
+//! checked: no resource above its cap, no two intersecting partitions held at once, no consumer
+//! above its limit; every job is admitted exactly once and told its resource.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use leasehold_core::{
+    conflict, parse_config, Command, Entropy, Event, LockState, LogLine, Operation, OperationKind,
+    Outcome, ResultWord,
+};
+use leasehold_github_model::GitHub;
+
+const T: u64 = 1_800_000_000_000;
+const BRANCH: &str = "leasehold-state";
+const STATE: &str = "locks/pool.json";
+const CONFIG: &str = r#"{
+  "resources": {
+    "solo": { "capacity": 1, "tags": ["fast"] },
+    "duo-a": { "capacity": 2, "tags": ["fast", "gpu"] },
+    "duo-b": { "capacity": 2, "tags": ["gpu"] }
+  },
+  "consumers": { "o/ops": { "maxConcurrent": 1 }, "o/web": { "resources": ["duo-a", "duo-b"] } },
+  "affinitySeconds": 300
+}"#;
+
+struct Job {
+    inputs: BTreeMap<String, String>,
+    op: Operation,
+    /// The command to perform next, and when.
+    next: Command,
+    at: u64,
+    releasing: bool,
+    acquired: Option<Outcome>,
+    released: Option<Outcome>,
+    log: Vec<LogLine>,
+    hold_ms: u64,
+}
+
+fn inputs(repo: &str, run: u64, extra: &[(&str, &str)]) -> BTreeMap<String, String> {
+    let mut m: BTreeMap<String, String> = [
+        ("lock", "pool"),
+        ("repository", "octo/locks"),
+        ("GITHUB_REPOSITORY", repo),
+        ("GITHUB_RUN_ATTEMPT", "1"),
+        ("GITHUB_JOB", "build"),
+        ("record-job-id", "false"),
+        ("poll-seconds", "5"),
+        ("timeout-minutes", "120"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    m.insert("GITHUB_RUN_ID".into(), run.to_string());
+    m.insert("RUNNER_NAME".into(), format!("runner-{run}"));
+    for (k, v) in extra {
+        m.insert(k.to_string(), v.to_string());
+    }
+    m
+}
+
+fn start(
+    kind: OperationKind,
+    inputs: &BTreeMap<String, String>,
+    seed: u64,
+    now: u64,
+) -> (Operation, Command, Vec<LogLine>) {
+    let entropy = Entropy {
+        seed,
+        nonce: format!("{seed:016x}"),
+    };
+    let (mut op, _) = Operation::new(kind, inputs, &entropy).expect("valid inputs");
+    let step = op.step(Event::Start { now }).expect("a first step");
+    (op, step.command, step.log)
+}
+
+/// Runs every job to its end; returns the jobs and the model.
+fn run_pool(jobs: Vec<(BTreeMap<String, String>, u64)>) -> (Vec<Job>, GitHub) {
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut jobs: Vec<Job> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (inputs, hold_ms))| {
+            let at = T + i as u64 * 97;
+            let (op, next, log) = start(OperationKind::Acquire, &inputs, i as u64 + 1, at);
+            Job {
+                inputs,
+                op,
+                next,
+                at,
+                releasing: false,
+                acquired: None,
+                released: None,
+                log,
+                hold_ms,
+            }
+        })
+        .collect();
+    for _ in 0..200_000 {
+        let Some(i) = (0..jobs.len())
+            .filter(|&i| jobs[i].released.is_none())
+            .min_by_key(|&i| (jobs[i].at, i))
+        else {
+            return (jobs, github);
+        };
+        let job = &mut jobs[i];
+        let now = job.at;
+        let step = match job.next.clone() {
+            Command::Finish { outcome } if !job.releasing => {
+                assert_eq!(outcome.result, ResultWord::Acquired, "{:?}", outcome.error);
+                job.acquired = Some(*outcome);
+                job.releasing = true;
+                let at = now + job.hold_ms;
+                let (op, next, log) =
+                    start(OperationKind::Release, &job.inputs, i as u64 + 100, at);
+                job.op = op;
+                job.next = next;
+                job.at = at;
+                job.log.extend(log);
+                continue;
+            }
+            Command::Finish { outcome } => {
+                assert_eq!(outcome.result, ResultWord::Released, "{:?}", outcome.error);
+                job.released = Some(*outcome);
+                continue;
+            }
+            Command::Sleep { until_ms, .. } => {
+                job.at = until_ms.max(now);
+                job.op.step(Event::Timer { now: job.at }).expect("a step")
+            }
+            c @ Command::Request { .. } => {
+                let answer = github.answer(&c, now);
+                job.at = now + 50;
+                job.op
+                    .step(Event::Reply {
+                        now: job.at,
+                        reply: answer.reply,
+                    })
+                    .expect("a step")
+            }
+        };
+        job.next = step.command;
+        job.log.extend(step.log);
+    }
+    panic!("the jobs never finished");
+}
+
+fn twelve_jobs() -> Vec<(BTreeMap<String, String>, u64)> {
+    let m = 60_000;
+    let spec: [(&str, &[(&str, &str)]); 12] = [
+        ("o/api", &[("prefer", "solo,duo-a"), ("partition", "db")]),
+        ("o/api", &[("prefer", "fast"), ("partition", "db")]),
+        ("o/api", &[("prefer", "gpu"), ("affinity", "api")]),
+        ("o/api", &[("prefer", "solo")]),
+        ("o/web", &[("prefer", "duo-b,duo-a"), ("partition", "ui")]),
+        ("o/web", &[("requires", "gpu"), ("partition", "ui")]),
+        ("o/web", &[("prefer", "fast")]),
+        ("o/web", &[]),
+        ("o/ops", &[("prefer", "solo"), ("partition", "db,ui")]),
+        ("o/ops", &[("requires", "fast")]),
+        ("o/ops", &[("prefer", "duo-b")]),
+        ("o/ops", &[("partition", "db")]),
+    ];
+    spec.iter()
+        .enumerate()
+        .map(|(i, (repo, extra))| {
+            (
+                inputs(repo, 100 + i as u64, extra),
+                (3 + (i as u64 * 7) % 11) * m,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_commit_respects_caps_partitions_and_consumers_and_every_job_is_admitted_once() {
+    let (jobs, github) = run_pool(twelve_jobs());
+    let pool = parse_config("c", CONFIG).unwrap().pool.unwrap();
+    let history = github
+        .history(BRANCH, STATE)
+        .expect("the state was written");
+    assert!(history.len() > 24, "{} versions", history.len());
+    let mut admitted: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for v in history {
+        let st = LockState::parse(&v.text, "pool").expect("every version reads");
+        for r in &pool.resources {
+            let n = st
+                .holders
+                .iter()
+                .filter(|h| h.pool.as_ref().map(|s| &s.resource) == Some(&r.name))
+                .count();
+            assert!(
+                n <= r.capacity as usize,
+                "{} holds {n} > {} in revision {}",
+                r.name,
+                r.capacity,
+                st.revision
+            );
+        }
+        for (i, a) in st.holders.iter().enumerate() {
+            let seat = a.pool.as_ref().expect("every holding of a pool has a seat");
+            for b in &st.holders[i + 1..] {
+                let other = b.pool.as_ref().unwrap();
+                assert!(
+                    !conflict(&pool, &seat.partition, &other.partition),
+                    "{} and {} hold intersecting partitions in revision {}",
+                    a.holder_id,
+                    b.holder_id,
+                    st.revision
+                );
+            }
+            admitted
+                .entry(a.holder_id.clone())
+                .or_default()
+                .insert(a.fence);
+        }
+        let ops = st
+            .holders
+            .iter()
+            .filter(|h| h.run.repository == "o/ops")
+            .count();
+        assert!(ops <= 1, "o/ops holds {ops} in revision {}", st.revision);
+        assert!(
+            st.holders
+                .iter()
+                .filter(|h| h.run.repository == "o/web")
+                .all(|h| h.pool.as_ref().unwrap().resource != "solo"),
+            "o/web's allowlist"
+        );
+    }
+    assert_eq!(admitted.len(), 12, "every job held");
+    assert!(
+        admitted.values().all(|f| f.len() == 1),
+        "each admitted once: {admitted:?}"
+    );
+    for job in &jobs {
+        let o = job.acquired.as_ref().unwrap();
+        let resource = o.resource.as_deref().expect("resource output");
+        let tags = o.resource_tags.as_ref().expect("resource-tags output");
+        let declared = pool
+            .resources
+            .iter()
+            .find(|r| r.name == resource)
+            .expect("a declared resource");
+        assert_eq!(tags, &declared.tags);
+    }
+    let last = LockState::parse(&history.last().unwrap().text, "pool").unwrap();
+    assert!(last.holders.is_empty() && last.queue.is_empty());
+    let waited: Vec<&LogLine> = jobs
+        .iter()
+        .flat_map(|j| &j.log)
+        .filter(|l| l.text.contains("waiting because: "))
+        .collect();
+    assert!(!waited.is_empty(), "a waiter says why");
+    assert!(
+        waited.iter().any(|l| l.text.contains("no-resource (")
+            || l.text.contains("partition")
+            || l.text.contains("consumer-limit")),
+        "{:?}",
+        waited.iter().map(|l| &l.text).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_full_preferred_resource_gives_the_next_in_the_chain_and_a_broken_config_writes_nothing() {
+    let m = 60_000;
+    let first = inputs("o/api", 1, &[("prefer", "solo,duo-b")]);
+    let second = inputs("o/api", 2, &[("prefer", "solo,duo-b")]);
+    let (jobs, _) = run_pool(vec![(first, 30 * m), (second, m)]);
+    let got: Vec<&str> = jobs
+        .iter()
+        .map(|j| j.acquired.as_ref().unwrap().resource.as_deref().unwrap())
+        .collect();
+    assert_eq!(got, ["solo", "duo-b"]);
+
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file(
+        "main",
+        "locks/pool.config.json",
+        r#"{"resources": {"a": {"capacity": 1}}, "consumers": {"o/r": {"resources": ["b"]}}}"#,
+        T,
+    );
+    let (mut op, mut next, _) = start(OperationKind::Acquire, &inputs("o/api", 3, &[]), 9, T);
+    let mut now = T;
+    let outcome = loop {
+        match next {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                now = until_ms;
+                next = op.step(Event::Timer { now }).unwrap().command;
+            }
+            c => {
+                let reply = github.answer(&c, now).reply;
+                now += 50;
+                next = op.step(Event::Reply { now, reply }).unwrap().command;
+            }
+        }
+    };
+    let error = outcome.error.expect("failed");
+    assert_eq!(error.code.as_str(), "config-invalid");
+    assert!(
+        error.message.contains("pool rule undeclared-resource"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        github.history(BRANCH, STATE).map(<[_]>::len),
+        Some(0),
+        "nothing written"
+    );
+}
+
+/// Runs one operation to its end against `github`, from `now`; returns its outcome.
+fn drive(
+    github: &mut GitHub,
+    kind: OperationKind,
+    inputs: &BTreeMap<String, String>,
+    seed: u64,
+    now: &mut u64,
+) -> Outcome {
+    let (mut op, mut next, _) = start(kind, inputs, seed, *now);
+    for _ in 0..1_000 {
+        match next {
+            Command::Finish { outcome } => return *outcome,
+            Command::Sleep { until_ms, .. } => {
+                *now = until_ms.max(*now);
+                next = op.step(Event::Timer { now: *now }).unwrap().command;
+            }
+            c => {
+                let reply = github.answer(&c, *now).reply;
+                *now += 50;
+                next = op.step(Event::Reply { now: *now, reply }).unwrap().command;
+            }
+        }
+    }
+    panic!("{kind:?} never finished");
+}
+
+#[test]
+fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut now = T;
+    let job = inputs("o/api", 1, &[("prefer", "solo")]);
+    let acquired = drive(&mut github, OperationKind::Acquire, &job, 1, &mut now);
+    assert_eq!(acquired.resource.as_deref(), Some("solo"));
+    let nonce = acquired.nonce.clone().unwrap();
+    let mut renew = job.clone();
+    renew.insert("nonce".into(), nonce);
+    renew.insert("if-due".into(), "true".into());
+    renew.insert("outcome".into(), "rate-limited".into());
+    let writes_before = github.history(BRANCH, STATE).unwrap().len();
+    let renewed = drive(&mut github, OperationKind::Renew, &renew, 2, &mut now);
+    assert_eq!(renewed.result, ResultWord::Renewed, "{:?}", renewed.error);
+    let history = github.history(BRANCH, STATE).unwrap();
+    assert_eq!(
+        history.len(),
+        writes_before + 1,
+        "one write records the outcome, though not due"
+    );
+    let st = LockState::parse(&history.last().unwrap().text, "pool").unwrap();
+    let backoff = &st.pool.as_ref().unwrap().backoff["solo"];
+    assert_eq!(backoff.hits, 1);
+    assert!(backoff.until >= T + 15 * 60_000);
+    assert_eq!(st.holders.len(), 1, "the holding stays");
+    // Another job that prefers solo gets the next resource while solo backs off.
+    let other = drive(
+        &mut github,
+        OperationKind::Acquire,
+        &inputs("o/web", 2, &[("prefer", "solo,duo-b")]),
+        3,
+        &mut now,
+    );
+    assert_eq!(other.resource.as_deref(), Some("duo-b"));
+    // The release reports a success: solo's backoff is reset.
+    let mut release = job.clone();
+    release.insert("outcome".into(), "success".into());
+    let released = drive(&mut github, OperationKind::Release, &release, 4, &mut now);
+    assert_eq!(released.result, ResultWord::Released);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert!(st
+        .pool
+        .as_ref()
+        .is_none_or(|b| !b.backoff.contains_key("solo")));
+}

@@ -1,0 +1,10 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import {
+  run
+} from "./shared-OXZYHWXF.mjs";
+import "./shared-LYUHZPR6.mjs";
+import "./shared-BFD3RWKA.mjs";
+
+// actions/report-usage/main.mjs
+await run("report-usage");
