@@ -49,7 +49,11 @@ before(async () => {
   emu = await startEmulator({
     owner: 'octo',
     repo: 'app',
-    files: { 'README.md': 'app\n', 'locks/scan.config.json': '{"capacity": 2}\n' },
+    files: {
+      'README.md': 'app\n',
+      'locks/scan.config.json': '{"capacity": 2}\n',
+      'locks/scan-pool.config.json': '{"resources": {"acct-1": {"capacity": 2, "tags": ["model"]}}}\n',
+    },
     limits: { graphqlPerHour: 1_000_000 },
     onExchange: (e) => exchanges.push(e),
   });
@@ -157,6 +161,17 @@ describe('secret scan', { timeout: 300_000 }, () => {
     const cx = await claim({ operation: 'release', 'claim-token': cr.outputs.token, ...held });
     assert.equal(cx.outputs.status, 'released', cx.stdout);
 
+    // A pool: acquire a resource, report its usage, release it rate-limited.
+    const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const reading = () => ({ resource: 'acct-1', used: '0.25', 'window-start': iso(Date.now() - 3_600_000), 'reset-at': iso(Date.now() + 3_600_000), 'observed-at': iso(Date.now() - 1000) });
+    const pctx = await runningJob(7060);
+    const pa = await step('main', 'acquire', { inputs: { lock: 'scan-pool', prefer: 'model', 'release-on-exit': 'false' }, context: pctx });
+    assert.equal(pa.outputs.resource, 'acct-1', pa.stdout);
+    const usage = await step('', 'report-usage', { inputs: { lock: 'scan-pool', ...reading() }, context: pctx });
+    assert.equal(usage.outputs.result, 'recorded', usage.stdout);
+    const pr0 = await step('', 'release', { inputs: { lock: 'scan-pool', outcome: 'rate-limited' }, context: pctx });
+    assert.equal(pr0.outputs.result, 'released', pr0.stdout);
+
     // Receipts, the pull-request head and the alert issue: a pull request run 7001 worked on.
     const repo = emu.repo('octo', 'app');
     const pr = repo.pulls.open({ headSha: 'a'.repeat(40) });
@@ -243,6 +258,11 @@ describe('secret scan', { timeout: 300_000 }, () => {
     writeFileSync(cfg, `{"capacity": 2, "note": "${TOKEN}"}\n`);
     const cv = await cli('validate', ['validate', cfg]);
     assert.equal(cv.code, 3, `validate refuses the unknown key: ${cv.stdout + cv.stderr}`);
+
+    // A pool's usage reading from the command line.
+    const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const ru = await cli('report-usage', ['report-usage', '--lock', 'scan-pool', '--repository', 'octo/app', '--resource', 'acct-1', '--used', '0.5', '--window-start', iso(Date.now() - 3_600_000), '--reset-at', iso(Date.now() + 3_600_000), '--observed-at', iso(Date.now())], ctx);
+    assert.equal(ru.code, 0, ru.stdout + ru.stderr);
 
     // Receipts, the pull-request head and the alert issue from the command line.
     const pr = emu.repo('octo', 'app').pulls.open({ headSha: 'b'.repeat(40) });
