@@ -42,7 +42,7 @@ pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESU
 pub use ops::{guard, Operation, OperationKind, Plan};
 
 pub use input::{credential_shape, holder_id, Entropy, RawInputs};
-pub use policy::{limits, LeaseRule};
+pub use policy::{limits, retry_after_until, LeaseRule};
 pub use store::claim::{claim_ref, parse_payload, render_payload};
 /// The GraphQL documents of ref-kept documents, as the core builds them (for models of GitHub).
 pub use store::refs::{

@@ -25,6 +25,7 @@ pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
 
 /// `owner/name`, each part as GitHub allows it.
 pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let part = |p: &str| {
         !p.is_empty()
             && p.len() <= MAX_REPOSITORY_PART
@@ -40,6 +41,7 @@ pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
 /// A git branch name that is safe to put in a URL path and a ref: a conservative subset of
 /// `git check-ref-format`.
 pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let ok_chars = value
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'));

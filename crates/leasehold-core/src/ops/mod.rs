@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Engine, Several, Target};
 use crate::input::{validate_entropy, Entropy, RawInputs};
 use crate::policy::RetryPolicy;
-use crate::wire::{Error, Event, Step};
+use crate::wire::{Error, Event, ProtocolError, Step};
 use acquire::{AcquirePlanner, AcquireSettings};
 use claims::list::ListOp as ClaimsList;
 use claims::{ClaimPlanner, ClaimSettings, Verb};
@@ -301,6 +301,17 @@ impl Operation {
     /// Feeds one event and returns the one thing to do next.
     #[must_use = "the step names the one thing the driver must do next"]
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        // Every time is a millisecond of the years a document can hold (up to 9999-12-31): a
+        // later one is no clock's reading, and the arithmetic of leases and deadlines is
+        // bounded by it (found by the `engine` fuzz target, docs/fuzzing.md).
+        if event.now() > crate::wire::time::LATEST {
+            return Err(ProtocolError {
+                event: event.name().into(),
+                state: "its time is past 9999-12-31T23:59:59.999Z, the latest a document can hold"
+                    .into(),
+            }
+            .into());
+        }
         let step = match self {
             Operation::Acquire(e) => e.step(event),
             Operation::Release(e) => e.step(event),

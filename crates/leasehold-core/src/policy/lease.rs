@@ -62,7 +62,7 @@ impl LeasePolicy {
             (p.ttl_ms <= p.max_ttl_ms, TtlWithinCeiling),
             (p.max_ttl_ms <= MAX_LEASE_CEILING_MS, CeilingAtMostAWeek),
             (
-                p.renew_ms >= MIN_RENEW_MS && p.renew_ms * 2 <= p.ttl_ms,
+                p.renew_ms >= MIN_RENEW_MS && p.renew_ms.saturating_mul(2) <= p.ttl_ms,
                 RenewAtMostHalfTtl,
             ),
             (
@@ -74,7 +74,9 @@ impl LeasePolicy {
             // A renewal attempted at the renew tick, allowed a whole request budget and the
             // clock skew, must be proven before the holder's local deadline...
             (
-                p.renew_ms + REQUEST_TIMEOUT_MS + p.skew_ms
+                p.renew_ms
+                    .saturating_add(REQUEST_TIMEOUT_MS)
+                    .saturating_add(p.skew_ms)
                     <= p.ttl_ms - p.min_remaining_ms.min(p.ttl_ms),
                 RenewTickFits,
             ),
@@ -149,6 +151,22 @@ pub enum LeaseRule {
 mod tests {
     use super::*;
     use crate::policy::limits::MINUTE;
+
+    #[test]
+    fn a_huge_renew_interval_does_not_wrap_past_the_rules() {
+        // Regression case of the config fuzz target: `renewSeconds` of 9223372036854776 made
+        // `renew * 2` overflow (and wrap to 384 ms in a release build, so the policy passed).
+        let p = LeasePolicy {
+            renew_ms: 9_223_372_036_854_776_000,
+            ..LeasePolicy::guarded()
+        };
+        assert_eq!(p.validate(), Err(LeaseRule::RenewAtMostHalfTtl));
+        let q = LeasePolicy {
+            skew_ms: u64::MAX,
+            ..LeasePolicy::guarded()
+        };
+        assert!(q.validate().is_err());
+    }
 
     #[test]
     fn defaults_are_valid() {

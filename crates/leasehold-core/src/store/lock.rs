@@ -16,6 +16,12 @@ use crate::wire::{
 /// The schema this version of leasehold reads and writes.
 pub const SCHEMA: u64 = 1;
 
+/// The largest revision and fence counter a state may hold: JavaScript's largest exact integer
+/// (2^53 - 1), so that the drivers read every fence exactly, and so that the next fence and the
+/// next revision can never overflow (a hand-edited counter of 2^64 - 1 would otherwise wrap the
+/// next fence to 0: found by the `engine` fuzz target, docs/fuzzing.md).
+pub const MAX_COUNTER: u64 = (1 << 53) - 1;
+
 impl Document for LockState {
     type Admission = Fifo;
 
@@ -145,6 +151,13 @@ impl LockState {
 impl LockState {
     /// Structural rules every version of the file must keep.
     fn check(&self) -> Result<(), String> {
+        for (name, value) in [("revision", self.revision), ("fence", self.fence)] {
+            if value > MAX_COUNTER {
+                return Err(format!(
+                    "\"{name}\" {value} is above {MAX_COUNTER}, the largest counter leasehold keeps"
+                ));
+            }
+        }
         if self.holders.len() > MAX_CAPACITY as usize {
             return Err(format!(
                 "{} holders, more than the maximum capacity {MAX_CAPACITY}",
@@ -332,6 +345,21 @@ mod tests {
         let mut twice = s.clone();
         twice.queue.push(entry("a"));
         assert!(LockState::parse(&twice.render(), "x").is_err());
+    }
+
+    #[test]
+    fn counters_stay_exact_and_never_wrap() {
+        // Regression case of the engine fuzz target: a fence counter of 2^64 - 1 overflowed the
+        // next admission (wrapping to fence 0 in a release build).
+        let mut s = LockState::empty("x");
+        s.fence = u64::MAX;
+        let e = LockState::parse(&s.render(), "x").unwrap_err();
+        assert!(e.to_string().contains("\"fence\""), "{e}");
+        s.fence = MAX_COUNTER;
+        assert!(LockState::parse(&s.render(), "x").is_ok());
+        s.revision = MAX_COUNTER + 1;
+        let e = LockState::parse(&s.render(), "x").unwrap_err();
+        assert!(e.to_string().contains("\"revision\""), "{e}");
     }
 
     #[test]
