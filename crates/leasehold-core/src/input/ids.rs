@@ -88,6 +88,7 @@ pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
 /// GitHub's job id (the YAML key, `GITHUB_JOB`): `[A-Za-z_][A-Za-z0-9_-]*`. It never contains a
 /// colon, which keeps the holder id unambiguous.
 pub fn validate_job(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let mut bytes = value.bytes();
     let first_ok = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
     if !first_ok
