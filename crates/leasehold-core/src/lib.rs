@@ -48,7 +48,7 @@ pub use store::claim::{claim_ref, parse_payload, render_payload};
 pub use store::refs::{
     list_refs_call, read_refs_call, update_refs_call, PAYLOAD_FILE, UPDATE_REFS, ZERO_OID,
 };
-pub use store::{parse_config, LockConfig, SCHEMA};
+pub use store::{parse_config, LockConfig, MAX_STATE_BYTES, SCHEMA};
 pub use store::{ClaimMember, ClaimSet};
 pub use wire::time::{self, Millis};
 pub use wire::{

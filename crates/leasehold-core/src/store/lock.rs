@@ -16,6 +16,12 @@ use crate::wire::{
 /// The schema this version of leasehold reads and writes.
 pub const SCHEMA: u64 = 1;
 
+/// The largest state document leasehold reads or writes, in bytes: GitHub's contents API serves
+/// a file's content as JSON (what the drivers read) only up to 1 MB, so a larger state could be
+/// written but never read back (docs/github-semantics.md). An enqueue that would pass it is
+/// refused (`queue-full`).
+pub const MAX_STATE_BYTES: usize = 1_000_000;
+
 /// The largest revision and fence counter a state may hold: JavaScript's largest exact integer
 /// (2^53 - 1), so that the drivers read every fence exactly, and so that the next fence and the
 /// next revision can never overflow (a hand-edited counter of 2^64 - 1 would otherwise wrap the
@@ -46,6 +52,15 @@ impl Document for LockState {
 
     /// Parses and checks a state document. Fails closed on anything it cannot vouch for.
     fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
+        if text.len() > MAX_STATE_BYTES {
+            return Err(StateError::Invalid {
+                schema: SCHEMA,
+                detail: format!(
+                    "the file is {} bytes, more than the {MAX_STATE_BYTES} a state may have (GitHub's contents API serves larger files only raw)",
+                    text.len()
+                ),
+            });
+        }
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| StateError::NotJson {
                 detail: e.to_string(),

@@ -47,6 +47,8 @@ words! {
     // 20, 21.
     Transport = "transport",
     Permission = "permission",
+    // Appended: 10, the lock's queue is full.
+    QueueFull = "queue-full",
     }
 }
 
@@ -87,6 +89,10 @@ impl Status {
             Stale => (16, "stop and report"),
             Transport => (20, "retry later, with backoff"),
             Permission => (21, "stop and report"),
+            QueueFull => (
+                10,
+                "the queue is full: skip this run, or raise the capacity",
+            ),
         }
     }
 
@@ -116,6 +122,7 @@ impl Status {
             | F::Transient
             | F::ScanDeadline => Status::Transport,
             F::Contention => Status::Contended,
+            F::QueueFull => Status::QueueFull,
             F::ConfigInvalid => Status::Config,
             F::HolderCollision => Status::Usage,
             F::Superseded | F::Lost => Status::Lost,

@@ -149,6 +149,9 @@ words! {
         StateInvalid = "state-invalid",
         /// The state document is for another lock.
         StateWrongLock = "state-wrong-lock",
+        /// acquire: the lock's queue is full (its entry count, or the document's size, is at the
+        /// limit GitHub's contents API can serve): nothing was written.
+        QueueFull = "queue-full",
     }
 }
 
