@@ -9,7 +9,7 @@ import {
   setSecret,
   warning,
   warningMessage
-} from "./shared-V5FHZQAO.mjs";
+} from "./shared-TSYNO332.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,7 +18,7 @@ import {
   createTransport,
   inputEnvName,
   runOperation
-} from "./shared-XY2HJ2VG.mjs";
+} from "./shared-DPPQFPU5.mjs";
 import {
   loadCore
 } from "./shared-BT7D45HE.mjs";

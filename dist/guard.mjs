@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runGuard
-} from "./shared-V5FHZQAO.mjs";
-import "./shared-XY2HJ2VG.mjs";
+} from "./shared-TSYNO332.mjs";
+import "./shared-DPPQFPU5.mjs";
 import "./shared-BT7D45HE.mjs";
 
 // actions/guard/main.mjs

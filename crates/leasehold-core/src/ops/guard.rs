@@ -928,6 +928,7 @@ mod machine {
             reaped: Vec::new(),
             claims: None,
             slots: None,
+            repair: None,
         })
     }
 

@@ -7,6 +7,7 @@ pub mod guard;
 mod reap;
 mod release;
 mod renew;
+pub mod repair;
 pub mod slots;
 mod status;
 
@@ -60,6 +61,9 @@ pub enum OperationKind {
     /// The next never-recycled slot number of a namespace and prefix (`slots.rs`).
     #[serde(rename = "slot-allocate")]
     SlotAllocate,
+    /// Rewrite a broken lock state as a valid empty one, its fence counter kept above every
+    /// fence its history handed out (`repair.rs`).
+    Repair,
 }
 
 impl OperationKind {
@@ -109,6 +113,7 @@ pub enum Operation {
     Claim(Engine<ClaimPlanner>),
     ClaimList(ClaimsList),
     SlotAllocate(slots::SlotOp),
+    Repair(repair::RepairOp),
 }
 
 impl Operation {
@@ -120,6 +125,19 @@ impl Operation {
     ) -> Result<(Self, Plan), Error> {
         validate_entropy(entropy)?;
         let (op, plan) = match kind {
+            OperationKind::Repair => {
+                let s = repair::RepairSettings::parse(inputs)?;
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings: Vec::new(),
+                };
+                (Operation::Repair(repair::RepairOp::new(s, entropy)), plan)
+            }
             OperationKind::SlotAllocate => {
                 let (s, warnings) = slots::SlotSettings::parse(inputs, entropy)?;
                 let plan = Plan {
@@ -321,6 +339,7 @@ impl Operation {
             Operation::Claim(e) => e.step(event),
             Operation::ClaimList(l) => return l.step(event),
             Operation::SlotAllocate(a) => return a.step(event),
+            Operation::Repair(r) => return r.step(event),
         }?;
         Ok(step)
     }

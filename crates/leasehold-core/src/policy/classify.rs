@@ -76,7 +76,8 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         | Reply::Job { .. }
         | Reply::Jobs { .. }
         | Reply::GitRef { .. }
-        | Reply::Refs { .. } => return None,
+        | Reply::Refs { .. }
+        | Reply::Commits { .. } => return None,
         Reply::Graphql { errors, .. } if errors.is_empty() => return None,
         Reply::Graphql { errors, .. } => classify_graphql(kind, errors, now),
         Reply::Transport { sent: false, .. } => Class::Transient,

@@ -12,7 +12,7 @@ pub mod refs;
 
 pub use claim::{ClaimMember, ClaimSet};
 pub use config::{config_path, is_fresh, lease_block, parse_config, LockConfig};
-pub use lock::{ClaimPlace, MAX_STATE_BYTES, SCHEMA};
+pub use lock::{ClaimPlace, MAX_COUNTER, MAX_STATE_BYTES, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 
 use crate::admission::Admission;

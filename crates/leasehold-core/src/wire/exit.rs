@@ -49,6 +49,9 @@ words! {
     Permission = "permission",
     // Appended: 10, the lock's queue is full.
     QueueFull = "queue-full",
+    // Appended: 0, repair (the state was rewritten; a dry run said what it would write).
+    Repaired = "repaired",
+    WouldRepair = "would-repair",
     }
 }
 
@@ -93,6 +96,8 @@ impl Status {
                 10,
                 "the queue is full: skip this run, or raise the capacity",
             ),
+            Repaired => (0, "proceed"),
+            WouldRepair => (0, "proceed (run again with --confirm to write it)"),
         }
     }
 

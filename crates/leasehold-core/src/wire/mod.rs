@@ -11,6 +11,7 @@ mod error;
 mod event;
 mod exit;
 mod outcome;
+mod repair;
 mod secrets;
 mod slot;
 pub mod time;
@@ -30,6 +31,7 @@ pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
+pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub(crate) use words::words;

@@ -121,6 +121,9 @@ pub struct Outcome {
     /// A slot allocation's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<super::slot::SlotReport>,
+    /// A repair's report (its status decides the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<super::repair::RepairReport>,
 }
 
 impl Stats {
@@ -161,6 +164,7 @@ impl Outcome {
             reaped: Vec::new(),
             claims: None,
             slots: None,
+            repair: None,
         }
     }
 
@@ -247,6 +251,9 @@ impl super::exit::Status {
         }
         if let Some(slot) = &o.slots {
             return slot.status;
+        }
+        if let Some(repair) = &o.repair {
+            return repair.status;
         }
         match o.result {
             ResultWord::Acquired => super::exit::Status::Acquired,

@@ -212,6 +212,8 @@ words! {
         Renew = "renew",
         RenewCheck = "renew-check",
         Reap = "reap",
+        /// An operator rewrote a broken state as an empty one (`leasehold repair`).
+        Repair = "repair",
     }
 }
 
