@@ -36,7 +36,7 @@ export function loadSpec() {
   // description says `format: email`, so an address is anything with one "@" between
   // non-empty parts.
   ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
-  ajv.addSchema({ $id: 'gh', components: { schemas: spec.components.schemas } });
+  ajv.addSchema({ $id: 'gh', components: { schemas: typelessNullable(spec.components.schemas) } });
 
   const operations = [];
   for (const [template, item] of Object.entries(spec.paths)) {
@@ -115,6 +115,22 @@ function makeOperation(template, method, op, parameters) {
     literalChars,
     paramCount: pathParams.length,
   };
+}
+
+/** OpenAPI 3.0's `nullable: true` beside `oneOf`/`anyOf` and no `type` (a commit's `author`:
+ *  a user, an empty object or null) means "or null"; ajv takes `nullable` only beside `type`,
+ *  so such a schema is rewritten as `anyOf: [{ type: "null" }, the rest]`. Everything else is
+ *  left as it is. */
+function typelessNullable(node) {
+  if (Array.isArray(node)) return node.map(typelessNullable);
+  if (!node || typeof node !== 'object') return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) out[k] = typelessNullable(v);
+  if (out.nullable === true && out.type === undefined && (out.oneOf || out.anyOf)) {
+    const { nullable, ...rest } = out;
+    return { anyOf: [{ type: 'null' }, rest] };
+  }
+  return out;
 }
 
 /** Follows a local "#/components/…" $ref (parameters, responses, headers). */
