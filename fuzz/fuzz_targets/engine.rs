@@ -35,6 +35,7 @@ const KINDS: &[OperationKind] = &[
     OperationKind::ClaimList,
     OperationKind::ClaimFamilyClaim,
     OperationKind::SlotAllocate,
+    OperationKind::Repair,
 ];
 
 const LOCK: &str = "deploy";
@@ -73,6 +74,9 @@ fn inputs(
         }
         OperationKind::Claim | OperationKind::ClaimRead => {
             m.insert("key".into(), "k".into());
+        }
+        OperationKind::Repair => {
+            m.insert("confirm".into(), "true".into());
         }
         _ => {}
     }
@@ -306,7 +310,13 @@ struct Books {
     unknown_write: bool,
 }
 
-fn check_request(call: &Call, timeout_ms: u64, plan_branch: &str, books: &mut Books) {
+fn check_request(
+    kind: OperationKind,
+    call: &Call,
+    timeout_ms: u64,
+    plan_branch: &str,
+    books: &mut Books,
+) {
     assert!(
         (limits::MIN_REQUEST_TIMEOUT_MS..=limits::REQUEST_TIMEOUT_MS).contains(&timeout_ms),
         "a request's time limit {timeout_ms} is out of bounds: {call:?}"
@@ -328,6 +338,23 @@ fn check_request(call: &Call, timeout_ms: u64, plan_branch: &str, books: &mut Bo
             assert_eq!(branch, plan_branch, "a write outside the state branch");
             let new = LockState::parse(content, LOCK)
                 .unwrap_or_else(|e| panic!("a write holds a state that does not parse: {e}"));
+            if kind == OperationKind::Repair {
+                // A repair replaces a version that does not parse (so it was never planned on)
+                // by an empty state keeping every fence and revision ever handed in below it.
+                assert!(
+                    sha.as_ref().is_some_and(|s| books.versions.contains_key(s)),
+                    "a repair's write carries the sha of a version handed in"
+                );
+                assert!(new.holders.is_empty() && new.queue.is_empty());
+                for seen in books.versions.values().flatten() {
+                    assert!(
+                        new.fence >= seen.fence,
+                        "a repair lowered the fence counter"
+                    );
+                    assert!(new.revision > seen.revision, "a repair reused a revision");
+                }
+                return;
+            }
             let base = match sha {
                 Some(sha) => match books.versions.get(sha) {
                     Some(Some(base)) => base.clone(),
@@ -450,7 +477,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 }
             }
             Command::Request { call, timeout_ms } => {
-                check_request(call, *timeout_ms, &plan.state_branch, &mut books);
+                check_request(kind, call, *timeout_ms, &plan.state_branch, &mut books);
                 let honest = github.answer(&step.command, now).reply;
                 let reply = if u.ratio(1, 2)? {
                     honest
