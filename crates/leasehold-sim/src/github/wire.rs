@@ -127,7 +127,8 @@ impl Wire<'_> {
             | Call::Graphql { .. }
             | Call::CreateRef { .. }
             | Call::GetRef { .. }
-            | Call::ListMatchingRefs { .. } => (self.store.answer(command, self.now, None).0, None),
+            | Call::ListMatchingRefs { .. }
+            | Call::ListCommits { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -273,7 +274,11 @@ pub fn describe(command: &Command) -> String {
         } => "POST graphql".into(),
         // The simulation has no slot clients.
         Command::Request {
-            call: Call::CreateRef { .. } | Call::GetRef { .. } | Call::ListMatchingRefs { .. },
+            call:
+                Call::CreateRef { .. }
+                | Call::GetRef { .. }
+                | Call::ListMatchingRefs { .. }
+                | Call::ListCommits { .. },
             ..
         } => command.name().into(),
         Command::Request {
@@ -367,6 +372,7 @@ pub fn describe_reply(reply: &Reply) -> String {
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
         Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
         Reply::Refs { refs, .. } => format!("200 {} refs", refs.len()),
+        Reply::Commits { shas, .. } => format!("200 {} commits", shas.len()),
         Reply::Http {
             status,
             message,
