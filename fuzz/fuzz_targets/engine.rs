@@ -308,6 +308,23 @@ struct Books {
     answered_missing: bool,
     /// The last request was a contents write whose outcome is unknown.
     unknown_write: bool,
+    /// sha → the text it names: a sha names one content, as a blob sha does on GitHub.
+    texts: BTreeMap<String, String>,
+}
+
+/// Gives a made-up answer's sha to one content only: a sha already handed in for another text
+/// is replaced by the text's own blob sha (GitHub never names two contents with one sha).
+fn one_content_per_sha(call: &Call, reply: &mut Reply, books: &mut Books) {
+    let (sha, text) = match (call, reply) {
+        (_, Reply::File { sha, content, .. }) => (sha, content.clone()),
+        (Call::WriteFile { content, .. }, Reply::Written { sha, .. }) => (sha, content.clone()),
+        _ => return,
+    };
+    match books.texts.get(sha.as_str()) {
+        Some(known) if *known != text => *sha = leasehold_github_model::blob_sha(&text),
+        _ => {}
+    }
+    books.texts.insert(sha.clone(), text);
 }
 
 fn check_request(
@@ -496,6 +513,8 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 } else {
                     reply_for(u, call, &honest, now)?
                 };
+                let mut reply = reply;
+                one_content_per_sha(call, &mut reply, &mut books);
                 record_reply(call, &reply, &mut books);
                 now = time_after(u, now)?;
                 let fits = fits(call, &reply) && now <= time::LATEST;
