@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-OXZYHWXF.mjs";
+} from "./shared-GFABUB3C.mjs";
 import {
   CONTEXT,
   INPUTS,

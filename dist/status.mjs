@@ -2,7 +2,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-OXZYHWXF.mjs";
+} from "./shared-GFABUB3C.mjs";
 import "./shared-LYUHZPR6.mjs";
 import "./shared-BFD3RWKA.mjs";
 

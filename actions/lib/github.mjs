@@ -123,6 +123,16 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       if (c.ref) params.ref = c.ref;
       const { data, headers: h } = await send(`GET ${base}/contents/${encodePath(c.path)}`, params, c.timeoutMs);
       if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
+      // A file past 1 MB comes without its content (encoding "none"; GitHub serves it raw only,
+      // docs/github-semantics.md): ask for it raw, so the core sees what is there and can say
+      // what is wrong with it.
+      if (!Array.isArray(data) && data.type === 'file' && data.encoding === 'none') {
+        // (Should the file change between the two reads, the content is newer than the sha: a
+        // write planned on it carries the older sha and is refused, 409.)
+        const raw = await send(`GET ${base}/contents/${encodePath(c.path)}`, { ...params, headers: { accept: 'application/vnd.github.raw' } }, c.timeoutMs);
+        const text = typeof raw.data === 'string' ? raw.data : Buffer.from(raw.data ?? '').toString('utf8');
+        return { kind: 'file', sha: data.sha, content: text, etag: h.etag ?? null, date: h.date ?? null };
+      }
       if (Array.isArray(data) || data.type !== 'file' || data.encoding !== 'base64') {
         return { kind: 'http', status: 422, message: `${c.path} is not a file leasehold can read (type ${data?.type ?? 'list'})` };
       }
@@ -171,6 +181,14 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         next: linkNext(h.link),
         date: h.date ?? null,
       };
+    },
+    // The commits of a branch that changed one file (repair reads a state's history), 100 a
+    // page; the next page is the one the answer's Link header names.
+    async listCommits(c) {
+      const params = { sha: c.branch, path: c.path, per_page: 100, page: idOf(c.page, 'page', c.kind) };
+      const { data, headers: h } = await send(`GET ${base}/commits`, params, c.timeoutMs);
+      if (!Array.isArray(data)) throw new TypeError('no array of commits in the body');
+      return { kind: 'commits', shas: data.map((x) => str(x, 'sha')), next: linkNext(h.link), date: h.date ?? null };
     },
     // GraphQL (claims): the document and variables exactly as the core wrote them. A 200 is
     // `graphql` with GitHub's data and errors as they came (a 200 with errors[] is classified

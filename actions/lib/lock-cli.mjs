@@ -145,6 +145,24 @@ judged, else by the table (20: the scan deadline passed; 21: GitHub refused).
 ${ENVIRONMENT}`,
     run: ({ core, values, env }) => once(core, 'reap', inputsOf(values, env), env),
   },
+  repair: {
+    summary: 'rewrite a broken lock state as a valid empty one, fences kept increasing (dry run without --confirm)',
+    flags: { strings: ['lock', 'repository', 'state-branch', ...KNOBS], booleans: ['confirm'] },
+    usage: `leasehold repair --lock L [--confirm] [--repository owner/name] [--state-branch B]
+
+For an operator, when a lock's state file (locks/<lock>.json on the state branch) was broken by
+hand and every verb stops on it (status stale, 16). Reads the current version: valid or absent,
+nothing to do (noop). Broken: lists every commit of the state branch that changed the file, reads
+each version and takes the highest fence any of them handed out (a version that does not parse
+is skipped and counted), and rewrites the file as an empty state whose fence counter is that
+fence, so the next fence is above every fence ever handed out. Holders and waiters in the broken
+file are dropped: their jobs must acquire again. Without --confirm it is a dry run: the document
+(status would-repair) says what would be written, and nothing is. The write is a
+compare-and-swap on the broken version: if the file changed meanwhile, nothing is written
+(contended, 10). Prints one result document; exits by the exit-code table (docs/operations.md).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'repair', inputsOf(values, env), env),
+  },
   guard: {
     summary: 'run a command under a lock holding, renewing it, stopping the command if it is lost',
     flags: { strings: [...IDENTITY, 'kill-grace-seconds', ...KNOBS], child: true },

@@ -135,7 +135,7 @@ function rebase(schema) {
 }
 
 /** OpenAPI 3.0's `nullable: true` beside `anyOf` or `oneOf` and no `type` (issue-field-value's
- *  `value`, reached from every issue; an issue write's `milestone`): ajv compiles `nullable` only with a `type`, so the same meaning is
+ *  `value`, reached from every issue; an issue write's `milestone`; a commit's `author`): ajv compiles `nullable` only with a `type`, so the same meaning is
  *  written as one more alternative, `{ type: 'null' }`. Nothing else changes. */
 function nullableWithoutType(node) {
   if (!node || typeof node !== 'object') return;

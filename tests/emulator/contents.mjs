@@ -12,6 +12,9 @@ import { fail, notSupplied, parseJson, reply, safeDecode } from './http.mjs';
 
 /** Base64 the way GitHub returns file content (Ruby's Base64.encode64): a "\n" after every
  *  60 characters and after the last line. */
+/** The largest file the contents API returns inside its JSON answer (1 MB). */
+const LARGE_FILE_BYTES = 1024 * 1024;
+
 function githubBase64(buf) {
   const b64 = buf.toString('base64');
   let out = '';
@@ -92,10 +95,13 @@ async function getContents(ctx, repo, p) {
     r.etag = etag;
     return r;
   }
+  // Past 1 MB the JSON answer carries no content: `encoding: "none"`, an empty `content`; the
+  // file is served raw only (docs/github-semantics.md#contents-size).
+  const large = data.length > LARGE_FILE_BYTES;
   const body = {
     ...fileBody(repo, ref, p, entry.sha, data.length),
-    content: githubBase64(data),
-    encoding: 'base64',
+    content: large ? '' : githubBase64(data),
+    encoding: large ? 'none' : 'base64',
   };
   // Reorder like GitHub: content/encoding before _links.
   const { _links, ...rest } = body;

@@ -37,6 +37,7 @@ export function gitDataRoute(ctx, repo, sub) {
     if (method === 'POST') return createRef(ctx, repo);
     if (method === 'GET') return matchingRefs(ctx, repo, '');
   }
+  if (/^\/commits\/?$/.test(sub) && method === 'GET') return listCommits(ctx, repo);
   if (/^\/git\/trees\/?$/.test(sub) && method === 'POST') return createTree(ctx, repo);
   if (/^\/git\/commits\/?$/.test(sub) && method === 'POST') return createCommit(ctx, repo);
   if ((r = /^\/git\/commits\/([^/]+)$/.exec(sub)) && method === 'GET') {
@@ -315,6 +316,54 @@ async function matchingRefs(ctx, repo, prefix) {
   const link = linkHeader(repo.emu.url, ctx.url, page, last);
   const slice = refs.slice((page - 1) * size, page * size);
   return reply(200, slice.map((r) => refBody(repo, r)), link ? { link } : {});
+}
+
+// GET /commits?sha=&path=&per_page=&page= (the repository's commits, not git data; here beside
+// the commits it describes): the commits reachable from `sha` (a branch, or the default
+// branch) that changed `path`, newest first, `per_page` (default 30, at most 100) a page, with
+// a Link header as GitHub writes it (docs/github-semantics.md#commit-history). An unknown
+// branch is 404 "No commit found for SHA: …" (422 on GitHub for a malformed one; unrecorded).
+async function listCommits(ctx, repo) {
+  const doc = 'https://docs.github.com/rest/commits/commits#list-commits';
+  const q = ctx.url.searchParams;
+  const ref = q.get('sha') || repo.defaultBranch;
+  const head = (await repo.resolveRef(ref))?.commit;
+  if (!head) return fail(404, `No commit found for SHA: ${ref}`, doc);
+  const p = q.get('path');
+  const args = ['rev-list', head, ...(p ? ['--', p] : [])];
+  const r = await runGit(repo.gitDir, args);
+  const all = r.code === 0 ? r.stdout.toString('utf8').split('\n').filter(Boolean) : [];
+  const size = Math.min(100, Math.max(1, Number.parseInt(q.get('per_page') ?? '30', 10) || 30));
+  const page = Math.max(1, Number.parseInt(q.get('page') ?? '1', 10) || 1);
+  const last = Math.max(1, Math.ceil(all.length / size));
+  const link = linkHeader(repo.emu.url, ctx.url, page, last);
+  const api = repo.emu.url;
+  const full = repo.fullName;
+  const body = [];
+  for (const sha of all.slice((page - 1) * size, page * size)) {
+    const c = await repo.readCommit(sha);
+    const person = (x) => ({ name: x.name, email: x.email, date: isoSeconds(x.ms) });
+    body.push({
+      sha,
+      node_id: nodeId('C', `${full}:${sha}`),
+      commit: {
+        author: person(c.author),
+        committer: person(c.committer),
+        message: c.message.replace(/\n$/, ''),
+        tree: { sha: c.tree, url: `${api}/repos/${full}/git/trees/${c.tree}` },
+        url: `${api}/repos/${full}/git/commits/${sha}`,
+        comment_count: 0,
+        verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      },
+      url: `${api}/repos/${full}/commits/${sha}`,
+      html_url: `${api}/${full}/commit/${sha}`,
+      comments_url: `${api}/repos/${full}/commits/${sha}/comments`,
+      author: null,
+      committer: null,
+      parents: c.parents.map((x) => ({ sha: x, url: `${api}/repos/${full}/commits/${x}`, html_url: `${api}/${full}/commit/${x}` })),
+    });
+  }
+  return reply(200, body, link ? { link } : {});
 }
 
 async function validNewRef(repo, ref) {

@@ -47,7 +47,7 @@ pub use admission::{
     Pool,
 };
 pub use input::{credential_shape, holder_id, Entropy, RawInputs};
-pub use policy::{limits, LeaseRule};
+pub use policy::{limits, retry_after_until, LeaseRule};
 pub use store::claim::{claim_ref, parse_payload, render_payload};
 pub use store::pool_config::{parse_pool, pool_capacity, PoolRule};
 /// The GraphQL documents of ref-kept documents, as the core builds them (for models of GitHub).
@@ -55,7 +55,8 @@ pub use store::refs::{
     list_refs_call, read_refs_call, update_refs_call, PAYLOAD_FILE, UPDATE_REFS, ZERO_OID,
 };
 pub use store::{
-    check_config, config_verdict, parse_config, ConfigProblem, ConfigVerdict, LockConfig, SCHEMA,
+    check_config, config_verdict, parse_config, ConfigProblem, ConfigVerdict, LockConfig,
+    MAX_STATE_BYTES, SCHEMA,
 };
 pub use store::{ClaimMember, ClaimSet};
 pub use wire::time::{self, Millis};

@@ -359,6 +359,32 @@ impl GitHub {
         };
         let mut moved = Vec::new();
         let reply = match call {
+            // The commits of `branch` that changed `path`, newest first, 100 a page; each named
+            // `<branch>@<index of its version>` (what a read with that ref answers).
+            Call::ListCommits { path, branch, page } => match self.history(branch, path) {
+                None => http(404, &format!("No commit found for SHA: {branch}")),
+                Some(h) => {
+                    let ids: Vec<String> = (0..h.len())
+                        .rev()
+                        .map(|i| format!("{branch}@{i}"))
+                        .collect();
+                    let from = (*page as usize).saturating_sub(1).saturating_mul(100);
+                    let to = from.saturating_add(100).min(ids.len());
+                    Reply::Commits {
+                        shas: ids
+                            .get(from..to)
+                            .map(<[String]>::to_vec)
+                            .unwrap_or_default(),
+                        next: (to < ids.len()).then(|| {
+                            format!(
+                                "https://api.github.com/commits?path={path}&page={}",
+                                page + 1
+                            )
+                        }),
+                        date: Some(http_date(now)),
+                    }
+                }
+            },
             Call::ReadFile {
                 path,
                 git_ref,
@@ -528,6 +554,15 @@ impl GitHub {
         now: Millis,
     ) -> Reply {
         let branch = git_ref.unwrap_or(&self.default_branch);
+        // A version named as `listCommits` names it: `<branch>@<index>`.
+        if let Some((b, i)) = branch.rsplit_once('@') {
+            if let (Some(h), Ok(i)) = (self.history(b, path), i.parse::<usize>()) {
+                return match h.get(i) {
+                    Some(v) => file_reply(v, if_none_match, now),
+                    None => http(404, "Not Found"),
+                };
+            }
+        }
         match self.history(branch, path) {
             None => http(404, &format!("No commit found for the ref {branch}")),
             Some(h) => match h.last() {

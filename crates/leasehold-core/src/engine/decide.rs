@@ -98,10 +98,20 @@ impl<P: Planner> Engine<P> {
                 }
                 let (call, pending) = match P::Doc::location(&self.target.lock) {
                     Location::File { path } => {
+                        let content = doc.render();
+                        // Never write what no reader could read back (a counter at its
+                        // largest, a document past its size limit): fail closed instead,
+                        // leaving the version that is there.
+                        if let Err(e) = P::Doc::parse(&content, &self.target.lock) {
+                            let message = format!(
+                                "the new version of {path} was not written: it would not be readable ({e})"
+                            );
+                            return self.fail(e.code(), message, None, None, now);
+                        }
                         let call = Call::WriteFile {
                             path,
                             branch: self.target.state_branch.clone(),
-                            content: doc.render(),
+                            content,
                             sha: known.sha.clone(),
                             message: format!(
                                 "leasehold: {action} {} by {}",

@@ -60,7 +60,20 @@ impl<P: Planner> Engine<P> {
                     sha, content, etag, ..
                 },
             ) => match P::Doc::parse(&content, &self.target.lock) {
-                Err(e) => self.fail(e.code(), e.to_string(), None, None, now),
+                Err(e) => {
+                    // Name the file and what is wrong with it, and the way back.
+                    let place = match P::Doc::location(&self.target.lock) {
+                        Location::File { path } => {
+                            format!("{path} on branch {}", self.target.state_branch)
+                        }
+                        Location::Refs { .. } => self.target.lock.clone(),
+                    };
+                    let message = format!(
+                        "{place}: {e}; nothing was changed (an operator can rewrite it with `leasehold repair --lock {}`, docs/operations.md)",
+                        self.target.lock
+                    );
+                    self.fail(e.code(), message, None, None, now)
+                }
                 Ok(doc) => self.on_version(doc, Some(sha), etag, now, log),
             },
             (Pending::StateRead, Reply::Graphql { data, .. }) => {

@@ -25,6 +25,7 @@ pub fn validate_lock_name(input: &str, value: &str) -> Result<(), InputError> {
 
 /// `owner/name`, each part as GitHub allows it.
 pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let part = |p: &str| {
         !p.is_empty()
             && p.len() <= MAX_REPOSITORY_PART
@@ -40,6 +41,7 @@ pub fn validate_repository(input: &str, value: &str) -> Result<(), InputError> {
 /// A git branch name that is safe to put in a URL path and a ref: a conservative subset of
 /// `git check-ref-format`.
 pub fn validate_branch(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let ok_chars = value
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'));
@@ -86,6 +88,7 @@ pub fn validate_suffix(input: &str, value: &str) -> Result<(), InputError> {
 /// GitHub's job id (the YAML key, `GITHUB_JOB`): `[A-Za-z_][A-Za-z0-9_-]*`. It never contains a
 /// colon, which keeps the holder id unambiguous.
 pub fn validate_job(input: &str, value: &str) -> Result<(), InputError> {
+    refuse_credential(input, value)?;
     let mut bytes = value.bytes();
     let first_ok = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
     if !first_ok

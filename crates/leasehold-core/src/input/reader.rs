@@ -167,10 +167,12 @@ impl<'a> Reader<'a> {
         let job = self.required("GITHUB_JOB")?;
         ids::validate_job("GITHUB_JOB", job)?;
         let runner_name = self.get("RUNNER_NAME").unwrap_or("").to_string();
+        super::credentials::refuse_credential("RUNNER_NAME", &runner_name)?;
         let server = self
             .get("GITHUB_SERVER_URL")
             .unwrap_or("https://github.com")
             .trim_end_matches('/');
+        super::credentials::refuse_credential("GITHUB_SERVER_URL", server)?;
         let url = format!("{server}/{repository}/actions/runs/{run_id}/attempts/{run_attempt}");
         Ok(RunIdentity {
             repository: repository.into(),

@@ -22,11 +22,11 @@ use super::head::PrHead;
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
 use crate::policy::limits::{
-    DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_TIMEOUT_MINUTES,
-    POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
+    DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_QUEUE,
+    MAX_TIMEOUT_MINUTES, POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
 };
 use crate::policy::{poll_interval, RetryPolicy};
-use crate::store::ClaimPlace;
+use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
     AnswerClass, Call, ChangeAction, Failure, FailureCode, Holder, InputError, JobSummary,
@@ -460,6 +460,23 @@ impl Planner for AcquirePlanner {
             }
             if !ctx.admit(&mut doc).is_empty() {
                 changed = true;
+            }
+            // A queue at its limit (entries, or the bytes GitHub's contents API serves) takes
+            // no one more: refuse before writing, never a document nobody could read back.
+            if mine_queued.is_none()
+                && doc.holder(id).is_none()
+                && (doc.queue.len() > MAX_QUEUE || doc.render().len() > MAX_STATE_BYTES)
+            {
+                return self.refuse(
+                    FailureCode::QueueFull,
+                    format!(
+                        "the queue of {} is full ({} waiting, {} bytes with this entry; at most {MAX_QUEUE} entries and {MAX_STATE_BYTES} bytes): nothing was written",
+                        self.s.lock,
+                        doc.queue.len() - 1,
+                        doc.render().len()
+                    ),
+                    now,
+                );
             }
             if doc.holder(id).is_some() {
                 if let Some(question) = self.head.before_admission() {

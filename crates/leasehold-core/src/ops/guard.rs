@@ -931,6 +931,7 @@ mod machine {
             report: None,
             resource: None,
             resource_tags: None,
+            repair: None,
         })
     }
 

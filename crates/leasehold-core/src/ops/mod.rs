@@ -14,6 +14,7 @@ mod reap;
 mod receipt;
 mod release;
 mod renew;
+pub mod repair;
 pub mod slots;
 mod status;
 mod usage;
@@ -23,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::{Engine, Several, Target};
 use crate::input::{validate_entropy, Entropy, RawInputs};
 use crate::policy::RetryPolicy;
-use crate::wire::{Error, Event, Step};
+use crate::wire::{Error, Event, ProtocolError, Step};
 use acquire::{AcquirePlanner, AcquireSettings};
 use claims::list::ListOp as ClaimsList;
 use claims::{ClaimPlanner, ClaimSettings, Verb};
@@ -85,6 +86,9 @@ pub enum OperationKind {
     /// Record a usage reading of a pool's resource (`usage.rs`).
     #[serde(rename = "report-usage")]
     ReportUsage,
+    /// Rewrite a broken lock state as a valid empty one, its fence counter kept above every
+    /// fence its history handed out (`repair.rs`).
+    Repair,
 }
 
 impl OperationKind {
@@ -139,6 +143,7 @@ pub enum Operation {
     CheckHead(head::CheckHeadOp),
     Audit(audit::AuditOp),
     ReportUsage(Engine<UsagePlanner>),
+    Repair(repair::RepairOp),
 }
 
 impl Operation {
@@ -185,6 +190,19 @@ impl Operation {
                 let (s, warnings) = audit::AuditSettings::parse(inputs)?;
                 let plan = item_plan(&s.repository, audit::REAPER_DELIVERY.into(), warnings);
                 (Operation::Audit(audit::AuditOp::new(s, entropy.seed)), plan)
+            }
+            OperationKind::Repair => {
+                let s = repair::RepairSettings::parse(inputs)?;
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings: Vec::new(),
+                };
+                (Operation::Repair(repair::RepairOp::new(s, entropy)), plan)
             }
             OperationKind::SlotAllocate => {
                 let (s, warnings) = slots::SlotSettings::parse(inputs, entropy)?;
@@ -396,6 +414,17 @@ impl Operation {
     /// Feeds one event and returns the one thing to do next.
     #[must_use = "the step names the one thing the driver must do next"]
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        // Every time is a millisecond of the years a document can hold (up to 9999-12-31): a
+        // later one is no clock's reading, and the arithmetic of leases and deadlines is
+        // bounded by it (found by the `engine` fuzz target, docs/fuzzing.md).
+        if event.now() > crate::wire::time::LATEST {
+            return Err(ProtocolError {
+                event: event.name().into(),
+                state: "its time is past 9999-12-31T23:59:59.999Z, the latest a document can hold"
+                    .into(),
+            }
+            .into());
+        }
         let step = match self {
             Operation::Acquire(e) => e.step(event),
             Operation::Release(e) => e.step(event),
@@ -409,6 +438,7 @@ impl Operation {
             Operation::CheckHead(c) => return c.step(event),
             Operation::Audit(a) => return a.step(event),
             Operation::ReportUsage(e) => e.step(event),
+            Operation::Repair(r) => return r.step(event),
         }?;
         Ok(step)
     }

@@ -91,7 +91,18 @@ impl ReapSettings {
             r.get("GITHUB_RUN_ID"),
             r.get("GITHUB_JOB"),
         ) {
-            (Some(repo), Some(run), Some(job)) => format!("reaper {repo}:{run}:{job}"),
+            (Some(repo), Some(run), Some(job)) => {
+                // Written into the state as who changed it: never a credential (found by the
+                // `inputs` fuzz target, docs/fuzzing.md).
+                for (name, value) in [
+                    ("GITHUB_REPOSITORY", repo),
+                    ("GITHUB_RUN_ID", run),
+                    ("GITHUB_JOB", job),
+                ] {
+                    input::refuse_credential(name, value)?;
+                }
+                format!("reaper {repo}:{run}:{job}")
+            }
             _ => "reaper".to_string(),
         };
         let retry = r.retry_policy();

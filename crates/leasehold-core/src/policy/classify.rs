@@ -83,6 +83,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         | Reply::PullRequest { .. }
         | Reply::WorkflowRuns { .. }
         | Reply::Issues { .. } => return None,
+        Reply::Commits { .. } => return None,
         Reply::Graphql { errors, .. } if errors.is_empty() => return None,
         Reply::Graphql { errors, .. } => classify_graphql(kind, errors, now),
         Reply::Transport { sent: false, .. } => Class::Transient,

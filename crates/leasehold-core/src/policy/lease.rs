@@ -170,6 +170,22 @@ mod tests {
     use crate::policy::limits::MINUTE;
 
     #[test]
+    fn a_huge_renew_interval_does_not_wrap_past_the_rules() {
+        // Regression case of the config fuzz target: `renewSeconds` of 9223372036854776 made
+        // `renew * 2` overflow (and wrap to 384 ms in a release build, so the policy passed).
+        let p = LeasePolicy {
+            renew_ms: 9_223_372_036_854_776_000,
+            ..LeasePolicy::guarded()
+        };
+        assert_eq!(p.validate(), Err(LeaseRule::RenewAtMostHalfTtl));
+        let q = LeasePolicy {
+            skew_ms: u64::MAX,
+            ..LeasePolicy::guarded()
+        };
+        assert!(q.validate().is_err());
+    }
+
+    #[test]
     fn defaults_are_valid() {
         assert_eq!(LeasePolicy::guarded().validate(), Ok(()));
         assert_eq!(LeasePolicy::unconfigured().validate(), Ok(()));

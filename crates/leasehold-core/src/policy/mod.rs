@@ -11,7 +11,7 @@ pub mod limits;
 mod poll;
 mod retry;
 
-pub use classify::{classify, Class, RequestKind};
+pub use classify::{classify, retry_after_until, Class, RequestKind};
 pub use jitter::Rng;
 pub use lease::LeaseRule;
 pub use poll::poll_interval;

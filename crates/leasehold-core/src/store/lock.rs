@@ -27,6 +27,18 @@ pub const SCHEMA: u64 = 1;
 /// What this document's errors call it.
 const OF: Stored = Stored::LockState;
 
+/// The largest state document leasehold reads or writes, in bytes: GitHub's contents API serves
+/// a file's content as JSON (what the drivers read) only up to 1 MB, so a larger state could be
+/// written but never read back (docs/github-semantics.md). An enqueue that would pass it is
+/// refused (`queue-full`).
+pub const MAX_STATE_BYTES: usize = 1_000_000;
+
+/// The largest revision and fence counter a state may hold: JavaScript's largest exact integer
+/// (2^53 - 1), so that the drivers read every fence exactly, and so that the next fence and the
+/// next revision can never overflow (a hand-edited counter of 2^64 - 1 would otherwise wrap the
+/// next fence to 0: found by the `engine` fuzz target, docs/fuzzing.md).
+pub const MAX_COUNTER: u64 = (1 << 53) - 1;
+
 impl Document for LockState {
     type Admission = LockRule;
 
@@ -52,6 +64,16 @@ impl Document for LockState {
 
     /// Parses and checks a state document. Fails closed on anything it cannot vouch for.
     fn parse(text: &str, lock: &str) -> Result<Self, StateError> {
+        if text.len() > MAX_STATE_BYTES {
+            return Err(StateError::Invalid {
+                of: OF,
+                schema: SCHEMA,
+                detail: format!(
+                    "the file is {} bytes, more than the {MAX_STATE_BYTES} a state may have (GitHub's contents API serves larger files only raw)",
+                    text.len()
+                ),
+            });
+        }
         let (schema, value) = super::schema_gate(text, SCHEMA, OF)?;
         let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
             of: OF,
@@ -159,6 +181,13 @@ impl LockState {
 
     /// Structural rules every version of the file must keep.
     fn check(&self) -> Result<(), String> {
+        for (name, value) in [("revision", self.revision), ("fence", self.fence)] {
+            if value > MAX_COUNTER {
+                return Err(format!(
+                    "\"{name}\" {value} is above {MAX_COUNTER}, the largest counter leasehold keeps"
+                ));
+            }
+        }
         if self.holders.len() > MAX_CAPACITY as usize {
             return Err(format!(
                 "{} holders, more than the maximum capacity {MAX_CAPACITY}",
@@ -348,6 +377,21 @@ mod tests {
         let mut twice = s.clone();
         twice.queue.push(entry("a"));
         assert!(LockState::parse(&twice.render(), "x").is_err());
+    }
+
+    #[test]
+    fn counters_stay_exact_and_never_wrap() {
+        // Regression case of the engine fuzz target: a fence counter of 2^64 - 1 overflowed the
+        // next admission (wrapping to fence 0 in a release build).
+        let mut s = LockState::empty("x");
+        s.fence = u64::MAX;
+        let e = LockState::parse(&s.render(), "x").unwrap_err();
+        assert!(e.to_string().contains("\"fence\""), "{e}");
+        s.fence = MAX_COUNTER;
+        assert!(LockState::parse(&s.render(), "x").is_ok());
+        s.revision = MAX_COUNTER + 1;
+        let e = LockState::parse(&s.render(), "x").unwrap_err();
+        assert!(e.to_string().contains("\"revision\""), "{e}");
     }
 
     #[test]

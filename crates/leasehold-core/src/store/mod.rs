@@ -16,7 +16,7 @@ pub use config::{
     broken_pool, check_config, config_path, config_verdict, is_fresh, lease_block, parse_config,
     ConfigProblem, ConfigVerdict, LockConfig,
 };
-pub use lock::{ClaimPlace, SCHEMA};
+pub use lock::{ClaimPlace, MAX_COUNTER, MAX_STATE_BYTES, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
 
 use crate::admission::Admission;

@@ -62,6 +62,13 @@ pub enum Call {
     /// answer and the `rel="next"` target of its `Link` header, as it came
     /// (docs/github-semantics.md#git-refs).
     ListMatchingRefs { prefix: String, page: u32 },
+    /// `GET /repos/{repository}/commits?sha={branch}&path={path}&per_page=100&page={page}`: the
+    /// commits of `branch` that changed `path`, newest first (`repair` reads a state's history).
+    ListCommits {
+        path: String,
+        branch: String,
+        page: u32,
+    },
     /// `POST /graphql` with `{"query": document, "variables": variables}`, exactly as given (the
     /// documents are the core's constants, `crate::store::claim`). Answer `graphql` with what
     /// GitHub returned (a 200 with `errors[]` is still `graphql`: the core classifies it).
@@ -142,6 +149,7 @@ impl Call {
             Call::CreateRef { .. } => "createRef",
             Call::GetRef { .. } => "getRef",
             Call::ListMatchingRefs { .. } => "listMatchingRefs",
+            Call::ListCommits { .. } => "listCommits",
             Call::Graphql { .. } => "graphql",
             Call::GetRunAttempt { .. } => "getRunAttempt",
             Call::GetJob { .. } => "getJob",
@@ -316,6 +324,13 @@ pub enum WireCommand {
         timeout_ms: Millis,
     },
     #[serde(rename_all = "camelCase")]
+    ListCommits {
+        path: String,
+        branch: String,
+        page: u32,
+        timeout_ms: Millis,
+    },
+    #[serde(rename_all = "camelCase")]
     Graphql {
         document: String,
         variables: serde_json::Value,
@@ -473,6 +488,12 @@ impl From<Command> for WireCommand {
             },
             Call::ListMatchingRefs { prefix, page } => W::ListMatchingRefs {
                 prefix,
+                page,
+                timeout_ms,
+            },
+            Call::ListCommits { path, branch, page } => W::ListCommits {
+                path,
+                branch,
                 page,
                 timeout_ms,
             },
@@ -649,6 +670,12 @@ impl From<WireCommand> for Command {
                 page,
                 timeout_ms,
             } => request(Call::ListMatchingRefs { prefix, page }, timeout_ms),
+            W::ListCommits {
+                path,
+                branch,
+                page,
+                timeout_ms,
+            } => request(Call::ListCommits { path, branch, page }, timeout_ms),
             W::GetRunAttempt {
                 repository,
                 run_id,

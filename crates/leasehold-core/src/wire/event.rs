@@ -120,6 +120,15 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `listCommits` was answered 200: the commits' shas in the order GitHub gave them, and the
+    /// `rel="next"` target of its `Link` header exactly as it came (absent: no next page).
+    Commits {
+        shas: Vec<String>,
+        #[serde(default)]
+        next: Option<String>,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// `graphql` was answered 200: GitHub's `data` and `errors` as they came. A 200 with
     /// `errors[]` is a failure the core classifies by its errors, never by the status.
     Graphql {

@@ -62,6 +62,11 @@ words! {
     Unchanged = "unchanged",
     Closed = "closed",
     Ambiguous = "ambiguous",
+    // Appended: 10, the lock's queue is full.
+    QueueFull = "queue-full",
+    // Appended: 0, repair (the state was rewritten; a dry run said what it would write).
+    Repaired = "repaired",
+    WouldRepair = "would-repair",
     }
 }
 
@@ -115,6 +120,12 @@ impl Status {
             Unchanged => (0, "proceed"),
             Closed => (0, "proceed"),
             Ambiguous => (16, "stop and report"),
+            QueueFull => (
+                10,
+                "the queue is full: skip this run, or raise the capacity",
+            ),
+            Repaired => (0, "proceed"),
+            WouldRepair => (0, "proceed (run again with --confirm to write it)"),
         }
     }
 
@@ -144,6 +155,7 @@ impl Status {
             | F::Transient
             | F::ScanDeadline => Status::Transport,
             F::Contention => Status::Contended,
+            F::QueueFull => Status::QueueFull,
             F::ConfigInvalid => Status::Config,
             F::HolderCollision => Status::Usage,
             F::Superseded | F::Lost => Status::Lost,

@@ -13,6 +13,7 @@ mod exit;
 mod outcome;
 mod pool;
 mod receipt;
+mod repair;
 mod secrets;
 mod slot;
 pub mod time;
@@ -42,6 +43,7 @@ pub use receipt::{
     alert_marker, is_run_id, is_sha, read_receipt, render_receipt, BlockRead, ItemReport, Receipt,
     RECEIPT_VERSION,
 };
+pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub(crate) use words::words;

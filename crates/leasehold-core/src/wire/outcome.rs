@@ -141,6 +141,9 @@ pub struct Outcome {
     /// The granted resource's tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_tags: Option<Vec<String>>,
+    /// A repair's report (its status decides the exit code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<super::repair::RepairReport>,
 }
 
 impl Stats {
@@ -184,6 +187,7 @@ impl Outcome {
             report: None,
             resource: None,
             resource_tags: None,
+            repair: None,
         }
     }
 
@@ -279,6 +283,9 @@ impl super::exit::Status {
         }
         if let Some(report) = &o.report {
             return report.status;
+        }
+        if let Some(repair) = &o.repair {
+            return repair.status;
         }
         match o.result {
             ResultWord::Acquired => super::exit::Status::Acquired,

@@ -42,8 +42,16 @@ fn days_in_month(y: i64, m: u32) -> u32 {
     }
 }
 
-/// `2026-11-30T02:34:58.123Z`.
+/// The last instant RFC 3339's four-digit year can name, 9999-12-31T23:59:59.999Z: the latest
+/// time a document can hold.
+pub const LATEST: Millis = 253_402_300_799_999;
+
+/// `2026-11-30T02:34:58.123Z`. A time past [`LATEST`] (a lease reaching beyond the year 9999,
+/// from a clock that is far off) is written as `LATEST`, so that every time written can be read
+/// back: a document is never made unreadable by the time it holds (found by the `engine` fuzz
+/// target, docs/fuzzing.md).
 pub fn format_rfc3339(ms: Millis) -> String {
+    let ms = ms.min(LATEST);
     let days = (ms / MS_PER_DAY) as i64;
     let rem = ms % MS_PER_DAY;
     let (y, mo, d) = civil_from_days(days);
@@ -187,6 +195,17 @@ mod tests {
             "2026-11-30T04:14:58.123Z"
         );
         assert_eq!(format_rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn every_time_written_reads_back() {
+        assert_eq!(format_rfc3339(LATEST), "9999-12-31T23:59:59.999Z");
+        assert_eq!(parse_rfc3339(&format_rfc3339(LATEST)), Some(LATEST));
+        // Past the four-digit years: written as the latest time, still readable (a regression
+        // case of the engine fuzz target: a lease computed from a far-off clock).
+        for ms in [LATEST + 1, 6_941_432_089_828_000, u64::MAX] {
+            assert_eq!(parse_rfc3339(&format_rfc3339(ms)), Some(LATEST), "{ms}");
+        }
     }
 
     #[test]

@@ -155,6 +155,9 @@ words! {
         HeadUnverified = "head-unverified",
         /// A read that must name one thing named several (two alert issues with one marker).
         Ambiguous = "ambiguous",
+        /// acquire: the lock's queue is full (its entry count, or the document's size, is at the
+        /// limit GitHub's contents API can serve): nothing was written.
+        QueueFull = "queue-full",
     }
 }
 
@@ -220,6 +223,8 @@ words! {
         Reap = "reap",
         /// A usage reading of a pool's resource was recorded.
         ReportUsage = "report-usage",
+        /// An operator rewrote a broken state as an empty one (`leasehold repair`).
+        Repair = "repair",
     }
 }
 

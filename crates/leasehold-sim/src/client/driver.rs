@@ -157,7 +157,8 @@ impl Env<'_> {
                     | Call::Graphql { .. }
                     | Call::CreateRef { .. }
                     | Call::GetRef { .. }
-                    | Call::ListMatchingRefs { .. },
+                    | Call::ListMatchingRefs { .. }
+                    | Call::ListCommits { .. },
                 timeout_ms,
             } => {
                 self.world.counters.creates += 1;

@@ -135,7 +135,8 @@ impl Wire<'_> {
             | Call::ListWorkflowRuns { .. }
             | Call::ListIssues { .. }
             | Call::CreateIssue { .. }
-            | Call::UpdateIssue { .. } => (self.store.answer(command, self.now, None).0, None),
+            | Call::UpdateIssue { .. }
+            | Call::ListCommits { .. } => (self.store.answer(command, self.now, None).0, None),
             Call::GetRunAttempt { .. } | Call::GetJob { .. } | Call::ListJobs { .. } => {
                 match fault {
                     // Never stale: a completed attempt stays completed, in every answer after.
@@ -292,7 +293,8 @@ pub fn describe(command: &Command) -> String {
                 | Call::ListWorkflowRuns { .. }
                 | Call::ListIssues { .. }
                 | Call::CreateIssue { .. }
-                | Call::UpdateIssue { .. },
+                | Call::UpdateIssue { .. }
+                | Call::ListCommits { .. },
             ..
         } => command.name().into(),
         Command::Request {
@@ -386,6 +388,7 @@ pub fn describe_reply(reply: &Reply) -> String {
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
         Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
         Reply::Refs { refs, .. } => format!("200 {} refs", refs.len()),
+        Reply::Commits { shas, .. } => format!("200 {} commits", shas.len()),
         Reply::Http {
             status,
             message,
