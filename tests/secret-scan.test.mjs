@@ -259,6 +259,13 @@ describe('secret scan', { timeout: 300_000 }, () => {
     const cv = await cli('validate', ['validate', cfg]);
     assert.equal(cv.code, 3, `validate refuses the unknown key: ${cv.stdout + cv.stderr}`);
 
+    // An operator's repair of a state broken by hand: the dry run, then the rewrite.
+    await emu.writeFile('leasehold-state', `locks/${lock}.json`, '{ "broken": ');
+    const dry = await cli('repair', ['repair', '--lock', lock, '--repository', 'octo/app'], ctx);
+    assert.equal(dry.doc?.status, 'would-repair', dry.stdout + dry.stderr);
+    const fixed = await cli('repair --confirm', ['repair', '--lock', lock, '--repository', 'octo/app', '--confirm'], ctx);
+    assert.equal(fixed.doc?.status, 'repaired', fixed.stdout + fixed.stderr);
+
     // A pool's usage reading from the command line.
     const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const ru = await cli('report-usage', ['report-usage', '--lock', 'scan-pool', '--repository', 'octo/app', '--resource', 'acct-1', '--used', '0.5', '--window-start', iso(Date.now() - 3_600_000), '--reset-at', iso(Date.now() + 3_600_000), '--observed-at', iso(Date.now())], ctx);
