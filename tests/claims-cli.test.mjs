@@ -537,7 +537,10 @@ describe('help', () => {
 describe('the exit-code table', () => {
   test('every exit code of the one table was produced by a test of this file', async () => {
     const { loadCore } = await import('../dist/leasehold-core.mjs');
-    const codes = [...new Set(loadCore().exitTable.map((r) => r.exitCode))].sort((a, b) => a - b);
+    // The table's codes a claims command can end with: 17 (unverified-head) belongs to acquire
+    // and check-head alone (tests/pr-head.test.mjs produces it).
+    const notClaims = new Set([17]);
+    const codes = [...new Set(loadCore().exitTable.map((r) => r.exitCode))].filter((c) => !notClaims.has(c)).sort((a, b) => a - b);
     assert.ok(codes.length >= 12, `the table: ${codes}`);
     const missing = codes.filter((c) => !produced.has(c));
     assert.deepEqual(missing, [], `never produced: ${missing} (produced: ${[...produced].sort((a, b) => a - b)})`);

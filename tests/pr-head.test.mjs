@@ -81,6 +81,9 @@ test('the push lands between the last poll and the admitting write: caught after
       pushedAt = pullReads(n);
     }
   });
+  // Setup, not a timing assertion: let the waiter make its read while queued (its first poll)
+  // before the release, on a loaded machine too.
+  for (let i = 0; i < 600 && pullReads(n) < 1; i++) await sleep(50);
   const readsBefore = pullReads(n);
   await release('seat2', 11); // its write admits run 12
   const left = await second;
