@@ -2,11 +2,11 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-UO5JI5N4.mjs";
-import "./shared-OXZYHWXF.mjs";
-import "./shared-OEW5QBWU.mjs";
-import "./shared-LYUHZPR6.mjs";
-import "./shared-BFD3RWKA.mjs";
+} from "./shared-HAOGR3WU.mjs";
+import "./shared-T6WL666B.mjs";
+import "./shared-VD44QYDX.mjs";
+import "./shared-NNCFRTIC.mjs";
+import "./shared-4YBJV74U.mjs";
 
 // actions/receipt/main.mjs
 await runItemAction("receipt");
