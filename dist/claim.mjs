@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-GFABUB3C.mjs";
+} from "./shared-FWWAHPLT.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,10 +18,10 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-LYUHZPR6.mjs";
+} from "./shared-NNCFRTIC.mjs";
 import {
   loadCore
-} from "./shared-BFD3RWKA.mjs";
+} from "./shared-4YBJV74U.mjs";
 
 // actions/lib/claim-action.mjs
 import { readFileSync } from "node:fs";

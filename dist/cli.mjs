@@ -3,7 +3,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   ITEM_COMMANDS
-} from "./shared-JHJEMV23.mjs";
+} from "./shared-E2U7YS6J.mjs";
 import {
   GUARD_SCHEMA,
   apiBaseUrl,
@@ -12,10 +12,10 @@ import {
   guard,
   runOperation,
   textTimeline
-} from "./shared-GFABUB3C.mjs";
+} from "./shared-FWWAHPLT.mjs";
 import {
   VALIDATE_COMMAND
-} from "./shared-CDNDI77I.mjs";
+} from "./shared-FE2GW7JS.mjs";
 import {
   KNOBS,
   Usage,
@@ -27,14 +27,14 @@ import {
   refusal,
   shellQuote,
   warningMessage
-} from "./shared-OEW5QBWU.mjs";
+} from "./shared-VD44QYDX.mjs";
 import {
   CONTEXT,
   INPUTS
-} from "./shared-LYUHZPR6.mjs";
+} from "./shared-NNCFRTIC.mjs";
 import {
   loadCore
-} from "./shared-BFD3RWKA.mjs";
+} from "./shared-4YBJV74U.mjs";
 
 // actions/lib/claims.mjs
 import { readFileSync } from "node:fs";

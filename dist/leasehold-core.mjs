@@ -1,8 +1,10 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
+  loadBench,
   loadCore
-} from "./shared-BFD3RWKA.mjs";
+} from "./shared-4YBJV74U.mjs";
 export {
+  loadBench,
   loadCore
 };

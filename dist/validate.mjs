@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-CDNDI77I.mjs";
-import "./shared-OEW5QBWU.mjs";
+} from "./shared-FE2GW7JS.mjs";
+import "./shared-VD44QYDX.mjs";
 import {
   error,
   info,
@@ -12,10 +12,10 @@ import {
   setOutput,
   summary,
   warning
-} from "./shared-LYUHZPR6.mjs";
+} from "./shared-NNCFRTIC.mjs";
 import {
   loadCore
-} from "./shared-BFD3RWKA.mjs";
+} from "./shared-4YBJV74U.mjs";
 
 // actions/lib/validate-action.mjs
 import { execFileSync } from "node:child_process";

@@ -138,3 +138,20 @@ test('report-usage records a reading, keeps a newer one, refuses an undeclared r
   const bad = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', outcome: 'meh' }, context: second });
   assert.equal(bad.outputs['error-code'], 'invalid-input');
 });
+
+test('a rate-limited renewal that is not due records the outcome and says not-due; the lease stays as it was', async () => {
+  const job = jobContext({ repository: 'octo/web', runId: 7400 });
+  const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', prefer: 'duo-b', requires: 'gpu', 'record-job-id': 'false' }, context: job });
+  assert.equal(a.outputs.resource, 'duo-b', a.stdout);
+  const before = JSON.parse(await emu.readFile('leasehold-state', 'locks/pool.json'));
+  const expiresAt = before.holders.find((h) => h.holderId === a.outputs['holder-id']).expiresAt;
+  const r = await runAction('renew', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', nonce: a.outputs.nonce, 'if-due': 'true', outcome: 'rate-limited' }, context: job });
+  assert.equal(r.outputs.result, 'not-due', r.stdout);
+  assert.equal(r.outputs.renewed, 'false');
+  const after = JSON.parse(await emu.readFile('leasehold-state', 'locks/pool.json'));
+  assert.equal(after.revision, before.revision + 1, 'one write: the outcome');
+  assert.equal(after.pool.backoff['duo-b'].hits, 1);
+  assert.equal(after.holders.find((h) => h.holderId === a.outputs['holder-id']).expiresAt, expiresAt, 'not extended');
+  const rel = await runAction('release', { apiUrl: emu.url, inputs: { lock: 'pool', repository: 'octo/locks', outcome: 'success' }, context: job });
+  assert.equal(rel.outputs.result, 'released');
+});

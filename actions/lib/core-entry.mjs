@@ -1,2 +1,2 @@
 // The decision core on its own (for tests and scripts): dist/leasehold-core.mjs.
-export { loadCore } from './wasm.mjs';
+export { loadBench, loadCore } from './wasm.mjs';

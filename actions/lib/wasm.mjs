@@ -1,7 +1,7 @@
 // Loads the decision core (Rust compiled to WebAssembly). The .wasm file travels next to the
 // bundle in dist/.
 import { readFileSync } from 'node:fs';
-import { checkConfig, credentialShape, exitTable, Guard, guardExitCodes, initSync, Operation, refusalDocument, resultDocument, version } from '../../target/wasm-bindgen/leasehold_wasm.js';
+import { checkConfig, credentialShape, exitTable, Guard, guardExitCodes, initSync, Operation, PoolBench, refusalDocument, resultDocument, version } from '../../target/wasm-bindgen/leasehold_wasm.js';
 
 let loaded = null;
 
@@ -11,4 +11,10 @@ export function loadCore() {
     loaded = { Operation, Guard, checkConfig, exitCodes: guardExitCodes(), exitTable: exitTable(), resultDocument, refusalDocument, credentialShape, version: version() };
   }
   return loaded;
+}
+
+/** For benchmarks only (no action calls it): the core's pool admission on a state parsed once. */
+export function loadBench() {
+  loadCore();
+  return { PoolBench };
 }

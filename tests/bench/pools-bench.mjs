@@ -5,7 +5,10 @@
 // 1. The core's choice: an acquire's plan on a pool of 50 resources, 64 holders and 1,000
 //    waiters (the largest queue a lock holds), fed as the driver feeds it (the state's text in,
 //    the next command out: parsing, admission and rendering included).
-// 2. Requests per uncontended acquire + release on a pool lock and on a plain lock, against the
+// 2. The admission pass alone, in wasm, on a state parsed once (`PoolBench`, a bench-only
+//    binding of the core's `PoolPass`): many passes, each on a fresh copy of the parsed state,
+//    and the copy alone, so the pass is told apart from parsing and copying.
+// 3. Requests per uncontended acquire + release on a pool lock and on a plain lock, against the
 //    GitHub emulator, each a real action process.
 import { join } from 'node:path';
 import { startEmulator } from '../emulator/emulator.mjs';
@@ -18,8 +21,11 @@ const T = 1800000000000;
 const iso = (ms) => new Date(ms).toISOString();
 const RUNS = 30;
 
-const { loadCore } = await import(join(ROOT, 'dist/leasehold-core.mjs'));
+const { loadBench, loadCore } = await import(join(ROOT, 'dist/leasehold-core.mjs'));
 const { Operation } = loadCore();
+const { PoolBench } = loadBench();
+const PASSES = 1000;
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
 
 const RESOURCES = Array.from({ length: 50 }, (_, i) => ({ name: `acct-${i}`, capacity: i < 14 ? 2 : 1, tags: [`provider-${i % 5}`, `tier-${i % 3}`] }));
 const run = (i) => ({ repository: `octo/repo-${i % 7}`, runId: 10000 + i, runAttempt: 1, job: 'build', runnerName: `runner-${i}` });
@@ -39,7 +45,7 @@ function poolState(holders, waiters, { freeFor } = {}) {
     return {
       holderId: `octo/repo-${i % 7}:${20000 + i}:build`, nonce: `${20000 + i}`.padStart(16, '0'), run: { ...run(20000 + i) },
       leaseMs: 3600000, enqueuedAt: iso(T - 50000 + i), lastSeenAt: iso(T - 50000 + i),
-      pool: { prefer: last && freeFor ? [freeFor] : [`provider-${i % 5}`, `tier-${i % 3}`], requires: [`tier-${i % 3}`], partition: last ? ['free-area'] : [`area-${i % 9}`], affinity: `key-${i % 40}` },
+      pool: { prefer: last && freeFor ? [freeFor] : [`provider-${i % 5}`, `tier-${i % 3}`], requires: last && freeFor ? [] : [`tier-${i % 3}`], partition: last ? ['free-area'] : [`area-${i % 9}`], affinity: `key-${i % 40}` },
     };
   });
   return {
@@ -86,6 +92,34 @@ timePlan(full, '50 resources, 64 holders (full), 1,000 waiters', timePlan(full, 
 const worst = poolState(63, 1000, { freeFor: RESOURCES[49].name });
 worst.holders = worst.holders.filter((h) => h.pool.resource !== RESOURCES[49].name).concat(worst.holders.filter((h) => h.pool.resource === RESOURCES[49].name).slice(1));
 timePlan(worst, '50 resources, 63 holders, one free seat for the last of 1,000 waiters (every waiter judged)', timePlan(worst, 'status on it', undefined, 'status'));
+
+/** The pool's config file, as the state records it. */
+const CONFIG = `${JSON.stringify({ resources: Object.fromEntries(RESOURCES.map((r) => [r.name, { capacity: r.capacity, tags: r.tags }])), affinitySeconds: 300, nonReservingAtoms: ['docs'] })}\n`;
+
+function timePass(state, label) {
+  const bench = new PoolBench('pool', `${JSON.stringify(state, null, 2)}\n`, 'locks/pool.config.json', CONFIG);
+  const time = (f) => {
+    const xs = [];
+    let last;
+    for (let i = 0; i < PASSES; i++) {
+      const t = process.hrtime.bigint();
+      last = f();
+      xs.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+    return { xs, last };
+  };
+  for (let i = 0; i < 50; i++) bench.admit(T + 10); // warm up
+  const pass = time(() => bench.admit(T + 10));
+  const copy = time(() => bench.copy());
+  const f = (x) => x.toFixed(3);
+  out(`  ${label}: copy + pass median ${f(median(pass.xs))} ms, p95 ${f(p95(pass.xs))} ms; the copy alone median ${f(median(copy.xs))} ms, p95 ${f(p95(copy.xs))} ms; the pass less the copy ${f(median(pass.xs) - median(copy.xs))} ms (${PASSES} passes, ${pass.last} admitted each)`);
+  bench.free?.();
+}
+
+out('');
+out(`the admission pass alone, in wasm, on a state parsed once (PoolBench; ${PASSES} passes each)`);
+timePass(full, '50 resources, 64 holders (full), 1,000 waiters');
+timePass(worst, '50 resources, 63 holders, one free seat for the last of 1,000 waiters (every waiter judged)');
 
 const emu = await startEmulator({
   owner: 'octo',

@@ -40,6 +40,7 @@ mod store;
 mod wire;
 
 pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESULT_SCHEMA};
+pub use ops::pool::PoolPass;
 pub use ops::{guard, Operation, OperationKind, Plan};
 
 pub use admission::{

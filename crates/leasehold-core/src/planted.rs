@@ -40,6 +40,8 @@ pub enum Bug {
     PoolStopsAtBlocked,
     /// admission/choice.rs: the eligible resources are taken in config order only.
     ChoiceConfigOrder,
+    /// admission/choice.rs: the room below pace is `target − used`, without the elapsed fraction.
+    ChoiceRoomNoElapsed,
 }
 
 thread_local! {

@@ -356,8 +356,12 @@ fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
     renew.insert("if-due".into(), "true".into());
     renew.insert("outcome".into(), "rate-limited".into());
     let writes_before = github.history(BRANCH, STATE).unwrap().len();
+    let expires_before = acquired.lease.as_ref().unwrap().expires_at;
     let renewed = drive(&mut github, OperationKind::Renew, &renew, 2, &mut now);
-    assert_eq!(renewed.result, ResultWord::Renewed, "{:?}", renewed.error);
+    // The write recorded the outcome only: the lease was not due, and the result says so.
+    assert_eq!(renewed.result, ResultWord::NotDue, "{:?}", renewed.error);
+    assert!(renewed.success);
+    assert_eq!(renewed.lease.as_ref().unwrap().expires_at, expires_before);
     let history = github.history(BRANCH, STATE).unwrap();
     assert_eq!(
         history.len(),
@@ -369,6 +373,7 @@ fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
     assert_eq!(backoff.hits, 1);
     assert!(backoff.until >= T + 15 * 60_000);
     assert_eq!(st.holders.len(), 1, "the holding stays");
+    assert_eq!(st.holders[0].expires_at, expires_before, "not extended");
     // Another job that prefers solo gets the next resource while solo backs off.
     let other = drive(
         &mut github,
@@ -388,4 +393,25 @@ fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
         .pool
         .as_ref()
         .is_none_or(|b| !b.backoff.contains_key("solo")));
+}
+
+#[test]
+fn a_rate_limited_renewal_that_is_due_extends_the_lease_and_says_renewed() {
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut now = T;
+    let job = inputs("o/api", 1, &[("prefer", "solo")]);
+    let acquired = drive(&mut github, OperationKind::Acquire, &job, 1, &mut now);
+    let expires_before = acquired.lease.as_ref().unwrap().expires_at;
+    let mut renew = job.clone();
+    renew.insert("nonce".into(), acquired.nonce.clone().unwrap());
+    renew.insert("outcome".into(), "rate-limited".into());
+    now += 60_000;
+    let renewed = drive(&mut github, OperationKind::Renew, &renew, 2, &mut now);
+    assert_eq!(renewed.result, ResultWord::Renewed, "{:?}", renewed.error);
+    assert!(renewed.lease.as_ref().unwrap().expires_at > expires_before);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert_eq!(st.pool.as_ref().unwrap().backoff["solo"].hits, 1);
+    assert!(st.holders[0].expires_at > expires_before, "one write, both");
 }

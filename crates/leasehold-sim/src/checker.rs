@@ -52,7 +52,7 @@ pub struct Setup {
     pub bound_ms: Millis,
     /// The state the history starts from (the empty state before the file exists).
     pub initial: LockState,
-    /// A pool seed's pool, for invariants 16 to 20 (FIFO, 7, is then the pool's own rule).
+    /// A pool seed's pool, for invariants 17 to 21 (FIFO, 7, is then the pool's own rule).
     pub pool: Option<crate::pool::PoolBooks>,
 }
 
@@ -402,7 +402,7 @@ impl Checker {
                     OperationKind::Acquire => Stage::Acquire,
                     OperationKind::Release => Stage::Release,
                     OperationKind::Cleanup => Stage::Cleanup,
-                    OperationKind::Reap => Stage::Reap,
+                    OperationKind::Reap | OperationKind::ReportUsage => Stage::Reap,
                     OperationKind::Renew | OperationKind::Status => Stage::Hold,
                     // Claims are not simulated yet: no client starts one.
                     _ => Stage::Hold,
@@ -822,7 +822,7 @@ impl Checker {
             ));
         }
 
-        // 16 to 20: a pool's own rules (crate::pool).
+        // 17 to 21: a pool's own rules (crate::pool).
         if let Some(mut pool) = self.setup.pool.take() {
             let (attempts, now) = (&self.attempts, self.now);
             let live = |holder_id: &str, nonce: &str| {

@@ -378,20 +378,31 @@
 //! [`pool::PoolParams`]), drawn on a generator of its own (seeded from the seed), so every other
 //! seed, and every other draw of a pool seed, is what it was without pools: 1 to 3 resources of
 //! caps 1 or 2 with tags, sometimes a consumer limit, `maxInFlight`, a non-reserving atom,
-//! affinity and runner serialization, and the seed's lease block. Every run asks with its own
-//! request (a preference chain of names and tags, sometimes a required tag some resource carries,
-//! a partition of `db`, `ui`, `docs` or the global `*`, an affinity key) and says how its work
-//! went on release (rate-limited with a hint up to a minute ahead, success, or nothing), under
-//! every fault above. The checker keeps its own reading of `docs/pools.md` (never the core's
-//! choice function): **16** no resource above its cap; **17** no two holdings whose reserving
-//! partitions intersect; **18** no repository above its `maxConcurrent`; **19** each admission
-//! is the resource the precedence table names, replayed in admission order on the version before
-//! (tags, cap, backoff in force; affinity, then config order, the simulation having no usage
-//! readings); **20** once faults have stopped, no live waiter (acquiring, not paused, not a
-//! zombie) fits a free slot for longer than its poll (spaced by its place, at most two minutes,
-//! plus a quarter and 20 s). FIFO (7) is then the pool's own rule (a blocked waiter does not hold
-//! back a later one), so 7's admitted-ahead check is off in pool seeds; the queue's order is
-//! still checked. The expiry sweep allows for a backoff in force.
+//! affinity, runner serialization, pacing (target 0.9, burst 0.05), and the seed's lease block.
+//! Every run asks with its own request (a preference chain of names and tags, sometimes a
+//! required tag some resource carries, a partition of `db`, `ui`, `docs` or the global `*`, an
+//! affinity key), says how its work went on release (rate-limited with a hint up to a minute
+//! ahead, success, or nothing), and in one run in eight its guard's renewals say `outcome:
+//! rate-limited` with a hint up to 30 s ahead. In two pool seeds in three, 1 to 6 usage readings
+//! are sent within the first 15 minutes, each by a run of its own (a reporter: the real
+//! `report-usage` operation through the same driver and faults as a reap, never rerun): a window
+//! of one or five hours at any point (some already reset), observed up to 5 minutes before it is
+//! sent, or 46 minutes to 2 hours before (stale), or 6 to 20 minutes ahead of GitHub's clock;
+//! one in six nearly used up; one in eight `throttled`, one in eight `rejected`. Under every fault
+//! above. The checker keeps its own reading of `docs/pools.md` (never the core's choice function):
+//! **17** no resource above its cap; **18** no two holdings whose reserving partitions intersect;
+//! **19** no repository above its `maxConcurrent`; **20** each admission is the resource the
+//! precedence table names, replayed in admission order on the version before (eligibility: tags,
+//! cap, backoff in force, and the readings recorded in the state: stale, status, exhausted,
+//! over pace, one at a time without a reading while others have; then affinity, the most room
+//! below pace, the soonest reset, config order); **21** once faults have stopped, no live waiter
+//! (acquiring, not paused, not a zombie) fits a free slot for longer than its poll (spaced by its
+//! place, at most two minutes, plus a quarter and 20 s). FIFO (7) is then the pool's own rule (a
+//! blocked waiter does not hold back a later one), so 7's admitted-ahead check is off in pool
+//! seeds; the queue's order is still checked. The expiry sweep allows for a backoff in force and a
+//! reading ahead of GitHub's clock, and in a pool with readings its later job comes once every
+//! reading has been sent, its operator first reporting a fresh reading of each resource (a stale or refused reading admits nobody, for ever:
+//! that is the pool's rule, judged by 20 and 21, not expiry's).
 //!
 //! ### Claims (invariants 12–15)
 //!
@@ -571,10 +582,11 @@
 //! | `claim-guard-ignores-stop`: the claim guard's SIGTERM and SIGKILL never reach the work | driver, `claims/guard.rs` | 16 claim guard work | 29 |
 //! | `claim-deadline-at-takeable`: a claim's lease view puts its holder's local deadline at the instant it becomes takeable | core, `ops/claims/mod.rs` | 16 claim guard work | 45 |
 //! | `pool-cap-ignored`: a resource's holdings are counted one short | core, `admission/pool.rs` | 17 pool resource cap | 5 |
-//! | `pool-partition-ignored`: held partitions are not checked | core, `admission/pool.rs` | 18 pool partitions | 1 |
-//! | `pool-consumer-off-by-one`: a consumer's holdings are counted one short | core, `admission/pool.rs` | 19 pool consumer limit | 50 |
-//! | `pool-stops-at-blocked`: the scan stops at the first blocked waiter | core, `admission/pool.rs` | 21 pool idle slot | 1709 |
-//! | `pool-choice-config-order`: the eligible resources are taken in config order | core, `admission/choice.rs` | 20 pool choice | 18 |
+//! | `pool-partition-ignored`: held partitions are not checked | core, `admission/pool.rs` | 18 pool partitions | 18 |
+//! | `pool-consumer-off-by-one`: a consumer's holdings are counted one short | core, `admission/pool.rs` | 19 pool consumer limit | 6 |
+//! | `pool-stops-at-blocked`: the scan stops at the first blocked waiter | core, `admission/pool.rs` | 21 pool idle slot | 2709 |
+//! | `pool-choice-config-order`: the eligible resources are taken in config order | core, `admission/choice.rs` | 20 pool choice | 64 |
+//! | `pool-choice-room-no-elapsed`: the room below pace is `target − used`, without the elapsed fraction of the window | core, `admission/choice.rs` | 20 pool choice | 1146 |
 //!
 //! (Core of 783fe46, model of the reaper. Invariants 0–8 alone no longer catch
 //! `accept-stale-read`; see 9. `reap-unknown-as-over` fails 643 of the first 20,000 seeds: 285

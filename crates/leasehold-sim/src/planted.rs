@@ -55,10 +55,13 @@ pub enum PlantedBug {
     PoolStopsAtBlocked,
     /// core (`admission/choice.rs`, `rank`): the eligible resources are taken in config order.
     PoolChoiceConfigOrder,
+    /// core (`admission/choice.rs`, `rank`): the room below pace is computed without the
+    /// elapsed fraction of the window (`target − used`).
+    PoolChoiceRoomNoElapsed,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 18] = [
+    pub const ALL: [PlantedBug; 19] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -77,6 +80,7 @@ impl PlantedBug {
         PlantedBug::PoolConsumerOffByOne,
         PlantedBug::PoolStopsAtBlocked,
         PlantedBug::PoolChoiceConfigOrder,
+        PlantedBug::PoolChoiceRoomNoElapsed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +103,7 @@ impl PlantedBug {
             PlantedBug::PoolConsumerOffByOne => "pool-consumer-off-by-one",
             PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
             PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
+            PlantedBug::PoolChoiceRoomNoElapsed => "pool-choice-room-no-elapsed",
         }
     }
 
@@ -128,7 +133,9 @@ impl PlantedBug {
             | PlantedBug::PoolPartitionIgnored
             | PlantedBug::PoolConsumerOffByOne => "core: admission/pool.rs, judge",
             PlantedBug::PoolStopsAtBlocked => "core: admission/pool.rs, admit",
-            PlantedBug::PoolChoiceConfigOrder => "core: admission/choice.rs, rank",
+            PlantedBug::PoolChoiceConfigOrder | PlantedBug::PoolChoiceRoomNoElapsed => {
+                "core: admission/choice.rs, rank"
+            }
         }
     }
 
@@ -168,6 +175,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::PoolConsumerOffByOne => Some(Bug::ConsumerLimitOffByOne),
             PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
             PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
+            PlantedBug::PoolChoiceRoomNoElapsed => Some(Bug::ChoiceRoomNoElapsed),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -2,7 +2,10 @@
 //! pool ([`PoolParams`]: 1 to 3 resources of caps 1 or 2 with tags, sometimes a consumer limit,
 //! `maxInFlight`, a non-reserving atom, affinity and runner serialization), and every run asks
 //! with its own request (a preference chain, required tags, a partition, an affinity key) and
-//! says how its work went on release (rate-limited with a short hint, success, or nothing).
+//! says how its work went on release (rate-limited with a short hint, success, or nothing) and,
+//! in some runs, on its renewals (rate-limited). In most pool seeds, usage readings
+//! ([`ReadingAsk`]) are sent by runs of their own through the core's `report-usage`: fresh,
+//! stale, ahead of GitHub's clock, throttled, rejected, nearly used up.
 //! The draws come from a generator of their own, seeded from the seed, so every other seed, and
 //! every other draw of a pool seed, is what it was without pools.
 //!
@@ -11,17 +14,18 @@
 //!
 //! | invariant | what |
 //! | --- | --- |
-//! | 16 resource cap | no resource ever has more holdings than its capacity |
-//! | 17 partitions | no two holdings whose reserving partitions intersect |
-//! | 18 consumer | no repository above its `maxConcurrent` |
-//! | 19 choice | each admission is the resource the precedence table names |
-//! | 20 idle slot | after faults stop, no live waiter fits a free slot for longer than a poll |
+//! | 17 resource cap | no resource ever has more holdings than its capacity |
+//! | 18 partitions | no two holdings whose reserving partitions intersect |
+//! | 19 consumer | no repository above its `maxConcurrent` |
+//! | 20 choice | each admission is the resource the precedence table names (readings included) |
+//! | 21 idle slot | after faults stop, no live waiter fits a free slot for longer than a poll |
 
 use std::collections::BTreeMap;
 
 use leasehold_core::time::{format_rfc3339, Millis};
 use leasehold_core::{
-    parse_config, Holder, LockState, PoolConfig, PoolRequest, QueueEntry, Resource,
+    parse_config, Holder, LockState, PoolConfig, PoolRequest, QueueEntry, Resource, UsageReading,
+    UsageStatus,
 };
 
 use crate::rng::SimRng;
@@ -35,6 +39,40 @@ pub struct PoolParams {
     pub json: String,
     /// Per run index: the acquire inputs it adds, and its release outcome.
     pub runs: Vec<RunAsk>,
+    /// Usage readings, each reported by a run of its own (`report-usage`), in no order.
+    pub readings: Vec<ReadingAsk>,
+}
+
+/// One usage reading a reporter run sends: when it starts (ms after `T0`), and the inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadingAsk {
+    pub start_ms: Millis,
+    pub resource: String,
+    pub used_bp: u32,
+    pub window_start: Millis,
+    pub reset_at: Millis,
+    pub observed_at: Millis,
+    /// `None`: the input is left out (allowed).
+    pub status: Option<&'static str>,
+}
+
+impl ReadingAsk {
+    pub fn inputs(&self) -> Vec<(String, String)> {
+        let mut v = vec![
+            ("resource".to_string(), self.resource.clone()),
+            (
+                "used".into(),
+                format!("{}.{:04}", self.used_bp / 10_000, self.used_bp % 10_000),
+            ),
+            ("window-start".into(), format_rfc3339(self.window_start)),
+            ("reset-at".into(), format_rfc3339(self.reset_at)),
+            ("observed-at".into(), format_rfc3339(self.observed_at)),
+        ];
+        if let Some(s) = self.status {
+            v.push(("status".into(), s.into()));
+        }
+        v
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +82,8 @@ pub struct RunAsk {
     /// `outcome` on release: `None`, `success`, or `rate-limited` (with a hint this many ms
     /// after the release starts).
     pub outcome: Option<(&'static str, Option<Millis>)>,
+    /// The guard's renewals say `outcome: rate-limited` with a hint this many ms ahead.
+    pub renew_rate_limited: Option<Millis>,
 }
 
 fn words(items: &[String]) -> String {
@@ -109,6 +149,9 @@ impl PoolParams {
         }
         if r.below(4) == 0 {
             json.push_str(", \"runnerSerialization\": true");
+        }
+        if r.below(3) == 0 {
+            json.push_str(", \"pacing\": {\"target\": 0.9, \"burst\": 0.05}");
         }
         if let Some(lease) = lease_block {
             json.push_str(&format!(", \"lease\": {lease}"));
@@ -176,14 +219,57 @@ impl PoolParams {
                         inputs.push((k.to_string(), v));
                     }
                 }
+                let renew_rate_limited = (r.below(8) == 0).then(|| r.between(1_000, 30_000));
                 RunAsk {
                     inputs,
                     request,
                     outcome,
+                    renew_rate_limited,
                 }
             })
             .collect();
-        Some(PoolParams { config, json, runs })
+        let readings = if r.below(3) == 0 {
+            Vec::new()
+        } else {
+            (0..r.between(1, 6))
+                .map(|_| ReadingAsk::draw(&mut r, &config))
+                .collect()
+        };
+        Some(PoolParams {
+            config,
+            json,
+            runs,
+            readings,
+        })
+    }
+
+    /// A fresh, allowed, unused reading of every resource, observed at `now` (GitHub's time)
+    /// in a five-hour window that began ten minutes before.
+    pub fn fresh_readings(&self, now: Millis) -> Vec<ReadingAsk> {
+        self.config
+            .resources
+            .iter()
+            .map(|r| ReadingAsk {
+                start_ms: now.saturating_sub(crate::types::T0),
+                resource: r.name.clone(),
+                used_bp: 0,
+                window_start: now - 10 * MINUTE,
+                reset_at: now + 290 * MINUTE,
+                observed_at: now,
+                status: None,
+            })
+            .collect()
+    }
+
+    /// The renewal inputs of a run (`outcome: rate-limited`, `retry-at`) for a renewal at `now`.
+    pub fn renew_inputs(&self, run: usize, now: Millis) -> Vec<(String, String)> {
+        match self.runs.get(run).and_then(|a| a.renew_rate_limited) {
+            None => Vec::new(),
+            Some(ms) => vec![
+                ("outcome".into(), "rate-limited".into()),
+                ("retry-at".into(), format_rfc3339(now + ms)),
+            ],
+        }
     }
 
     /// The release inputs of a run (`outcome`, `retry-at`) for a release starting at `now`.
@@ -197,6 +283,46 @@ impl PoolParams {
                 }
                 v
             }
+        }
+    }
+}
+
+impl ReadingAsk {
+    /// A reading of one resource: mostly fresh and allowed, some observed long before (stale)
+    /// or ahead of GitHub's clock, some throttled or rejected, windows of one or five hours at
+    /// any point (some already reset by the time they are read).
+    fn draw(r: &mut SimRng, config: &PoolConfig) -> Self {
+        const MIN: Millis = 60_000;
+        let start_ms = r.below(15 * MIN + 1);
+        let at = crate::types::T0 + start_ms;
+        let resource = config.resources[r.below(config.resources.len() as u64) as usize]
+            .name
+            .clone();
+        let span = if r.below(2) == 0 { 60 * MIN } else { 300 * MIN };
+        let window_start = at - r.below(span + 10 * MIN);
+        let observed_at = match r.below(10) {
+            0 | 1 => at - r.between(46 * MIN, 120 * MIN),
+            2 => at + r.between(6 * MIN, 20 * MIN),
+            _ => at - r.below(5 * MIN),
+        };
+        let used_bp = match r.below(6) {
+            0 => r.between(9_800, 10_000) as u32,
+            _ => r.below(9_800) as u32,
+        };
+        let status = match r.below(8) {
+            0 => Some("throttled"),
+            1 => Some("rejected"),
+            2 => Some("allowed"),
+            _ => None,
+        };
+        ReadingAsk {
+            start_ms,
+            resource,
+            used_bp,
+            window_start,
+            reset_at: window_start + span,
+            observed_at,
+            status,
         }
     }
 }
@@ -252,8 +378,50 @@ fn count_on(holders: &[Holder], name: &str) -> u32 {
         .count() as u32
 }
 
-/// Resources that `request` may take in `state` at `now`, by config index (no readings in the
-/// simulation: eligibility is the tags, the cap and a backoff in force).
+const MINUTE: Millis = 60_000;
+
+/// The reading of resource `name` recorded in `state`.
+fn reading<'a>(state: &'a LockState, name: &str) -> Option<&'a UsageReading> {
+    state.pool.as_ref().and_then(|b| b.usage.get(name))
+}
+
+/// `docs/pools.md`'s pace, in basis points: the used fraction `target × elapsed fraction`
+/// allows (rounded down), with the elapsed time counted from the window's start, at most the
+/// window.
+fn paced(target_bp: u32, u: &UsageReading, now: Millis) -> i64 {
+    let window = u.reset_at.saturating_sub(u.window_start).max(1);
+    let elapsed = now.saturating_sub(u.window_start).min(window);
+    (i128::from(target_bp) * i128::from(elapsed) / i128::from(window)) as i64
+}
+
+/// Whether resource `i`'s readings let it take one more holding (the table's `stale`,
+/// `status`, `exhausted`, `over-pace` and `probing` rows).
+fn readings_allow(
+    c: &PoolConfig,
+    state: &LockState,
+    holders: &[Holder],
+    i: usize,
+    now: Millis,
+) -> bool {
+    let name = &c.resources[i].name;
+    let Some(u) = reading(state, name) else {
+        // No reading: eligible, but one holding at a time once any resource has readings.
+        let others = state.pool.as_ref().is_some_and(|b| !b.usage.is_empty());
+        return !others || count_on(holders, name) == 0;
+    };
+    let fresh =
+        now <= u.observed_at + 45 * MINUTE && u.observed_at <= now + 5 * MINUTE && now < u.reset_at;
+    let headroom = 10_000 - i64::from(u.used_bp) > 200;
+    let below_pace = c.pacing.is_none_or(|p| {
+        let limit =
+            (paced(p.target_bp, u, now) + i64::from(p.burst_bp)).min(i64::from(p.target_bp));
+        i64::from(u.used_bp) < limit
+    });
+    fresh && u.status == UsageStatus::Allowed && headroom && below_pace
+}
+
+/// Resources that `request` may take in `state` at `now`, by config index: the tags, the cap, a
+/// backoff in force, and the readings.
 fn eligible(
     c: &PoolConfig,
     state: &LockState,
@@ -271,15 +439,17 @@ fn eligible(
                     .as_ref()
                     .and_then(|b| b.backoff.get(&r.name))
                     .is_none_or(|b| b.until <= now)
+                && readings_allow(c, state, holders, i, now)
         })
         .collect()
 }
 
 /// The resource the precedence table names: the first preference entry (then every resource)
 /// with an eligible one; within it, the key's warm resource, then cold ones, then ones warm for
-/// another key; then config order.
+/// another key; then the most room below pace, the soonest reset, config order.
 fn expected(
     c: &PoolConfig,
+    state: &LockState,
     options: &[usize],
     request: &PoolRequest,
     marks: &BTreeMap<String, (String, Millis)>,
@@ -306,7 +476,11 @@ fn expected(
         } else {
             1
         };
-        (a, i)
+        let target = c.pacing.map_or(10_000, |p| p.target_bp);
+        let u = reading(state, name);
+        let room = u.map_or(0, |u| paced(target, u, now) - i64::from(u.used_bp));
+        let reset = u.map_or(Millis::MAX, |u| u.reset_at);
+        (a, -room, reset, i)
     };
     let entries = request.prefer.iter().map(Some).chain([None]);
     for e in entries {
@@ -339,7 +513,7 @@ impl PoolBooks {
     ) -> Vec<(Invariant, String)> {
         let c = &self.config;
         let mut problems = Vec::new();
-        // 16. Resource caps.
+        // 17. Resource caps.
         for r in &c.resources {
             let n = count_on(&state.holders, &r.name);
             if n > r.capacity {
@@ -352,7 +526,7 @@ impl PoolBooks {
                 ));
             }
         }
-        // 17. Partitions.
+        // 18. Partitions.
         for (i, a) in state.holders.iter().enumerate() {
             for b in &state.holders[i + 1..] {
                 if intersect(c, &seat_partition(a), &seat_partition(b)) {
@@ -369,7 +543,7 @@ impl PoolBooks {
                 }
             }
         }
-        // 18. Consumer limits.
+        // 19. Consumer limits.
         for consumer in &c.consumers {
             if let Some(max) = consumer.max_concurrent {
                 let n = state
@@ -388,7 +562,7 @@ impl PoolBooks {
                 }
             }
         }
-        // 19. The choice: each new holding, in admission order, on the state as it was before it
+        // 20. The choice: each new holding, in admission order, on the state as it was before it
         //     (the holdings before, plus those admitted ahead of it in the same write).
         let window = c.affinity_seconds * 1000;
         let mut marks: BTreeMap<String, (String, Millis)> = prev
@@ -417,8 +591,8 @@ impl PoolBooks {
             let default = PoolRequest::default();
             let request = self.requests.get(&h.holder_id).unwrap_or(&default);
             let options = eligible(c, state, &holders, request, at);
-            let want =
-                expected(c, &options, request, &marks, at).map(|i| c.resources[i].name.clone());
+            let want = expected(c, state, &options, request, &marks, at)
+                .map(|i| c.resources[i].name.clone());
             let got = h.pool.as_ref().map(|s| s.resource.clone());
             if got != want {
                 problems.push((Invariant::PoolChoice, format!("version {v}: {} was given {:?}; the precedence table names {:?} (eligible {:?})", h.holder_id, got, want, options.iter().map(|&i| &c.resources[i].name).collect::<Vec<_>>())));
@@ -428,7 +602,7 @@ impl PoolBooks {
             }
             holders.push(h.clone());
         }
-        // 20. No live waiter fits a free slot for longer than a poll once faults are over.
+        // 21. No live waiter fits a free slot for longer than a poll once faults are over.
         let mut fitting = Vec::new();
         if faults_over {
             let mut blocked: Vec<Option<Vec<String>>> = Vec::new();

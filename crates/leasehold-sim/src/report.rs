@@ -39,6 +39,8 @@ pub struct Counters {
     pub leased_seeds: u64,
     /// Seeds whose lock is a resource pool (`crate::pool`).
     pub pool_seeds: u64,
+    /// A pool's usage readings sent (`report-usage` runs started).
+    pub usage_reports: u64,
     /// What the guards did (see [`GuardCounters`]).
     pub guard: GuardCounters,
     /// What the scheduled reapers did (see [`ReaperCounters`]).
@@ -77,6 +79,7 @@ impl Counters {
         self.acquired_past_deadline += o.acquired_past_deadline;
         self.leased_seeds += o.leased_seeds;
         self.pool_seeds += o.pool_seeds;
+        self.usage_reports += o.usage_reports;
         self.guard.add(&o.guard);
         self.reaper.add(&o.reaper);
         for (a, b) in self.faults.iter_mut().zip(o.faults) {
@@ -328,12 +331,13 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let g = &c.guard;
     let _ = writeln!(
         s,
-        "guards: {} ({} verifying first, {} from acquire's lease); lock config with a lease in {} seeds; the lock is a resource pool in {} seeds",
+        "guards: {} ({} verifying first, {} from acquire's lease); lock config with a lease in {} seeds; the lock is a resource pool in {} seeds ({} usage readings sent)",
         g.verifying + g.from_acquire,
         g.verifying,
         g.from_acquire,
         c.leased_seeds,
-        c.pool_seeds
+        c.pool_seeds,
+        c.usage_reports
     );
     let _ = writeln!(
         s,

@@ -141,6 +141,11 @@ impl Sim {
             let c = sim.env().new_attempt(i, None);
             sim.world.queue.push(start_at, Ev::JobStart(c));
         }
+        // A pool's usage readings, each sent by a run of its own at its own time.
+        let readings = sim.world.params.pool.as_ref().map(|p| p.readings.clone());
+        for (i, reading) in readings.into_iter().flatten().enumerate() {
+            sim.env().new_reporter(i, T0 + reading.start_ms);
+        }
         let w = &mut sim.world;
         if let Some(r) = w.params.reaper.clone() {
             w.queue.push(T0 + r.first_ms, Ev::ReapTick(0));

@@ -188,3 +188,37 @@ pub fn version() -> String {
 pub fn check_config(text: &str) -> Result<JsValue, JsValue> {
     to_js(&leasehold_core::config_verdict(text))
 }
+
+/// For benchmarks only (no action calls it): a pool's admission on a state parsed once, the
+/// core's [`leasehold_core::PoolPass`]. `new PoolBench(lock, stateText, configPath,
+/// configText)`; `admit(now)` runs one admission pass on a copy of the state and returns how
+/// many it admitted; `copy()` makes that copy alone. It times nothing itself.
+#[wasm_bindgen]
+pub struct PoolBench {
+    inner: leasehold_core::PoolPass,
+}
+
+#[wasm_bindgen]
+impl PoolBench {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        lock: &str,
+        state_text: &str,
+        config_path: &str,
+        config_text: &str,
+    ) -> Result<PoolBench, JsValue> {
+        leasehold_core::PoolPass::new(lock, state_text, config_path, config_text)
+            .map(|inner| PoolBench { inner })
+            .map_err(|e| js_error("invalid-argument", &e, &[]))
+    }
+
+    /// One admission pass at `now` (ms): the number of waiters it admitted.
+    pub fn admit(&self, now: f64) -> usize {
+        self.inner.admit(now as leasehold_core::Millis).len()
+    }
+
+    /// The copy of the state `admit` starts from, alone: the queue's length.
+    pub fn copy(&self) -> usize {
+        self.inner.copy()
+    }
+}

@@ -215,7 +215,13 @@ fn rank(pool: &PoolConfig, books: &PoolBooks, i: usize, ask: Ask<'_>, now: Milli
     };
     let target = pool.pacing.map_or(10_000, |p| p.target_bp);
     let reading = books.usage.get(&r.name);
-    let room = reading.map_or(0, |u| pace(u, target, now).1);
+    let room = reading.map_or(0, |u| {
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::ChoiceRoomNoElapsed) {
+            return i64::from(target) - i64::from(u.used_bp);
+        }
+        pace(u, target, now).1
+    });
     let reset = reading.map_or(Millis::MAX, |u| u.reset_at);
     (affinity, Reverse(room), reset, i)
 }

@@ -183,6 +183,59 @@ pub fn record_outcome(
     doc.pool != before
 }
 
+/// A pool's admission on a state parsed once, for benchmarks only (the wasm binding's
+/// `PoolBench`; no action or operation uses it): the state's text and the config's text are read
+/// here, and each [`PoolPass::admit`] runs the same admission pass an operation's write runs, on
+/// a copy of the parsed state. [`PoolPass::copy`] makes the copy alone, so a bench can tell the
+/// pass from the copying.
+pub struct PoolPass {
+    pool: Pool,
+    doc: LockState,
+    max_ttl_ms: Millis,
+}
+
+impl PoolPass {
+    /// `lock`'s state text and its config file (`config_path`, `config_text`), which must
+    /// declare a pool. The error says what did not read.
+    pub fn new(
+        lock: &str,
+        state_text: &str,
+        config_path: &str,
+        config_text: &str,
+    ) -> Result<Self, String> {
+        let doc = LockState::parse(state_text, lock).map_err(|e| e.to_string())?;
+        let config =
+            crate::store::parse_config(config_path, config_text).map_err(|e| e.to_string())?;
+        let pool = config
+            .pool
+            .ok_or_else(|| format!("{config_path} declares no resources: not a pool"))?;
+        let max_ttl_ms = config
+            .lease
+            .unwrap_or_else(crate::wire::LeasePolicy::unconfigured)
+            .max_ttl_ms;
+        Ok(PoolPass {
+            pool: Pool {
+                config: pool,
+                capacity: config.capacity,
+            },
+            doc,
+            max_ttl_ms,
+        })
+    }
+
+    /// One admission pass at `now` on a copy of the state: the holder ids it admits.
+    pub fn admit(&self, now: Millis) -> Vec<String> {
+        use crate::admission::Admission;
+        let mut doc = self.doc.clone();
+        self.pool.admit(&mut doc, now, self.max_ttl_ms)
+    }
+
+    /// The copy [`PoolPass::admit`] starts from, alone: its queue's length.
+    pub fn copy(&self) -> usize {
+        self.doc.clone().queue.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +247,47 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         parse_request(&Reader::new(&raw))
+    }
+
+    #[test]
+    fn a_pool_pass_admits_on_a_copy_of_the_state_it_parsed_once() {
+        use crate::wire::{QueueEntry, RunIdentity};
+        let waiter = |id: &str, prefer: &str| QueueEntry {
+            holder_id: id.into(),
+            nonce: format!("{id:0>16}"),
+            run: RunIdentity {
+                repository: "o/r".into(),
+                run_id: 1,
+                run_attempt: 1,
+                job: "j".into(),
+                runner_name: String::new(),
+                url: String::new(),
+                job_id: None,
+            },
+            lease_ms: 60_000,
+            enqueued_at: 0,
+            last_seen_at: 0,
+            pool: Some(PoolRequest {
+                prefer: vec![prefer.into()],
+                requires: vec![prefer.into()],
+                ..PoolRequest::default()
+            }),
+        };
+        let mut st = LockState::empty("p");
+        st.queue = vec![waiter("w1", "x"), waiter("w2", "x"), waiter("w3", "y")];
+        let config = r#"{"resources": {"a": {"capacity": 1, "tags": ["x"]}, "b": {"capacity": 1, "tags": ["y"]}}}"#;
+        let pass = PoolPass::new("p", &st.to_document(), "locks/p.config.json", config).unwrap();
+        // w1 takes a; w2 waits for a (x only); w3 takes b: a blocked waiter holds nobody back.
+        assert_eq!(pass.admit(1_000), ["w1", "w3"]);
+        assert_eq!(pass.admit(1_000), ["w1", "w3"], "each pass on a fresh copy");
+        assert_eq!(pass.copy(), 3);
+        let plain = PoolPass::new(
+            "p",
+            &st.to_document(),
+            "locks/p.config.json",
+            r#"{"capacity": 2}"#,
+        );
+        assert!(plain.is_err_and(|e| e.contains("not a pool")));
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub struct RenewPlanner {
     recorded: bool,
     /// A write carrying the pool outcome was sent.
     outcome_sent: bool,
+    /// The last write sent was due (it extended the lease), not only the pool outcome's.
+    extending: bool,
 }
 
 impl RenewPlanner {
@@ -75,6 +77,7 @@ impl RenewPlanner {
             wrote: None,
             recorded: false,
             outcome_sent: false,
+            extending: false,
         }
     }
 
@@ -134,6 +137,16 @@ impl Planner for RenewPlanner {
                 if !books_change {
                     self.recorded = true;
                 }
+                if self.wrote == Some(h.expires_at) && !books_change && !self.extending {
+                    // Only the pool outcome was written: the lease was not due and stays as it
+                    // was, so this is `not-due`, not `renewed`.
+                    ctx.info(format!(
+                        "recorded the outcome for {id}'s resource on {}; the lease was not due, it stays until {}",
+                        self.s.lock,
+                        format_rfc3339(h.expires_at)
+                    ));
+                    return finish(ResultWord::NotDue, self);
+                }
                 if self.wrote == Some(h.expires_at) && !books_change {
                     ctx.info(format!(
                         "renewed {id} on {} until {}",
@@ -165,6 +178,7 @@ impl Planner for RenewPlanner {
                 }
                 self.wrote = Some(doc.holder(id).map_or(target, |h| h.expires_at));
                 self.outcome_sent |= books_change;
+                self.extending = due;
                 Decision::Write {
                     doc,
                     action: ChangeAction::Renew,

@@ -108,6 +108,9 @@ pub struct Run {
     pub sweep: Option<Option<Millis>>,
     /// A run of the scheduled reaper workflow (never rerun).
     pub reaper: bool,
+    /// A pool's usage reporter instead (a run of its own, like the reaper's: never rerun, not a
+    /// job of the lock): the index of the reading it reports with `report-usage`.
+    pub usage: Option<usize>,
 }
 
 impl Run {
@@ -122,6 +125,7 @@ impl Run {
             abandoned: false,
             sweep: None,
             reaper,
+            usage: None,
         }
     }
 }

@@ -48,6 +48,14 @@ impl Env<'_> {
             let now = self.clients[c].clock.local(self.now);
             return self.feed(c, Event::Start { now });
         }
+        if kind == OperationKind::ReportUsage {
+            // A reporter's one operation: a scheduled run's, as a reap is.
+            cl.stage = Stage::Reap;
+            self.world.counters.usage_reports += 1;
+            self.log(|w| format!("{} ReportUsage starts", w.who(c)));
+            let now = self.clients[c].clock.local(self.now);
+            return self.feed(c, Event::Start { now });
+        }
         if kind == OperationKind::Renew {
             // The guard's renewal runs within the work step: the belief stays as it is.
             cl.stage = Stage::Hold;
@@ -388,6 +396,7 @@ impl Env<'_> {
             }
             Stage::Hold => "renew",
             Stage::Release => "release",
+            Stage::Reap if self.runs[self.clients[c].run].usage.is_some() => "report-usage",
             Stage::Reap => "reap",
             _ => "cleanup",
         };
@@ -528,6 +537,10 @@ impl Env<'_> {
                 self.job_ended(c, released || removed);
             }
             Stage::Hold => self.renewal_finished(c, outcome),
+            Stage::Reap if self.runs[self.clients[c].run].usage.is_some() => {
+                self.clients[c].stage = Stage::Done;
+                self.job_ended(c, outcome.success);
+            }
             Stage::Reap => {
                 self.reap_finished(c, &outcome);
                 self.clients[c].stage = Stage::Done;

@@ -188,6 +188,11 @@ impl Env<'_> {
                 if s.renew_if_due {
                     put("if-due", "true".into());
                 }
+                if let Some(p) = &self.world.params.pool {
+                    for (k, v) in p.renew_inputs(cl.run, self.world.now) {
+                        put(&k, v);
+                    }
+                }
             }
             OperationKind::Reap => {
                 let scan_s = self
@@ -197,6 +202,13 @@ impl Env<'_> {
                     .as_ref()
                     .map_or(DEFAULT_SCAN_SECONDS, |r| r.scan_s);
                 put("scan-deadline-seconds", scan_s.to_string());
+            }
+            OperationKind::ReportUsage => {
+                let pool = self.world.params.pool.as_ref();
+                let reading = run.usage.and_then(|i| pool?.readings.get(i));
+                for (k, v) in reading.map(|r| r.inputs()).unwrap_or_default() {
+                    put(&k, v);
+                }
             }
             // Nobody runs status.
             OperationKind::Status => {}

@@ -128,6 +128,9 @@ impl Env<'_> {
                         k.drift_ppm
                     )
                 });
+                if self.runs[self.clients[c].run].usage.is_some() {
+                    return self.start_op(c, OperationKind::ReportUsage);
+                }
                 if self.clients[c].is_reaper() {
                     return self.start_op(c, OperationKind::Reap);
                 }

@@ -13,7 +13,7 @@ use leasehold_core::{Outcome, ReapAction, Reply};
 
 use crate::checker::Feed;
 use crate::types::{Stage, Told, JOB_ID_BASE, REPOSITORY, T0};
-use crate::world::params::{REAPER_RUN_BASE, REAP_LATE_MAX_MS};
+use crate::world::params::{REAPER_RUN_BASE, REAP_LATE_MAX_MS, REPORTER_RUN_BASE};
 use crate::world::Ev;
 
 use super::attempt::{GuardMode, JobSettings, Run};
@@ -145,6 +145,31 @@ impl Env<'_> {
         {
             self.world.counters.reaper.overlapping += 1;
         }
+        c
+    }
+
+    /// A run that reports the pool's reading `i` (`report-usage`), starting at `at`.
+    pub(crate) fn new_reporter(&mut self, i: usize, at: Millis) -> usize {
+        let run = self.runs.len();
+        let settings = JobSettings {
+            poll_s: 10,
+            timeout_min: 0,
+            lease_min: None,
+            hold_ms: 0,
+            deadline_s: None,
+            release_on_exit: false,
+            guard_mode: GuardMode::Verify,
+            kill_grace_ms: 0,
+            renew_names_holder: false,
+            renew_if_due: false,
+            record_job_id: false,
+        };
+        let run_id = REPORTER_RUN_BASE + i as u64;
+        let mut r = Run::new(run_id, settings, true);
+        r.usage = Some(i);
+        self.runs.push(r);
+        let c = self.new_attempt(run, Some(format!("usage {REPOSITORY}:{run_id}:report")));
+        self.push(at, Ev::JobStart(c));
         c
     }
 

@@ -2,6 +2,7 @@
 //! that nobody reran still has a holding (or a queue entry) in the lock; its acquire must remove
 //! them (invariant 6 (c), checked here).
 
+use leasehold_core::limits::USAGE_FUTURE_MS;
 use leasehold_core::ResultWord;
 
 use crate::types::{Invariant, T0};
@@ -24,6 +25,12 @@ impl Env<'_> {
         if *self.sweep_pending
             || self.world.violation.is_some()
             || self.clients.iter().any(|cl| cl.live() && !cl.is_reaper())
+            // A pool's readings still to come (or being sent) come first: the sweep's own
+            // fresh readings must be the last word.
+            || self
+                .clients
+                .iter()
+                .any(|cl| cl.live() && self.runs[cl.run].usage.is_some())
             || self.runs.iter().any(|r| r.needs_rerun || r.rerun_pending)
             || !self.runs.iter().any(|r| r.abandoned)
         {
@@ -94,11 +101,42 @@ impl Env<'_> {
                             .iter()
                             .flat_map(|b| b.backoff.values().map(|b| b.until + 1)),
                     )
+                    // A reading observed ahead of GitHub's clock is refused until it is not.
+                    .chain(st.pool.iter().flat_map(|b| {
+                        b.usage
+                            .values()
+                            .map(|u| u.observed_at.saturating_sub(USAGE_FUTURE_MS) + 1)
+                    }))
                     .max()
                     .unwrap_or(0),
             ),
             None => (false, 0),
         };
+        // A pool with readings admits nobody to a resource whose reading is stale, exhausted or
+        // refused, for ever: the later job's operator reports a fresh reading of each first (a
+        // waiter of that pool is the pool's business, invariants 20 and 21, not expiry's).
+        let latest = self
+            .gh
+            .store
+            .committed()
+            .and_then(|st| st.pool.as_ref())
+            .and_then(|b| b.usage.values().map(|u| u.observed_at + 1).max())
+            .unwrap_or(0);
+        if let Some(p) = self
+            .world
+            .params
+            .pool
+            .as_mut()
+            .filter(|p| !p.readings.is_empty())
+        {
+            // Observed after every recorded reading: an older one never replaces a newer one.
+            let fresh = p.fresh_readings(self.now.max(latest));
+            let first = p.readings.len();
+            p.readings.extend(fresh);
+            for i in first..p.readings.len() {
+                self.new_reporter(i, self.now);
+            }
+        }
         let r = &mut self.world.rng;
         let poll_s = r.between(self.world.params.poll_min_s, self.world.params.poll_max_s);
         let settings = JobSettings {
@@ -137,6 +175,7 @@ impl Env<'_> {
             abandoned: false,
             sweep: Some(limit),
             reaper: false,
+            usage: None,
         });
         self.world.counters.runs += 1;
         self.world.counters.guard.sweeps += 1;

@@ -363,6 +363,8 @@ pub const REAP_SLACK_MS: Millis = 30_000;
 pub const FIRST_TICK_MS: Millis = 150_000;
 /// Reaper runs get run ids from here on (the jobs' start at 4000).
 pub const REAPER_RUN_BASE: u64 = 90_000;
+/// The run ids of a pool's usage reporters.
+pub const REPORTER_RUN_BASE: u64 = 95_000;
 
 /// A seed's scheduled reaper.
 #[derive(Clone, Debug)]
