@@ -349,12 +349,11 @@ fn reserving<'a>(c: &PoolConfig, atoms: &'a Option<Vec<String>>) -> Vec<&'a str>
         .collect()
 }
 
-/// The checker's own reading of "two partitions conflict".
+/// The checker's own reading of "two partitions conflict": a shared reserving atom, or either
+/// global (a global holding conflicts with every other, one that reserves nothing included).
 fn intersect(c: &PoolConfig, a: &Option<Vec<String>>, b: &Option<Vec<String>>) -> bool {
     let (a, b) = (reserving(c, a), reserving(c, b));
-    !a.is_empty()
-        && !b.is_empty()
-        && (a.contains(&"*") || b.contains(&"*") || a.iter().any(|x| b.contains(x)))
+    a.contains(&"*") || b.contains(&"*") || a.iter().any(|x| b.contains(x))
 }
 
 fn seat_partition(h: &Holder) -> Option<Vec<String>> {

@@ -48,13 +48,10 @@ fn reserving<'a>(pool: &PoolConfig, atoms: &'a Option<Vec<String>>) -> Vec<&'a s
         .collect()
 }
 
-/// Two partitions conflict when their reserving sets intersect; the global set intersects
-/// every non-empty one.
+/// Two partitions conflict when their reserving sets intersect. The global set conflicts with
+/// every holding, one that reserves nothing included: a global holding is alone in its pool.
 pub fn conflict(pool: &PoolConfig, a: &Option<Vec<String>>, b: &Option<Vec<String>>) -> bool {
     let (a, b) = (reserving(pool, a), reserving(pool, b));
-    if a.is_empty() || b.is_empty() {
-        return false;
-    }
     let global = |s: &[&str]| s.contains(&GLOBAL_PARTITION);
     global(&a) || global(&b) || a.iter().any(|x| b.contains(x))
 }
@@ -70,8 +67,10 @@ struct Union {
 
 impl Union {
     fn add(&mut self, pool: &PoolConfig, p: &Option<Vec<String>>) {
+        // `any`: some partition was added, one that reserves nothing included (a global
+        // partition conflicts with it too).
+        self.any = true;
         for a in reserving(pool, p) {
-            self.any = true;
             self.global |= a == GLOBAL_PARTITION;
             self.atoms.insert(a.to_string());
         }
@@ -79,8 +78,7 @@ impl Union {
 
     fn meets(&self, pool: &PoolConfig, p: &Option<Vec<String>>) -> bool {
         let mine = reserving(pool, p);
-        !mine.is_empty()
-            && self.any
+        self.any
             && (self.global
                 || mine.contains(&GLOBAL_PARTITION)
                 || mine.iter().any(|a| self.atoms.contains(*a)))
@@ -392,8 +390,7 @@ mod tests {
             "db-x is not db (exact atoms)"
         );
         assert_eq!(s.queue[0].holder_id, "b");
-        // A global waiter conflicts with every reserving holding, but not with one that
-        // reserves nothing.
+        // A global waiter conflicts with every holding, one that reserves nothing included.
         s.holders.retain(|h| h.holder_id == "e");
         s.queue.push(entry("f", "o/r", &[], Some(&["*"])));
         s.queue.push(entry("g", "o/r", &[], Some(&["db"])));
@@ -404,7 +401,19 @@ mod tests {
                 .map(|q| q.holder_id.as_str())
                 .collect::<Vec<_>>(),
             vec!["f", "g"],
-            "f waits for b; g conflicts with f, which is ahead (FIFO among conflicting)"
+            "f waits for b and e; g conflicts with f, which is ahead (FIFO among conflicting)"
+        );
+        s.holders.retain(|h| h.holder_id == "e");
+        assert_eq!(
+            p.admit(&mut s, 3, 600_000),
+            Vec::<String>::new(),
+            "e reserves nothing, and still keeps the global f out"
+        );
+        s.holders.clear();
+        assert_eq!(p.admit(&mut s, 4, 600_000), vec!["f"]);
+        assert_eq!(
+            s.queue[0].holder_id, "g",
+            "g waits while the global f holds"
         );
     }
 
