@@ -36,6 +36,7 @@ use crate::wire::{
 
 use super::exchange::{next_page, Answered, Exchange};
 use super::identity::identity_of;
+use super::slots::illegal;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -239,17 +240,10 @@ impl ReceiptOp {
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         let state = self.phase.name();
-        let illegal = |event: &Event| -> Error {
-            ProtocolError {
-                event: event.name().into(),
-                state: state.into(),
-            }
-            .into()
-        };
         let command = match (self.phase, event) {
             (Phase::NotStarted, Event::Start { now }) => self.start(now),
             (Phase::Done | Phase::NotStarted, e) | (_, e @ Event::Start { .. }) => {
-                return Err(illegal(&e))
+                return Err(illegal(&e, state))
             }
             (_, Event::Timer { now }) => self.x.on_timer(now, state)?,
             (_, Event::Cancel { .. }) => self.give_up("cancelled", "the job was cancelled".into()),

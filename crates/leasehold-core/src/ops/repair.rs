@@ -37,7 +37,7 @@ use crate::wire::{
     Outcome, ProtocolError, RepairReport, Reply, ResultWord, SleepReason, Stats, Status, Step,
 };
 
-use super::slots::next_page_of;
+use super::slots::{illegal, next_page_of, unexpected};
 
 /// The longest history read, in pages of 100 commits: 10,000 versions of one lock's file. A
 /// longer history is not read in part (its highest fence could be in the part left out).
@@ -201,20 +201,13 @@ impl RepairOp {
 
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        let illegal = |phase: Phase, event: &Event| -> Error {
-            ProtocolError {
-                event: event.name().into(),
-                state: phase.name().into(),
-            }
-            .into()
-        };
         if self.phase == Phase::Done {
-            return Err(illegal(self.phase, &event));
+            return Err(illegal(&event, self.phase.name()));
         }
         let command = match event {
             Event::Start { now } => {
                 if self.stats.requests > 0 {
-                    return Err(illegal(self.phase, &event));
+                    return Err(illegal(&event, self.phase.name()));
                 }
                 self.started_at = now;
                 let call = self.read_call(None);
@@ -222,7 +215,7 @@ impl RepairOp {
             }
             Event::Timer { .. } => match self.pending.clone() {
                 Some(call) => self.send(call),
-                None => return Err(illegal(self.phase, &event)),
+                None => return Err(illegal(&event, self.phase.name())),
             },
             Event::Cancel { .. } => match self.phase {
                 Phase::ReadBack => self.unknown("cancelled before the read-back answered"),
@@ -590,19 +583,6 @@ impl RepairOp {
         let report = self.report(Status::Repaired, detail, true);
         self.finish(report, None)
     }
-}
-
-/// A success answer of the wrong shape for the request: the driver's bug, not GitHub's answer.
-fn unexpected(call: &str, reply: &Reply) -> Error {
-    let kind = serde_json::to_value(reply)
-        .ok()
-        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from))
-        .unwrap_or_default();
-    ProtocolError {
-        event: format!("reply {kind}"),
-        state: format!("waiting for the answer to {call}"),
-    }
-    .into()
 }
 
 #[cfg(test)]

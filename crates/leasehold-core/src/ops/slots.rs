@@ -299,20 +299,13 @@ impl SlotOp {
 
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        let illegal = |phase: Phase, event: &Event| -> Error {
-            ProtocolError {
-                event: event.name().into(),
-                state: phase.name().into(),
-            }
-            .into()
-        };
         if self.phase == Phase::Done {
-            return Err(illegal(self.phase, &event));
+            return Err(illegal(&event, self.phase.name()));
         }
         let command = match event {
             Event::Start { now } => {
                 if self.pending.is_some() || self.stats.requests > 0 {
-                    return Err(illegal(self.phase, &event));
+                    return Err(illegal(&event, self.phase.name()));
                 }
                 self.started_at = now;
                 let call = self.list_call(1);
@@ -320,7 +313,7 @@ impl SlotOp {
             }
             Event::Timer { .. } => match self.pending.clone() {
                 Some(call) => self.send(call),
-                None => return Err(illegal(self.phase, &event)),
+                None => return Err(illegal(&event, self.phase.name())),
             },
             Event::Cancel { .. } => match self.phase {
                 // Nothing of ours is in flight while sleeping, except a create whose read-back
@@ -731,8 +724,17 @@ fn created(reply: Reply, call: &str) -> Result<String, Error> {
     }
 }
 
+/// An event the state machine does not expect in `state` (a protocol error: the driver's bug).
+pub(crate) fn illegal(event: &Event, state: &str) -> Error {
+    ProtocolError {
+        event: event.name().into(),
+        state: state.into(),
+    }
+    .into()
+}
+
 /// A success answer of the wrong shape for the request: the driver's bug, not GitHub's answer.
-fn unexpected(call: &str, reply: &Reply) -> Error {
+pub(crate) fn unexpected(call: &str, reply: &Reply) -> Error {
     let kind = serde_json::to_value(reply)
         .ok()
         .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from))
