@@ -207,7 +207,7 @@ pub fn cooldown_wake(st: &LockState, ctx: &mut PlanCtx<'_>, until: Millis) -> Mi
     if st.incident.is_some() {
         return until;
     }
-    match rules::next_free_at(st) {
+    match crate::admission::lifecycle::next_free_at(st) {
         Some(end) => {
             let at = ctx
                 .clock
