@@ -65,7 +65,8 @@ pub struct LifecycleProblem {
 
 /// Reads a config's `lifecycle` block (`None`: absent, the lifecycle is off).
 pub fn parse_lifecycle(config: &Value) -> Result<Option<LifecycleConfig>, LifecycleProblem> {
-    let Some(block) = config.get("lifecycle") else {
+    // `null` is the key absent, as a `lease` block's `null` is.
+    let Some(block) = config.get("lifecycle").filter(|b| !b.is_null()) else {
         return Ok(None);
     };
     let broke = |rule, message: String, pointer: &str| LifecycleProblem {
