@@ -233,3 +233,37 @@ test('without lifecycle a release frees the slot as before, and the state stays 
   assert.deepEqual(s.holders, []);
   assert.equal('reservations' in s, false);
 });
+
+test('the reaper quarantines a dead holder, recovers an aged quarantine of a finished run as a cooldown, and recovers nothing during an incident', async () => {
+  const iso = (ms) => new Date(ms).toISOString();
+  const now = Date.now();
+  const run = (runId) => ({ repository: 'octo/locks', runId, runAttempt: 1, job: 'build', runnerName: `runner-${runId}` });
+  for (const id of [8901, 8902, 8911, 8912]) {
+    await emu.actions.startRun(id, { jobs: [{ name: 'build', runnerName: `runner-${id}` }] });
+    await emu.actions.complete(id, 1, 'success');
+  }
+  const stateWith = (lock, holderRun, quarantineRun, incident) => ({
+    schema: 2, lock, revision: 4, fence: 2, queue: [],
+    config: { capacity: 2, readAt: iso(now), lifecycle: { cooldownSeconds: 1 } },
+    holders: [{ holderId: `octo/locks:${holderRun}:build`, nonce: 'n2', fence: 2, run: run(holderRun), acquiredAt: iso(now - 60_000), expiresAt: iso(now + 3_600_000), leaseMs: 3_600_000, ceilingAt: iso(now + 3_600_000) }],
+    reservations: [{ id: 'q1', kind: 'quarantine', holderId: `octo/locks:${quarantineRun}:build`, fence: 1, run: run(quarantineRun), at: iso(now - 7 * 3_600_000), by: 'release' }],
+    ...(incident ? { incident: { id: `${lock}-incident-3`, holderId: `octo/locks:${quarantineRun}:build`, fence: 1, run: run(quarantineRun), at: iso(now - 7 * 3_600_000) } } : {}),
+  });
+  for (const [lock, holderRun, quarantineRun, incident] of [['reaped', 8901, 8902, false], ['reaped-incident', 8911, 8912, true]]) {
+    await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json`, lifecycle(1, 2));
+    await emu.writeFile('leasehold-state', `locks/${lock}.json`, `${JSON.stringify(stateWith(lock, holderRun, quarantineRun, incident), null, 2)}\n`);
+    const r = await runAction('reap', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks' }, context: ctx() });
+    assert.equal(r.code, 0, log(r));
+    const s = await current(lock);
+    assert.deepEqual(s.holders, [], `${lock}: the dead holder was removed`);
+    const kinds = Object.fromEntries(s.reservations.map((x) => [x.id, x.kind]));
+    assert.equal(kinds.q2, 'quarantine', `${lock}: the dead holder's slot is quarantined, not freed`);
+    if (incident) {
+      assert.equal(kinds.q1, 'quarantine', 'nothing is recovered while the incident stands');
+      assert.ok(s.incident);
+    } else {
+      assert.equal(kinds.c1, 'cooldown', 'the aged quarantine of a finished run became a cooldown');
+      assert.equal(kinds.q1, undefined);
+    }
+  }
+});

@@ -16,7 +16,7 @@ use crate::input::{RawInputs, Reader};
 use crate::policy::limits::MAX_COOLDOWN_SECONDS;
 use crate::policy::RetryPolicy;
 use crate::store::lifecycle::{self as rules, Applies};
-use crate::wire::time::{format_rfc3339, Millis};
+use crate::wire::time::Millis;
 use crate::wire::{
     ChangeAction, Failure, FailureCode, InputError, LifecycleReport, LockState, Outcome,
     ReservationKind, ResultWord,
@@ -151,11 +151,11 @@ impl RecoverPlanner {
                 return Decision::Finish(self.outcome(ResultWord::Recovered, report));
             }
         }
-        let Some(q) = st
+        if !st
             .reservations
             .iter()
-            .find(|r| r.id == id && r.kind == ReservationKind::Quarantine)
-        else {
+            .any(|r| r.id == id && r.kind == ReservationKind::Quarantine)
+        {
             return self.refuse(
                 FailureCode::NoSuchReservation,
                 format!(
@@ -180,24 +180,18 @@ impl RecoverPlanner {
             }
             Applies::Off | Applies::ActivationBusy => MAX_COOLDOWN_SECONDS,
         };
-        let mut cooldown = q.clone();
-        cooldown.kind = ReservationKind::Cooldown;
-        cooldown.id = rules::reservation_id(ReservationKind::Cooldown, q.fence);
-        cooldown.at = ctx.server_now;
-        cooldown.ends_at = Some(ctx.server_now.saturating_add(seconds * 1000));
-        cooldown.by = "recover".into();
-        ctx.info(format!(
-            "turning the quarantine {id} of {} into the cooldown {} until {}",
-            self.s.lock,
-            cooldown.id,
-            format_rfc3339(cooldown.ends_at.unwrap_or_default())
-        ));
-        self.cooldown_id = Some(cooldown.id.clone());
+        let lifecycle = crate::wire::LifecycleConfig {
+            cooldown_seconds: seconds,
+            reasons: Vec::new(),
+        };
         let mut doc = st.clone();
-        doc.reservations.retain(|r| r.id != id);
-        if !doc.reservations.iter().any(|r| r.id == cooldown.id) {
-            doc.reservations.push(cooldown);
-        }
+        let cooldown =
+            super::lifecycle::cool_down(&mut doc, id, &lifecycle, ctx.server_now, "recover");
+        ctx.info(format!(
+            "turning the quarantine {id} of {} into the cooldown {cooldown} of {seconds} s",
+            self.s.lock
+        ));
+        self.cooldown_id = Some(cooldown);
         Decision::Write {
             doc,
             action: ChangeAction::Recover,
