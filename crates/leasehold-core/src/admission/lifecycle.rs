@@ -87,3 +87,135 @@ pub fn sweep(state: &mut LockState, server_now: Millis) -> Vec<String> {
 pub fn next_free_at(state: &LockState) -> Option<Millis> {
     state.reservations.iter().filter_map(|r| r.ends_at).min()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Incident, QueueEntry, RunIdentity};
+
+    fn run(runner: &str) -> RunIdentity {
+        RunIdentity {
+            repository: "o/r".into(),
+            run_id: 1,
+            run_attempt: 1,
+            job: "j".into(),
+            runner_name: runner.into(),
+            url: String::new(),
+            job_id: None,
+        }
+    }
+
+    fn waiter(id: &str, runner: &str) -> QueueEntry {
+        QueueEntry {
+            holder_id: id.into(),
+            nonce: "n".into(),
+            run: run(runner),
+            lease_ms: 60_000,
+            enqueued_at: 0,
+            last_seen_at: 0,
+            pool: None,
+        }
+    }
+
+    fn reservation(
+        id: &str,
+        kind: ReservationKind,
+        runner: &str,
+        ends_at: Option<Millis>,
+    ) -> Reservation {
+        Reservation {
+            id: id.into(),
+            kind,
+            holder_id: "gone".into(),
+            fence: 1,
+            run: run(runner),
+            at: 0,
+            ends_at,
+            reason: None,
+            by: "release".into(),
+        }
+    }
+
+    fn lock(queue: Vec<QueueEntry>, reservations: Vec<Reservation>) -> LockState {
+        let mut s = LockState::empty("x");
+        s.schema = 2;
+        s.fence = 1;
+        s.queue = queue;
+        s.reservations = reservations;
+        s
+    }
+
+    const FIFO2: LockRule = LockRule::Fifo(Fifo { capacity: 2 });
+
+    #[test]
+    fn reservations_take_capacity_until_a_cooldown_ends() {
+        let mut s = lock(
+            vec![waiter("a", "r1"), waiter("b", "r2")],
+            vec![reservation(
+                "c1",
+                ReservationKind::Cooldown,
+                "r9",
+                Some(10_000),
+            )],
+        );
+        assert_eq!(
+            admit(&FIFO2, &mut s.clone(), 9_999, 600_000),
+            vec!["a".to_string()]
+        );
+        assert_eq!(
+            admit(&FIFO2, &mut s, 10_000, 600_000),
+            vec!["a".to_string(), "b".to_string()]
+        );
+        assert!(
+            s.reservations.is_empty(),
+            "the cooldown freed itself at its end"
+        );
+        let mut q = lock(
+            vec![waiter("a", "r1"), waiter("b", "r2")],
+            vec![
+                reservation("q1", ReservationKind::Quarantine, "r9", None),
+                reservation("q2", ReservationKind::Quarantine, "", None),
+            ],
+        );
+        assert!(
+            admit(&FIFO2, &mut q, u64::MAX, 600_000).is_empty(),
+            "quarantines never free themselves"
+        );
+    }
+
+    #[test]
+    fn nobody_is_admitted_while_the_incident_stands() {
+        let mut s = lock(vec![waiter("a", "r1")], Vec::new());
+        s.incident = Some(Incident {
+            id: "x-incident-3".into(),
+            holder_id: "gone".into(),
+            fence: 1,
+            run: run("r9"),
+            at: 0,
+            reason: None,
+        });
+        assert!(admit(&FIFO2, &mut s, 0, 600_000).is_empty());
+        assert_eq!(s.queue.len(), 1);
+    }
+
+    #[test]
+    fn a_waiter_on_the_quarantines_runner_takes_it_over_first() {
+        let mut s = lock(
+            vec![waiter("a", "r1"), waiter("b", "r9")],
+            vec![
+                reservation("q1", ReservationKind::Quarantine, "r9", None),
+                reservation("q2", ReservationKind::Quarantine, "r8", None),
+            ],
+        );
+        assert_eq!(admit(&FIFO2, &mut s, 0, 600_000), vec!["b".to_string()]);
+        assert_eq!(s.holders[0].fence, 2, "a new fence");
+        assert_eq!(
+            s.reservations
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>(),
+            vec!["q2"]
+        );
+        assert_eq!(s.queue.len(), 1, "a keeps waiting: q2 holds the other slot");
+    }
+}
