@@ -2,10 +2,10 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-E2U7YS6J.mjs";
-import "./shared-FWWAHPLT.mjs";
-import "./shared-VD44QYDX.mjs";
-import "./shared-NNCFRTIC.mjs";
+} from "./shared-E56RGFEZ.mjs";
+import "./shared-HNTBTSAB.mjs";
+import "./shared-IOKF6WDH.mjs";
+import "./shared-TIR34BED.mjs";
 import "./shared-4YBJV74U.mjs";
 
 // actions/check-head/main.mjs

@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-FWWAHPLT.mjs";
+} from "./shared-HNTBTSAB.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,7 +18,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-TIR34BED.mjs";
 import {
   loadCore
 } from "./shared-4YBJV74U.mjs";

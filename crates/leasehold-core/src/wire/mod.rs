@@ -10,6 +10,7 @@ mod document;
 mod error;
 mod event;
 mod exit;
+mod lifecycle;
 mod outcome;
 mod pool;
 mod receipt;
@@ -25,13 +26,17 @@ pub use claim::{
 };
 pub use command::{Call, Command, Level, LogLine, SleepReason, Step, TreeFile};
 pub use document::{
-    Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
+    Change, ConfigRecord, Holder, Incident, LeasePolicy, LifecycleConfig, LockState, QueueEntry,
+    Removal, Reservation, RunIdentity,
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
 pub use event::{
     CommentEntry, Event, GraphqlError, IssueEntry, JobSummary, RefEntry, Reply, WorkflowRunEntry,
 };
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
+pub use lifecycle::{
+    CleanupResult, CleanupStatus, Health, LifecycleReport, ReportCode, ReservationKind,
+};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };

@@ -1,0 +1,114 @@
+//! The lifecycle's schedule, through the public protocol: a waiter behind a cooldown sleeps
+//! until the cooldown's end (plus at most the wake jitter), not for its whole poll interval,
+//! and is admitted by the read that follows. Beside the fixtures because the jitter is a range,
+//! which a fixture's exact match cannot state.
+
+use leasehold_core::limits::COOLDOWN_WAKE_JITTER_MS;
+use leasehold_core::{Entropy, Event, Operation, OperationKind, RawInputs};
+use serde_json::{json, Value};
+
+const T: u64 = 1_800_000_000_000;
+
+fn iso(ms: u64) -> String {
+    leasehold_core::time::format_rfc3339(ms)
+}
+
+fn state(revision: u64, with_cooldown: bool) -> String {
+    let run = json!({"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"});
+    let mut s = json!({
+        "schema": 2, "lock": "deploy", "revision": revision, "fence": 4,
+        "config": {"capacity": 1, "readAt": iso(T - 60_000), "lifecycle": {"cooldownSeconds": 30}},
+        "holders": [],
+        "queue": [{"holderId": "octo/app:77:deploy", "nonce": "00000000000000aa", "run": run, "leaseMs": 3_600_000, "enqueuedAt": iso(T - 1_000), "lastSeenAt": iso(T - 1_000)}],
+    });
+    if with_cooldown {
+        s["reservations"] = json!([{"id": "c4", "kind": "cooldown", "holderId": "octo/web:5:ship", "fence": 4,
+            "run": {"repository": "octo/web", "runId": 5, "runAttempt": 1, "job": "ship"},
+            "at": iso(T - 20_000), "endsAt": iso(T + 10_000), "by": "release"}]);
+    }
+    format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+}
+
+fn step(op: &mut Operation, event: Value) -> Value {
+    let event: Event = serde_json::from_value(event).unwrap();
+    serde_json::to_value(op.step(event).unwrap().command).unwrap()
+}
+
+#[test]
+fn a_waiter_wakes_at_the_cooldowns_end_not_a_poll_later() {
+    for seed in 0..20 {
+        let inputs: RawInputs = [
+            ("lock", "deploy"),
+            ("poll-seconds", "600"),
+            ("timeout-minutes", "60"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "deploy"),
+            ("RUNNER_NAME", "r1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let entropy = Entropy {
+            seed,
+            nonce: "00000000000000aa".into(),
+        };
+        let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+        assert_eq!(
+            step(&mut op, json!({"kind": "start", "now": T}))["kind"],
+            "readFile"
+        );
+        let file = |rev, cooldown| json!({"kind": "reply", "now": T + 10, "reply": {"kind": "file", "sha": "s5", "content": state(rev, cooldown)}});
+        let sleep = step(&mut op, file(5, true));
+        assert_eq!(sleep["kind"], "sleep", "{sleep}");
+        let until = sleep["untilMs"].as_u64().unwrap();
+        let end = T + 10_000;
+        assert!(
+            until > end && until <= end + 1 + COOLDOWN_WAKE_JITTER_MS,
+            "seed {seed}: woke at {until}, the cooldown ends at {end}"
+        );
+        // At that time the cooldown is over: the waiter is admitted in its own write.
+        assert_eq!(
+            step(&mut op, json!({"kind": "timer", "now": until}))["kind"],
+            "readFile"
+        );
+        let write = step(
+            &mut op,
+            json!({"kind": "reply", "now": until + 10, "reply": {"kind": "file", "sha": "s5", "content": state(5, true)}}),
+        );
+        assert_eq!(write["kind"], "writeFile", "{write}");
+        let doc: Value = serde_json::from_str(write["content"].as_str().unwrap()).unwrap();
+        assert_eq!(doc["holders"][0]["holderId"], "octo/app:77:deploy");
+        assert!(
+            doc.get("reservations").is_none(),
+            "the cooldown freed itself"
+        );
+    }
+    // Without a cooldown the same waiter sleeps its poll (minutes, not seconds).
+    let inputs: RawInputs = [
+        ("lock", "deploy"),
+        ("poll-seconds", "600"),
+        ("GITHUB_REPOSITORY", "octo/app"),
+        ("GITHUB_RUN_ID", "77"),
+        ("GITHUB_RUN_ATTEMPT", "1"),
+        ("GITHUB_JOB", "deploy"),
+        ("RUNNER_NAME", "r1"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let entropy = Entropy {
+        seed: 1,
+        nonce: "00000000000000aa".into(),
+    };
+    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+    step(&mut op, json!({"kind": "start", "now": T}));
+    let mut s: Value = serde_json::from_str(&state(5, false)).unwrap();
+    s["holders"] = json!([{"holderId": "octo/web:5:ship", "nonce": "bbbbbbbbbbbbbbbb", "fence": 4, "run": {"repository": "octo/web", "runId": 5, "runAttempt": 1, "job": "ship"}, "acquiredAt": iso(T - 1000), "expiresAt": iso(T + 3_600_000), "leaseMs": 3_600_000, "ceilingAt": iso(T + 3_600_000)}]);
+    let sleep = step(
+        &mut op,
+        json!({"kind": "reply", "now": T + 10, "reply": {"kind": "file", "sha": "s5", "content": format!("{}\n", serde_json::to_string_pretty(&s).unwrap())}}),
+    );
+    assert!(sleep["untilMs"].as_u64().unwrap() >= T + 600_000, "{sleep}");
+}
