@@ -1,12 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  runItemAction
-} from "./shared-E2U7YS6J.mjs";
-import "./shared-FWWAHPLT.mjs";
-import "./shared-VD44QYDX.mjs";
-import "./shared-NNCFRTIC.mjs";
-import "./shared-4YBJV74U.mjs";
-
-// actions/check-head/main.mjs
-await runItemAction("check-head");
+import{a as t}from"./shared-VHRUEXVQ.mjs";import"./shared-LIHFED64.mjs";import"./shared-J2CQDV2Y.mjs";import"./shared-YQG6ZYNW.mjs";import"./shared-JEIIXCR4.mjs";await t("check-head");

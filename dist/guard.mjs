@@ -1,10 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  runGuard
-} from "./shared-FWWAHPLT.mjs";
-import "./shared-NNCFRTIC.mjs";
-import "./shared-4YBJV74U.mjs";
-
-// actions/guard/main.mjs
-await runGuard();
+import{k as r}from"./shared-LIHFED64.mjs";import"./shared-YQG6ZYNW.mjs";import"./shared-JEIIXCR4.mjs";await r();

@@ -1,10 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  run
-} from "./shared-FWWAHPLT.mjs";
-import "./shared-NNCFRTIC.mjs";
-import "./shared-4YBJV74U.mjs";
-
-// actions/renew/main.mjs
-await run("renew");
+import{j as r}from"./shared-LIHFED64.mjs";import"./shared-YQG6ZYNW.mjs";import"./shared-JEIIXCR4.mjs";await r("renew");
