@@ -4,16 +4,17 @@
 //! JavaScript as an `Error` with a stable `code` (and, for bad input, the `input` and `rule`).
 //!
 //! JSON text rather than JavaScript objects, for size: every value is read through a
-//! `serde_json::Value` and written with `serde_json`'s pretty writer, the same reader and writer
-//! the core uses for its documents, so the wasm holds one copy of each type's (de)serializer
-//! instead of a second one for a JavaScript-object (de)serializer.
+//! `serde_json::Value`, as the core reads its documents, so the wasm holds one copy of each
+//! type's deserializer instead of a second one for JavaScript objects (serde-wasm-bindgen's);
+//! values are written with `serde_json` (compact; the pretty writer the core writes states with
+//! would save another 10 KB but makes every answer larger).
 
 use leasehold_core::{Entropy, Error, Event, Operation as CoreOperation, OperationKind, RawInputs};
 use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::prelude::*;
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, JsValue> {
-    serde_json::to_string_pretty(value).map_err(|e| js_error("internal", &e.to_string(), &[]))
+    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string(), &[]))
 }
 
 fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
