@@ -1,10 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  run
-} from "./shared-HNTBTSAB.mjs";
-import "./shared-TIR34BED.mjs";
-import "./shared-4YBJV74U.mjs";
-
-// actions/acquire/main.mjs
-await run("acquire");
+import{j as r}from"./shared-EZRB54KC.mjs";import"./shared-NBVYVBAW.mjs";import"./shared-JEIIXCR4.mjs";await r("acquire");

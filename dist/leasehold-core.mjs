@@ -1,10 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  loadBench,
-  loadCore
-} from "./shared-4YBJV74U.mjs";
-export {
-  loadBench,
-  loadCore
-};
+import{b as o,c as e}from"./shared-JEIIXCR4.mjs";export{e as loadBench,o as loadCore};

@@ -1,12 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import {
-  runItemAction
-} from "./shared-E56RGFEZ.mjs";
-import "./shared-HNTBTSAB.mjs";
-import "./shared-IOKF6WDH.mjs";
-import "./shared-TIR34BED.mjs";
-import "./shared-4YBJV74U.mjs";
-
-// actions/receipt/main.mjs
-await runItemAction("receipt");
+import{a as t}from"./shared-6VHY45XC.mjs";import"./shared-EZRB54KC.mjs";import"./shared-CNH6RT5H.mjs";import"./shared-NBVYVBAW.mjs";import"./shared-JEIIXCR4.mjs";await t("receipt");

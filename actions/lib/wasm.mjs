@@ -1,14 +1,81 @@
 // Loads the decision core (Rust compiled to WebAssembly). The .wasm file travels next to the
 // bundle in dist/.
+//
+// Values cross to the wasm as JSON text (one (de)serializer per type in the wasm, not two; see
+// crates/leasehold-wasm): these wrappers stringify what they pass and parse what they get back,
+// so callers see plain objects as before.
 import { readFileSync } from 'node:fs';
-import { checkConfig, credentialShape, exitTable, Guard, guardExitCodes, initSync, Operation, PoolBench, refusalDocument, resultDocument, version } from '../../target/wasm-bindgen/leasehold_wasm.js';
+import * as wasm from '../../target/wasm-bindgen/leasehold_wasm.js';
+
+/**
+ * A value as JSON text for the core; `undefined` is `null`. A BigInt (octokit parses integers
+ * beyond 2^53 as BigInt, which JSON.stringify refuses) crosses as the nearest number: only
+ * GitHub's GraphQL data passes through unpicked, and the core reads no number from it.
+ */
+function json(value) {
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? Number(v) : v)) ?? 'null';
+}
+
+/** One operation of the core as a state machine: `new Operation(kind, inputs, entropy?)`. */
+class Operation {
+  #inner;
+  #plan;
+  constructor(kind, inputs, entropy) {
+    this.#inner = new wasm.Operation(json(kind), json(inputs), json(entropy));
+  }
+
+  /** Where requests go and what the inputs resolved to (the same object on every read). */
+  get plan() {
+    this.#plan ??= JSON.parse(this.#inner.plan);
+    return this.#plan;
+  }
+
+  /** Feeds one event and returns the next step. */
+  step(event) {
+    return JSON.parse(this.#inner.step(json(event)));
+  }
+
+  free() {
+    this.#inner.free();
+  }
+}
+
+/** The guard's loop as a state machine: `new Guard(inputs)`. */
+class Guard {
+  #inner;
+  constructor(inputs) {
+    this.#inner = new wasm.Guard(json(inputs));
+  }
+
+  get settings() {
+    return JSON.parse(this.#inner.settings);
+  }
+
+  step(event) {
+    return JSON.parse(this.#inner.step(json(event)));
+  }
+
+  free() {
+    this.#inner.free();
+  }
+}
 
 let loaded = null;
 
 export function loadCore() {
   if (!loaded) {
-    initSync({ module: readFileSync(new URL('./leasehold.wasm', import.meta.url)) });
-    loaded = { Operation, Guard, checkConfig, exitCodes: guardExitCodes(), exitTable: exitTable(), resultDocument, refusalDocument, credentialShape, version: version() };
+    wasm.initSync({ module: readFileSync(new URL('./leasehold.wasm', import.meta.url)) });
+    loaded = {
+      Operation,
+      Guard,
+      checkConfig: (text) => JSON.parse(wasm.checkConfig(text)),
+      exitCodes: JSON.parse(wasm.guardExitCodes()),
+      exitTable: JSON.parse(wasm.exitTable()),
+      resultDocument: (command, outcome) => JSON.parse(wasm.resultDocument(command, json(outcome))),
+      refusalDocument: (command, status, code, message) => JSON.parse(wasm.refusalDocument(command, status, code, message)),
+      credentialShape: wasm.credentialShape,
+      version: wasm.version(),
+    };
   }
   return loaded;
 }
@@ -16,5 +83,5 @@ export function loadCore() {
 /** For benchmarks only (no action calls it): the core's pool admission on a state parsed once. */
 export function loadBench() {
   loadCore();
-  return { PoolBench };
+  return { PoolBench: wasm.PoolBench };
 }

@@ -1,16 +1,25 @@
-//! Thin wasm-bindgen binding of `leasehold-core`. No logic lives here: values cross as plain
-//! data (serde-wasm-bindgen, JSON-compatible), entropy is drawn with `getrandom` and handed to
-//! the core as an argument, and every error reaches JavaScript as an `Error` with a stable
-//! `code` (and, for bad input, the `input` and `rule`).
+//! Thin wasm-bindgen binding of `leasehold-core`. No logic lives here: values cross as JSON text
+//! (actions/lib/wasm.mjs stringifies what it passes and parses what it gets back), entropy is
+//! drawn with `getrandom` and handed to the core as an argument, and every error reaches
+//! JavaScript as an `Error` with a stable `code` (and, for bad input, the `input` and `rule`).
+//!
+//! JSON text rather than JavaScript objects, for size: every value is read through a
+//! `serde_json::Value`, as the core reads its documents, so the wasm holds one copy of each
+//! type's deserializer instead of a second one for JavaScript objects (serde-wasm-bindgen's);
+//! values are written with `serde_json` (compact; the pretty writer the core writes states with
+//! would save another 10 KB but makes every answer larger).
 
 use leasehold_core::{Entropy, Error, Event, Operation as CoreOperation, OperationKind, RawInputs};
-use serde::Serialize;
+use serde::{de::DeserializeOwned, Serialize};
 use wasm_bindgen::prelude::*;
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_error("internal", &e.to_string(), &[]))
+fn to_json<T: Serialize>(value: &T) -> Result<String, JsValue> {
+    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string(), &[]))
+}
+
+fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| bad_argument(what, e))?;
+    serde_json::from_value(value).map_err(|e| bad_argument(what, e))
 }
 
 fn js_error(code: &str, message: &str, fields: &[(&str, &str)]) -> JsValue {
@@ -57,47 +66,43 @@ fn draw_entropy() -> Result<Entropy, JsValue> {
 #[wasm_bindgen]
 pub struct Operation {
     inner: CoreOperation,
-    plan: JsValue,
+    plan: String,
 }
 
 #[wasm_bindgen]
 impl Operation {
-    /// `new Operation(kind, inputs, entropy?)`: `kind` is "acquire", "release" or "status";
-    /// `inputs` maps input names and context variables to strings; `entropy`
-    /// (`{seed, nonce}`) is for tests that replay a run, otherwise drawn here.
+    /// `new Operation(kind, inputs, entropy)`, each JSON text: `kind` is an operation's name
+    /// ("acquire", "release", "status", ...); `inputs` maps input names and context variables to
+    /// strings; `entropy` (`{seed, nonce}`) is for tests that replay a run, `null` draws it here.
     #[wasm_bindgen(constructor)]
-    pub fn new(kind: JsValue, inputs: JsValue, entropy: JsValue) -> Result<Operation, JsValue> {
-        let kind: OperationKind =
-            serde_wasm_bindgen::from_value(kind).map_err(|e| bad_argument("kind", e))?;
-        let inputs: RawInputs =
-            serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
-        let entropy = if entropy.is_undefined() || entropy.is_null() {
-            draw_entropy()?
-        } else {
-            serde_wasm_bindgen::from_value(entropy).map_err(|e| bad_argument("entropy", e))?
+    pub fn new(kind: &str, inputs: &str, entropy: &str) -> Result<Operation, JsValue> {
+        let kind: OperationKind = from_json("kind", kind)?;
+        let inputs: RawInputs = from_json("inputs", inputs)?;
+        let entropy = match from_json::<Option<Entropy>>("entropy", entropy)? {
+            Some(entropy) => entropy,
+            None => draw_entropy()?,
         };
         let (inner, plan) =
             CoreOperation::new(kind, &inputs, &entropy).map_err(|e| core_error(&e))?;
         Ok(Operation {
             inner,
-            plan: to_js(&plan)?,
+            plan: to_json(&plan)?,
         })
     }
 
     /// Where requests go and what the inputs resolved to: `{kind, lock, repository,
     /// stateBranch, holderId, warnings}`.
     #[wasm_bindgen(getter)]
-    pub fn plan(&self) -> JsValue {
+    pub fn plan(&self) -> String {
         self.plan.clone()
     }
 
     /// Feeds one event (`{kind: "start"|"reply"|"timer", now, reply?}`) and returns the next
     /// step: `{command: {kind, ...}, log?: [{level, text}]}`.
-    pub fn step(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
-        let event: Event =
-            serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
+    pub fn step(&mut self, event: &str) -> Result<String, JsValue> {
+        let event: Event = from_json("event", event)?;
         let step = self.inner.step(event).map_err(|e| core_error(&e))?;
-        to_js(&step)
+        to_json(&step)
     }
 }
 
@@ -112,45 +117,42 @@ pub struct Guard {
 #[wasm_bindgen]
 impl Guard {
     #[wasm_bindgen(constructor)]
-    pub fn new(inputs: JsValue) -> Result<Guard, JsValue> {
-        let inputs: RawInputs =
-            serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
+    pub fn new(inputs: &str) -> Result<Guard, JsValue> {
+        let inputs: RawInputs = from_json("inputs", inputs)?;
         let inner = leasehold_core::guard::Guard::new(&inputs).map_err(|e| core_error(&e))?;
         Ok(Guard { inner })
     }
 
     /// The guard's settings: `{killGraceMs}`.
     #[wasm_bindgen(getter)]
-    pub fn settings(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.settings())
+    pub fn settings(&self) -> Result<String, JsValue> {
+        to_json(self.inner.settings())
     }
 
-    pub fn step(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
-        let event: leasehold_core::guard::GuardEvent =
-            serde_wasm_bindgen::from_value(event).map_err(|e| bad_argument("event", e))?;
+    pub fn step(&mut self, event: &str) -> Result<String, JsValue> {
+        let event: leasehold_core::guard::GuardEvent = from_json("event", event)?;
         let step = self.inner.step(event).map_err(|e| core_error(&e))?;
-        to_js(&step)
+        to_json(&step)
     }
 }
 
 /// The guard's exit codes: `{usage, lost, deadline, notHeld, spawnFailed, signalBase}`.
 #[wasm_bindgen(js_name = guardExitCodes)]
-pub fn guard_exit_codes() -> Result<JsValue, JsValue> {
-    to_js(&leasehold_core::guard::EXIT_CODES)
+pub fn guard_exit_codes() -> Result<String, JsValue> {
+    to_json(&leasehold_core::guard::EXIT_CODES)
 }
 
 /// The one exit-code table: `[{status, exitCode, action}]`, in table order.
 #[wasm_bindgen(js_name = exitTable)]
-pub fn exit_table() -> Result<JsValue, JsValue> {
-    to_js(&leasehold_core::exit_table())
+pub fn exit_table() -> Result<String, JsValue> {
+    to_json(&leasehold_core::exit_table())
 }
 
 /// The one result document a command prints, for a finished operation's outcome.
 #[wasm_bindgen(js_name = resultDocument)]
-pub fn result_document(command: &str, outcome: JsValue) -> Result<JsValue, JsValue> {
-    let outcome: leasehold_core::Outcome =
-        serde_wasm_bindgen::from_value(outcome).map_err(|e| bad_argument("outcome", e))?;
-    to_js(&leasehold_core::result_document(command, &outcome))
+pub fn result_document(command: &str, outcome: &str) -> Result<String, JsValue> {
+    let outcome: leasehold_core::Outcome = from_json("outcome", outcome)?;
+    to_json(&leasehold_core::result_document(command, &outcome))
 }
 
 /// The document of a command refused before it ran: `status` is `usage` or `config`.
@@ -160,10 +162,10 @@ pub fn refusal_document(
     status: &str,
     code: &str,
     message: &str,
-) -> Result<JsValue, JsValue> {
+) -> Result<String, JsValue> {
     let status =
         leasehold_core::Status::from_word(status).ok_or_else(|| bad_argument("status", status))?;
-    to_js(&leasehold_core::refusal_document(
+    to_json(&leasehold_core::refusal_document(
         command, status, code, message,
     ))
 }
@@ -185,8 +187,8 @@ pub fn version() -> String {
 /// acquire reads it with: `{valid, capacity?, lease?, problem?: {rule, message, pointer,
 /// line?, column?}}`.
 #[wasm_bindgen(js_name = checkConfig)]
-pub fn check_config(text: &str) -> Result<JsValue, JsValue> {
-    to_js(&leasehold_core::config_verdict(text))
+pub fn check_config(text: &str) -> Result<String, JsValue> {
+    to_json(&leasehold_core::config_verdict(text))
 }
 
 /// For benchmarks only (no action calls it): a pool's admission on a state parsed once, the

@@ -204,15 +204,33 @@ pub enum GuardEvent {
     /// The guard starts.
     Started { now: Millis },
     /// The verifying renewal (after `verify`) ended with `outcome` (a renew operation's).
-    Verified { now: Millis, outcome: Box<Outcome> },
+    Verified {
+        now: Millis,
+        #[serde(deserialize_with = "outcome_via_value")]
+        outcome: Box<Outcome>,
+    },
     /// A renewal (after `renew`) ended with `outcome` (a renew operation's).
-    RenewalEnded { now: Millis, outcome: Box<Outcome> },
+    RenewalEnded {
+        now: Millis,
+        #[serde(deserialize_with = "outcome_via_value")]
+        outcome: Box<Outcome>,
+    },
     /// The armed timer fired.
     TimerFired { now: Millis },
     /// The child ended (or could not be started).
     ChildExited { now: Millis, exit: ChildExit },
     /// The guard received SIGINT, SIGTERM or SIGHUP.
     SignalReceived { now: Millis, signal: Signal },
+}
+
+/// An event's outcome is read through a `serde_json::Value`, as the wasm binding reads every
+/// value it is given: the shipped wasm then holds one copy of `Outcome`'s deserializer, not a
+/// second one for serde's buffering of a tagged enum (about 160 KB). It accepts the same JSON.
+fn outcome_via_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Box<Outcome>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    serde_json::from_value(value)
+        .map(Box::new)
+        .map_err(serde::de::Error::custom)
 }
 
 impl GuardEvent {
@@ -1653,5 +1671,33 @@ mod machine {
             .unwrap(),
             r#"{"kind":"signal","signal":"SIGKILL"}"#
         );
+    }
+
+    #[test]
+    fn an_events_outcome_reads_back_as_written() {
+        // The outcome is read through a Value (outcome_via_value): the JSON the driver passes
+        // back, which is the outcome as the core wrote it, is the same outcome again; a field
+        // of the wrong type is still refused.
+        for event in [
+            GuardEvent::Verified {
+                now: 7,
+                outcome: claim_renewal(Status::Renewed, Some(lease(9))),
+            },
+            GuardEvent::RenewalEnded {
+                now: 8,
+                outcome: renewed(40),
+            },
+            GuardEvent::RenewalEnded {
+                now: 9,
+                outcome: lost(),
+            },
+        ] {
+            let text = serde_json::to_string(&event).unwrap();
+            let back: GuardEvent = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, event, "{text}");
+        }
+        let wrong =
+            r#"{"kind":"renewal-ended","now":1,"outcome":{"result":"renewed","success":"yes"}}"#;
+        assert!(serde_json::from_str::<GuardEvent>(wrong).is_err());
     }
 }
