@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-FWWAHPLT.mjs";
-import "./shared-NNCFRTIC.mjs";
+} from "./shared-IJ23LW3I.mjs";
+import "./shared-TCTJ6L4B.mjs";
 import "./shared-4YBJV74U.mjs";
 
 // actions/acquire/main.mjs

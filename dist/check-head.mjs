@@ -2,10 +2,10 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-E2U7YS6J.mjs";
-import "./shared-FWWAHPLT.mjs";
-import "./shared-VD44QYDX.mjs";
-import "./shared-NNCFRTIC.mjs";
+} from "./shared-MYR3TJGG.mjs";
+import "./shared-IJ23LW3I.mjs";
+import "./shared-6PT5REBG.mjs";
+import "./shared-TCTJ6L4B.mjs";
 import "./shared-4YBJV74U.mjs";
 
 // actions/check-head/main.mjs

@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-FWWAHPLT.mjs";
+} from "./shared-IJ23LW3I.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,7 +18,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-TCTJ6L4B.mjs";
 import {
   loadCore
 } from "./shared-4YBJV74U.mjs";

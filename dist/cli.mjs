@@ -3,7 +3,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   ITEM_COMMANDS
-} from "./shared-E2U7YS6J.mjs";
+} from "./shared-MYR3TJGG.mjs";
 import {
   GUARD_SCHEMA,
   apiBaseUrl,
@@ -12,10 +12,10 @@ import {
   guard,
   runOperation,
   textTimeline
-} from "./shared-FWWAHPLT.mjs";
+} from "./shared-IJ23LW3I.mjs";
 import {
   VALIDATE_COMMAND
-} from "./shared-FE2GW7JS.mjs";
+} from "./shared-KTS6YDLD.mjs";
 import {
   KNOBS,
   Usage,
@@ -27,11 +27,11 @@ import {
   refusal,
   shellQuote,
   warningMessage
-} from "./shared-VD44QYDX.mjs";
+} from "./shared-6PT5REBG.mjs";
 import {
   CONTEXT,
   INPUTS
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-TCTJ6L4B.mjs";
 import {
   loadCore
 } from "./shared-4YBJV74U.mjs";

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-FE2GW7JS.mjs";
-import "./shared-VD44QYDX.mjs";
+} from "./shared-KTS6YDLD.mjs";
+import "./shared-6PT5REBG.mjs";
 import {
   error,
   info,
@@ -12,7 +12,7 @@ import {
   setOutput,
   summary,
   warning
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-TCTJ6L4B.mjs";
 import {
   loadCore
 } from "./shared-4YBJV74U.mjs";

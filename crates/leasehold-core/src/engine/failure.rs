@@ -112,6 +112,17 @@ impl<P: Planner> Engine<P> {
                     );
                 }
                 self.stats.conflicts += 1;
+                if self.carried {
+                    // Planned on a version carried from an earlier step, not read: it was
+                    // merely out of date, which says nothing about other writers right now.
+                    log.push(LogLine {
+                        level: Level::Debug,
+                        text: format!(
+                            "conflict: {what}; the carried version was out of date, reading it"
+                        ),
+                    });
+                    return self.read_state(now, false);
+                }
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
                     return self.fail(

@@ -131,6 +131,9 @@ pub struct Engine<P: Planner> {
     busy_deferrals: u32,
     /// A ref document's write under way: the refs to move and the commits made so far.
     batch: Option<RefBatch>,
+    /// The version known was carried from an earlier step, never read by this operation: a
+    /// conflict on it means only that it was not current, and is read again at once.
+    carried: bool,
 }
 
 /// A ref document's write: a tree and a commit per ref, then one `updateRefs`.
@@ -166,7 +169,23 @@ impl<P: Planner> Engine<P> {
             unknown_streak: 0,
             busy_deferrals: 0,
             batch: None,
+            carried: false,
         }
+    }
+
+    /// Starts from a version an earlier step of the job knew (its blob `sha` and document, see
+    /// `store::carry`): the first plan is made on it and written with its sha, so a version
+    /// that is no longer current is refused by GitHub and then read.
+    pub fn with_carried(mut self, sha: String, doc: P::Doc) -> Self {
+        self.max_revision = Some(doc.revision());
+        self.known = Some(Known {
+            sha: Some(sha),
+            doc,
+            etag: None,
+            provenance: Provenance::Read,
+        });
+        self.carried = true;
+        self
     }
 
     /// Starts from a version known without reading it (the token and payload a previous
@@ -289,6 +308,7 @@ impl<P: Planner> Engine<P> {
     }
 
     fn read_state(&mut self, now: Millis, conditional: bool) -> Command {
+        self.carried = false;
         let if_none_match = if conditional {
             self.known.as_ref().and_then(|k| k.etag.clone())
         } else {
@@ -324,6 +344,17 @@ impl<P: Planner> Engine<P> {
         outcome.stats = self.stats.clone();
         if let Some(known) = &self.known {
             known.doc.report(&mut outcome);
+            if let (true, true, Some(sha)) =
+                (self.planner.carries(), self.in_file(), known.sha.as_deref())
+            {
+                outcome.carry = store::carry::encode(
+                    &self.target.repository,
+                    &self.target.state_branch,
+                    &self.target.lock,
+                    sha,
+                    known.doc.render(),
+                );
+            }
         }
         if outcome.capacity.is_none() {
             outcome.capacity = self.capacity_record().map(|r| r.capacity);

@@ -249,6 +249,10 @@ impl Planner for AcquirePlanner {
         true
     }
 
+    fn carries(&self) -> bool {
+        true
+    }
+
     fn start(&mut self, now: Millis) -> Option<Outcome> {
         self.started_at = now;
         None

@@ -314,13 +314,13 @@ impl Operation {
                 };
                 // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
                 let min_revision = s.min_revision.filter(|&r| r > 0);
-                (
-                    Operation::Release(
-                        Engine::new(ReleasePlanner::new(s), target, entropy.seed)
-                            .with_min_revision(min_revision),
-                    ),
-                    plan,
-                )
+                let carried = s.carried.clone();
+                let mut engine = Engine::new(ReleasePlanner::new(s), target, entropy.seed)
+                    .with_min_revision(min_revision);
+                if let Some((sha, doc)) = carried {
+                    engine = engine.with_carried(sha, doc);
+                }
+                (Operation::Release(engine), plan)
             }
             OperationKind::Renew => {
                 let (s, warnings) = RenewSettings::parse(inputs)?;

@@ -42,6 +42,8 @@ pub struct ReleaseSettings {
     pub min_revision: Option<u64>,
     /// How the work on a pool's resource went (`outcome`, `retry-at`), if said.
     pub pool_outcome: Option<super::pool::RunOutcome>,
+    /// The version acquire left for this step (its sha and document), planned on first.
+    pub carried: Option<(String, LockState)>,
 }
 
 impl ReleaseSettings {
@@ -62,6 +64,9 @@ impl ReleaseSettings {
         );
         let retry = r.retry_policy();
         let pool_outcome = super::pool::parse_outcome(&r)?;
+        let carried = r
+            .get_exact("carried")
+            .and_then(|v| crate::store::carry::decode(v, &repository, &state_branch, &lock));
         let settings = ReleaseSettings {
             lock,
             repository,
@@ -75,6 +80,7 @@ impl ReleaseSettings {
             enabled: true,
             min_revision: None,
             pool_outcome,
+            carried,
         };
         Ok((settings, r.warnings))
     }
@@ -90,6 +96,7 @@ impl ReleaseSettings {
         warnings.append(&mut r.warnings);
         let nonce = r.nonce()?;
         s.claim_nonce = Some(nonce);
+        s.carried = None;
         s.confirm_noop = false;
         s.deadline_ms = CLEANUP_DEADLINE_SECONDS * 1000;
         Ok((s, warnings))

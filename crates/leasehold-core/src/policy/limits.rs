@@ -147,6 +147,14 @@ pub const POLL_JITTER_DIVISOR: u64 = 4;
 /// `date` header has a resolution of a second).
 pub const TAKEABLE_WAKE_MARGIN_MS: Millis = 1_000;
 
+/// A version of the state is carried to the job's later steps (acquire's, for release) in an
+/// environment variable named this and the lock's name.
+pub const CARRY_ENV_PREFIX: &str = "LEASEHOLD_CARRY_";
+/// The largest state carried: the variable is in the environment of every later step of the
+/// job, and Linux refuses to start a process with one environment string over 128 KiB. A lock
+/// of a few dozen entries fits; a larger one is read by release instead, as without a carry.
+pub const CARRY_MAX_BYTES: usize = 32 * 1024;
+
 // --- release ---------------------------------------------------------------------------------
 
 /// `release-deadline-seconds` unset: two minutes of retries, half of them to reach the state.

@@ -33,7 +33,7 @@ pub use event::{
 };
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use outcome::{
-    Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+    Carry, Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
 pub use pool::{
     AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,

@@ -144,6 +144,18 @@ pub struct Outcome {
     /// A repair's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<super::repair::RepairReport>,
+    /// The version of the state this step knew last, for a later step of the same job
+    /// (acquire's, for release): the driver exports it as an environment variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry: Option<Carry>,
+}
+
+/// An environment variable a step leaves for the later steps of its job (`GITHUB_ENV`): its
+/// name and value, both decided by the core.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Carry {
+    pub name: String,
+    pub value: String,
 }
 
 impl Stats {
@@ -188,6 +200,7 @@ impl Outcome {
             resource: None,
             resource_tags: None,
             repair: None,
+            carry: None,
         }
     }
 
