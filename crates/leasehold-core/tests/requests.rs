@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use leasehold_core::{
     Command, Entropy, Event, Millis, Operation, OperationKind, Outcome, Reply, SleepReason,
 };
-use leasehold_github_model::GitHub;
+use leasehold_github_model::{http_date, GitHub};
 
 const T0: Millis = 1_800_000_000_000;
 /// Every request is answered this long after it is sent (and applied when it is sent).
@@ -25,7 +25,6 @@ fn inputs(pairs: &[(&str, String)]) -> BTreeMap<String, String> {
 /// One job: acquire, hold for `hold_ms`, release with the version acquire carried.
 struct Job {
     n: usize,
-    start_at: Millis,
     hold_ms: Millis,
     /// Release at this instant rather than `hold_ms` after acquiring.
     release_at: Option<Millis>,
@@ -59,7 +58,6 @@ impl Job {
     fn new(n: usize, start_at: Millis, hold_ms: Millis) -> Self {
         Job {
             n,
-            start_at,
             hold_ms,
             release_at: None,
             poll_seconds: 2,
@@ -139,7 +137,11 @@ impl Job {
         let step = op.step(event).expect("a legal event");
         match step.command {
             ref c @ Command::Request { ref call, .. } => {
-                let answer = gh.answer(c, now).reply;
+                let mut answer = gh.answer(c, now).reply;
+                // GitHub dates every answer, errors included.
+                if let Reply::Http { date: d @ None, .. } = &mut answer {
+                    *d = Some(http_date(now));
+                }
                 let status = match &answer {
                     Reply::Http { status, .. } => Some(*status),
                     _ => None,
@@ -179,10 +181,6 @@ impl Job {
                 }
             }
         }
-    }
-
-    fn count(&self, kind: OperationKind) -> usize {
-        self.requests.iter().filter(|r| r.0 == kind).count()
     }
 }
 
@@ -378,4 +376,62 @@ fn an_acquire_right_after_another_jobs_release_does_not_wait() {
     let calls: Vec<&str> = jobs[0].requests.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(calls, ["readFile", "writeFile", "writeFile"]);
     assert!(jobs[0].sleeps.is_empty(), "{:?}", jobs[0].sleeps);
+}
+
+#[test]
+fn first_use_of_a_lock_repository_takes_six_requests() {
+    let mut gh = GitHub::new("main");
+    let mut jobs = [Job::new(1, T0, 1_000)];
+    run(&mut gh, &mut jobs);
+    let acquire: Vec<&str> = jobs[0]
+        .requests
+        .iter()
+        .filter(|r| r.0 == OperationKind::Acquire)
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(
+        acquire,
+        [
+            "readFile",
+            "readFile",
+            "createTree",
+            "createCommit",
+            "createBranch",
+            "writeFile"
+        ],
+        "{:?}",
+        jobs[0].requests
+    );
+    assert!(jobs[0].sleeps.is_empty(), "{:?}", jobs[0].sleeps);
+}
+
+#[test]
+fn jobs_starting_together_on_a_new_repository_create_the_branch_once() {
+    let mut gh = GitHub::new("main");
+    config(&mut gh, 2);
+    let mut jobs: Vec<Job> = (0..8)
+        .map(|i| Job::new(i, T0 + i as Millis * 50, 1_000))
+        .collect();
+    run(&mut gh, &mut jobs);
+    let all: Vec<_> = jobs.iter().flat_map(|j| &j.requests).collect();
+    let created = all
+        .iter()
+        .filter(|r| r.1 == "createBranch" && r.2.is_none())
+        .count();
+    assert_eq!(created, 1);
+    // Nobody sends a write to learn that the branch is missing, or reads it missing twice.
+    let missing_writes = all
+        .iter()
+        .filter(|r| r.1 == "writeFile" && r.2 == Some(404))
+        .count();
+    assert_eq!(missing_writes, 0);
+    for j in &jobs {
+        let missing_reads = j
+            .requests
+            .iter()
+            .filter(|r| r.1 == "readFile" && r.2 == Some(404) && r.0 == OperationKind::Acquire)
+            .count();
+        assert!(missing_reads <= 2, "job {}: {:?}", j.n, j.requests); // the state and the config
+    }
+    assert!(jobs.iter().all(|j| j.released.is_some()));
 }

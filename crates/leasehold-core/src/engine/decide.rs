@@ -20,6 +20,18 @@ pub(super) fn tree_call(content: &str) -> Call {
 }
 
 impl<P: Planner> Engine<P> {
+    /// Sends a planned write, held back until a second after this operation's last write.
+    pub(super) fn send_write(&mut self, call: Call, pending: Pending, now: Millis) -> Command {
+        match self
+            .last_write_at
+            .map(|t| t + MIN_WRITE_GAP_MS)
+            .filter(|&at| at > now)
+        {
+            Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending)),
+            None => self.issue(call, pending, now),
+        }
+    }
+
     pub(super) fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
         self.decide_inner(now, log, false)
     }
@@ -137,16 +149,12 @@ impl<P: Planner> Engine<P> {
                 };
                 self.pending_doc = Some(doc);
                 self.unconfirmed = None;
-                match self
-                    .last_write_at
-                    .map(|t| t + MIN_WRITE_GAP_MS)
-                    .filter(|&at| at > now)
-                {
-                    Some(at) => {
-                        self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending))
-                    }
-                    None => self.issue(call, pending, now),
+                // The first read said the state branch is missing: create it first, then send
+                // this write (instead of sending it to learn the same from a 404).
+                if self.branch_absent_hint && matches!(call, Call::WriteFile { sha: None, .. }) {
+                    return self.branch_missing(now, Some(call), log);
                 }
+                self.send_write(call, pending, now)
             }
             Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
             Decision::Probe(question) => self.issue(question, Pending::Probe, now),

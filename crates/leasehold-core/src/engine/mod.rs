@@ -124,7 +124,12 @@ pub struct Engine<P: Planner> {
     request_sent_at: Millis,
     /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
     unconfirmed: Option<P::Doc>,
-    branch_missing_seen: bool,
+    /// The first read's 404 named the branch, not the file ("No commit found for the ref"):
+    /// the first write creates the branch first instead of finding it missing (a hint only:
+    /// wrong either way costs a request, never a decision).
+    branch_absent_hint: bool,
+    /// The state write to send once the state branch exists (it was planned on the absent file).
+    after_branch: Option<Call>,
     /// Writes in a row whose outcome stayed unknown; only a confirmed write ends the streak.
     unknown_streak: u32,
     /// Writes put off in a row because the lock was busy.
@@ -165,7 +170,8 @@ impl<P: Planner> Engine<P> {
             clock: ClockEstimate::default(),
             request_sent_at: 0,
             unconfirmed: None,
-            branch_missing_seen: false,
+            branch_absent_hint: false,
+            after_branch: None,
             unknown_streak: 0,
             busy_deferrals: 0,
             batch: None,

@@ -99,9 +99,6 @@ pub const CONFLICT_BACKOFF_MAX_DOUBLINGS: u32 = 6;
 /// The longest conflict backoff: contenders spread over half a minute stay under 80 writes a
 /// minute without holding a runner long.
 pub const CONFLICT_BACKOFF_CAP_MS: Millis = 30_000;
-/// The first time the state branch is found missing, wait up to this long and look again, so
-/// that jobs starting together on a new lock repository usually create it once.
-pub const BRANCH_CREATE_SPREAD_MS: Millis = 3_000;
 
 // --- Reads ----------------------------------------------------------------------------------
 
