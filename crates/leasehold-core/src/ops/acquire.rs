@@ -25,7 +25,7 @@ use crate::policy::limits::{
     DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_QUEUE,
     MAX_TIMEOUT_MINUTES, POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
 };
-use crate::policy::{poll_interval, RetryPolicy};
+use crate::policy::{next_poll, HoldBook, RetryPolicy};
 use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
@@ -110,6 +110,8 @@ pub struct AcquirePlanner {
     head: HeadGate,
     /// The pool's config as last seen (for the granted resource's tags).
     pool_seen: Option<Box<PoolConfig>>,
+    /// The hold times seen end while waiting: when the next release is due.
+    holds: HoldBook,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -134,6 +136,7 @@ impl AcquirePlanner {
             cancelled: false,
             head,
             pool_seen: None,
+            holds: HoldBook::default(),
         }
     }
 
@@ -317,6 +320,7 @@ impl Planner for AcquirePlanner {
         }
         let now = ctx.now;
         let st = ctx.state;
+        self.holds.observe(st);
         let id = self.s.holder_id.as_str();
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
         let gave_up = if self.cancelled {
@@ -548,8 +552,17 @@ impl Planner for AcquirePlanner {
         }
         let position = mine_queued.expect("queued when nothing changed");
         let deadline = self.started_at.saturating_add(self.s.timeout_ms);
-        let mut until =
-            (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
+        let starts: Vec<Millis> = st.holders.iter().map(|h| h.acquired_at).collect();
+        let wait = next_poll(
+            self.s.poll_ms,
+            position,
+            capacity,
+            &starts,
+            &self.holds,
+            ctx.server_now,
+            ctx.rng,
+        );
+        let mut until = (now + wait).min(deadline);
         // A waiter next in line whose lock is full wakes when the first holding's lease can be
         // taken, if that comes before its next poll, instead of polling blindly.
         if (position as u32) < capacity {

@@ -140,6 +140,20 @@ pub const MAX_LEASE_MINUTES: u64 = 7 * 24 * 60;
 pub const MAX_POLL_MS: Millis = 120_000;
 /// Poll jitter: up to 1/this of the interval (25%), so waiters that started together drift apart.
 pub const POLL_JITTER_DIVISOR: u64 = 4;
+/// The shortest poll interval of a waiter next in line while a release is due: it learns of its
+/// admission about this soon after the release, its reads conditional (a 304 costs nothing of
+/// the primary limit).
+pub const HANDOFF_POLL_MS: Millis = 1_000;
+/// Those quick polls of all the next waiters of one lock together, at most this many a second:
+/// a lock of large capacity spaces them further (four a second is 240 points a minute of the
+/// 900 GitHub allows a REST endpoint).
+pub const HANDOFF_POLLS_PER_SECOND: u64 = 4;
+/// Hold times a waiter remembers (those it saw end), to tell when the next release is due.
+pub const HOLD_SAMPLES: usize = 8;
+/// Without hold times, a waiter next in line polls about this fraction of the time the oldest
+/// holding has lasted (so the handoff latency is about a tenth of the hold), between
+/// [`HANDOFF_POLL_MS`] and `poll-seconds`.
+pub const HELD_POLL_DIVISOR: u64 = 10;
 /// A waiter next in line wakes this long after the first instant a holding may be taken (the
 /// `date` header has a resolution of a second).
 pub const TAKEABLE_WAKE_MARGIN_MS: Millis = 1_000;
