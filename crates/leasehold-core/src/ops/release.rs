@@ -43,7 +43,7 @@ pub struct ReleaseSettings {
     /// How the work on a pool's resource went (`outcome`, `retry-at`), if said.
     pub pool_outcome: Option<super::pool::RunOutcome>,
     /// The version acquire left for this step (its sha and document), planned on first.
-    pub carried: Option<(String, LockState)>,
+    pub carried: Option<Box<(String, LockState)>>,
 }
 
 impl ReleaseSettings {
@@ -66,7 +66,8 @@ impl ReleaseSettings {
         let pool_outcome = super::pool::parse_outcome(&r)?;
         let carried = r
             .get_exact("carried")
-            .and_then(|v| crate::store::carry::decode(v, &repository, &state_branch, &lock));
+            .and_then(|v| crate::store::carry::decode(v, &repository, &state_branch, &lock))
+            .map(Box::new);
         let settings = ReleaseSettings {
             lock,
             repository,
