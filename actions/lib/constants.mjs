@@ -37,3 +37,7 @@ export const CONTEXT = ['GITHUB_REPOSITORY', 'GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMP
 
 // How the runner names an input's environment variable.
 export const inputEnvName = (name) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+
+// Environment variables a step leaves for later steps of its job start with this (the core
+// names them: CARRY_ENV_PREFIX in crates/leasehold-core/src/policy/limits.rs).
+export const CARRY_PREFIX = 'LEASEHOLD_CARRY_';

@@ -1,7 +1,7 @@
 // The action's entry: read inputs the way the runner passes them, run the operation, and
 // write outputs, the job summary and the exit code.
 import * as core from '@actions/core';
-import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
+import { CARRY_PREFIX, CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
@@ -25,6 +25,12 @@ export function collectInputs(kind, env = process.env) {
   }
   for (const name of CONTEXT) {
     if (env[name]) raw[name] = env[name];
+  }
+  // The versions earlier steps of this job carried (acquire's, exported for release): the
+  // core takes the one of its own lock, if any, and plans on it first.
+  if (kind === 'release') {
+    const carried = Object.keys(env).filter((k) => k.startsWith(CARRY_PREFIX)).sort().map((k) => env[k]);
+    if (carried.length) raw.carried = JSON.stringify(carried);
   }
   return raw;
 }
@@ -99,6 +105,8 @@ export async function run(kind) {
       // The post step's cleanup treats any older answer as a stale cache.
       if (outcome.state) core.saveState('revision', String(outcome.state.revision));
     }
+    // The version this step knew last, for the job's later steps (release writes on it).
+    if (outcome.carry) core.exportVariable(outcome.carry.name, outcome.carry.value);
     const outputs = outputsFor(kind, outcome);
     for (const name of OUTPUTS[kind]) core.setOutput(name, outputs[name] ?? '');
     core.info(finalLine(kind, outcome));

@@ -46,7 +46,9 @@ async function job(i) {
   const start = Date.now() - t0;
   await sleep(1200 + ((i * 433) % 1500)); // the protected work
   const end = Date.now() - t0;
-  const r = await runAction('release', { apiUrl: emu.url, inputs: { lock: LOCK, repository: 'octo/locks' }, context });
+  // The runner hands what acquire exported (GITHUB_ENV) to the job's later steps: release
+  // writes on the version acquire left.
+  const r = await runAction('release', { apiUrl: emu.url, inputs: { lock: LOCK, repository: 'octo/locks' }, context, env: a.exported });
   console.log(`${clock()}  ${name} release: ${r.outputs.result}`);
   return { name, fence: Number(a.outputs.fence), start, end };
 }

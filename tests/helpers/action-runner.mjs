@@ -122,13 +122,14 @@ export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt =
  * Runs actions/<name> against `apiUrl`. `inputs` are the step's `with:` values; `context` is
  * from jobContext(). `phase: 'post'` runs the post entry with `state` (what the main step
  * saved) as STATE_* variables, as the runner does. `onSpawn(child)` sees the process (to send
- * it signals). Resolves to { code, signal, outputs, state, summary, stdout, stderr, ms, files }
+ * it signals). Resolves to { code, signal, outputs, state, exported (what it wrote to GITHUB_ENV,
+ * for the job's later steps: pass it as `env`), summary, stdout, stderr, ms, files }
  * (files: every file the step's directory held at the end, by relative path, as text).
  */
 export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn } = {}) {
   const meta = actionMetadata(name);
   const dir = mkdtempSync(join(tmpdir(), `leasehold-step-${process.pid}-${++runSeq}-`));
-  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary') };
+  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_ENV: join(dir, 'env') };
   for (const f of Object.values(files)) writeFileSync(f, '');
   const stepEnv = {
     PATH: process.env.PATH,
@@ -167,6 +168,7 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
         signal: sig,
         outputs: parseCommandFile(read(files.GITHUB_OUTPUT)),
         state: parseCommandFile(read(files.GITHUB_STATE)),
+        exported: parseCommandFile(read(files.GITHUB_ENV)),
         summary: read(files.GITHUB_STEP_SUMMARY),
         stdout,
         stderr,

@@ -42,6 +42,8 @@ pub enum Bug {
     ChoiceConfigOrder,
     /// admission/choice.rs: the room below pace is `target − used`, without the elapsed fraction.
     ChoiceRoomNoElapsed,
+    /// policy/handoff.rs: a waiter polls again 50 ms after every poll (a hot loop).
+    PollHotLoop,
 }
 
 thread_local! {

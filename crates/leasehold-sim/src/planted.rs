@@ -58,10 +58,12 @@ pub enum PlantedBug {
     /// core (`admission/choice.rs`, `rank`): the room below pace is computed without the
     /// elapsed fraction of the window (`target − used`).
     PoolChoiceRoomNoElapsed,
+    /// core (`policy/handoff.rs`, `next_poll`): a waiter polls again 50 ms after every poll.
+    PollHotLoop,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 19] = [
+    pub const ALL: [PlantedBug; 20] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -81,6 +83,7 @@ impl PlantedBug {
         PlantedBug::PoolStopsAtBlocked,
         PlantedBug::PoolChoiceConfigOrder,
         PlantedBug::PoolChoiceRoomNoElapsed,
+        PlantedBug::PollHotLoop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -104,6 +107,7 @@ impl PlantedBug {
             PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
             PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
             PlantedBug::PoolChoiceRoomNoElapsed => "pool-choice-room-no-elapsed",
+            PlantedBug::PollHotLoop => "poll-hot-loop",
         }
     }
 
@@ -136,6 +140,7 @@ impl PlantedBug {
             PlantedBug::PoolChoiceConfigOrder | PlantedBug::PoolChoiceRoomNoElapsed => {
                 "core: admission/choice.rs, rank"
             }
+            PlantedBug::PollHotLoop => "core: policy/handoff.rs, next_poll",
         }
     }
 
@@ -176,6 +181,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
             PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::PoolChoiceRoomNoElapsed => Some(Bug::ChoiceRoomNoElapsed),
+            PlantedBug::PollHotLoop => Some(Bug::PollHotLoop),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -1,11 +1,12 @@
-//! The state branch's bootstrap: when a write finds no state branch, create it as an orphan
-//! branch holding only a README (a tree, a commit, a ref), so its commits never carry workflow
-//! files; a job that loses the race to create it reads what the winner made.
+//! The state branch's bootstrap: when a write finds no state branch (or the first read said it
+//! is missing), create it as an orphan branch holding only a README (a tree, a commit, a ref),
+//! so its commits never carry workflow files, then send the write that was waiting for it. A
+//! job that loses the race to create it (the ref exists: 422) reads what the winner made and
+//! plans again; nobody writes to a branch it knows to be missing twice.
 
-use super::{Engine, Pending, Planner, Wake};
-use crate::policy::limits::BRANCH_CREATE_SPREAD_MS;
+use super::{Engine, Pending, Planner};
 use crate::wire::time::Millis;
-use crate::wire::{Call, Command, Level, LogLine, SleepReason, TreeFile};
+use crate::wire::{Call, Command, Level, LogLine, TreeFile};
 
 /// The text of the README at the root of a new state branch.
 pub fn branch_readme(branch: &str) -> String {
@@ -18,28 +19,20 @@ pub fn branch_readme(branch: &str) -> String {
 }
 
 impl<P: Planner> Engine<P> {
-    /// A write answered 404 on a state branch never read: the branch does not exist yet.
-    pub(super) fn branch_missing(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
-        // The state branch does not exist yet: create it as an orphan branch holding
-        // only a README, so its commits never carry workflow files.
+    /// The state branch does not exist yet (a write answered 404 on a state never read, or the
+    /// first read said so): create it, then send `write` (the state write planned on the
+    /// absent file), if any.
+    pub(super) fn branch_missing(
+        &mut self,
+        now: Millis,
+        write: Option<Call>,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
         if let Some(outcome) = self.planner.branch_missing(now) {
+            self.pending_doc = None;
             return self.finish(outcome);
         }
-        // Jobs that start together on a new lock repository all find the branch
-        // missing: the first time, wait a moment and look again, so that usually one of
-        // them creates it (three requests) instead of every one of them.
-        if !self.branch_missing_seen {
-            self.branch_missing_seen = true;
-            let until = now + self.rng.up_to(BRANCH_CREATE_SPREAD_MS);
-            log.push(LogLine {
-                level: Level::Info,
-                text: format!(
-                    "state branch {} not found; looking again before creating it",
-                    self.target.state_branch
-                ),
-            });
-            return self.sleep(until, SleepReason::Contention, Wake::Reread);
-        }
+        self.after_branch = write;
         log.push(LogLine {
             level: Level::Info,
             text: format!(
@@ -88,7 +81,13 @@ impl<P: Planner> Engine<P> {
                     level: Level::Info,
                     text: format!("created state branch {}", self.target.state_branch),
                 });
-                self.read_state(now, false)
+                self.branch_absent_hint = false;
+                match self.after_branch.take() {
+                    // The branch is new and this job made it: the file is absent, so the write
+                    // planned on its absence goes now (a create, refused if it appeared).
+                    Some(write) => self.send_write(write, Pending::StateWrite, now),
+                    None => self.read_state(now, false),
+                }
             }
         }
     }
@@ -106,6 +105,9 @@ impl<P: Planner> Engine<P> {
                 self.target.state_branch
             ),
         });
+        self.branch_absent_hint = false;
+        self.after_branch = None;
+        self.pending_doc = None;
         self.read_state(now, false)
     }
 }

@@ -3,7 +3,8 @@
 //! sleep, a question, a finish).
 
 use super::{Decision, Engine, Pending, PlanCtx, Planner, Provenance, RefBatch, Wake};
-use crate::policy::limits::{MAX_BUSY_DEFERRALS, MIN_WRITE_GAP_MS};
+use crate::policy::limits::MIN_WRITE_GAP_MS;
+use crate::policy::settle_delay;
 use crate::store::{self, Document, Location, PAYLOAD_FILE};
 use crate::wire::time::Millis;
 use crate::wire::{Call, Command, LeasePolicy, LogLine, SleepReason, TreeFile};
@@ -19,6 +20,18 @@ pub(super) fn tree_call(content: &str) -> Call {
 }
 
 impl<P: Planner> Engine<P> {
+    /// Sends a planned write, held back until a second after this operation's last write.
+    pub(super) fn send_write(&mut self, call: Call, pending: Pending, now: Millis) -> Command {
+        match self
+            .last_write_at
+            .map(|t| t + MIN_WRITE_GAP_MS)
+            .filter(|&at| at > now)
+        {
+            Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending)),
+            None => self.issue(call, pending, now),
+        }
+    }
+
     pub(super) fn decide_absent(&mut self, now: Millis, log: &mut Vec<LogLine>) -> Command {
         self.decide_inner(now, log, false)
     }
@@ -77,21 +90,19 @@ impl<P: Planner> Engine<P> {
         let removed = std::mem::take(&mut ctx.removed);
         match decision {
             Decision::Write { mut doc, action } => {
-                // Somebody else wrote this version less than a second ago: the lock is busy.
-                // Let it settle, then read again and plan on what is there by then. This keeps
-                // the writes to one lock, across all its writers, about a second apart, as
-                // GitHub asks, and spares a write that would most likely conflict. At most a
-                // few times in a row, so a lock that never goes quiet is still written.
-                let busy = known
-                    .doc
-                    .last_change()
-                    .filter(|c| c.by != self.target.holder_id)
-                    .map(|c| c.at + MIN_WRITE_GAP_MS);
-                if let (Some(settle), Provenance::Read) = (busy, known.provenance) {
-                    if server_now < settle && self.busy_deferrals < MAX_BUSY_DEFERRALS {
+                // Another job joined the lock less than a second ago: a crowd is arriving. Let
+                // it settle, then read again and plan on what is there by then
+                // (`policy::settle_delay` says when, and why only then).
+                if known.provenance == Provenance::Read {
+                    if let Some(delay) = settle_delay(
+                        known.doc.last_change(),
+                        &self.target.holder_id,
+                        server_now,
+                        self.busy_deferrals,
+                        &mut self.rng,
+                    ) {
                         self.busy_deferrals += 1;
-                        let until = now + (settle - server_now) + self.rng.up_to(MIN_WRITE_GAP_MS);
-                        return self.sleep(until, SleepReason::WriteSpacing, Wake::Reread);
+                        return self.sleep(now + delay, SleepReason::WriteSpacing, Wake::Reread);
                     }
                 }
                 self.busy_deferrals = 0;
@@ -143,16 +154,12 @@ impl<P: Planner> Engine<P> {
                 };
                 self.pending_doc = Some(doc);
                 self.unconfirmed = None;
-                match self
-                    .last_write_at
-                    .map(|t| t + MIN_WRITE_GAP_MS)
-                    .filter(|&at| at > now)
-                {
-                    Some(at) => {
-                        self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending))
-                    }
-                    None => self.issue(call, pending, now),
+                // The first read said the state branch is missing: create it first, then send
+                // this write (instead of sending it to learn the same from a 404).
+                if self.branch_absent_hint && matches!(call, Call::WriteFile { sha: None, .. }) {
+                    return self.branch_missing(now, Some(call), log);
                 }
+                self.send_write(call, pending, now)
             }
             Decision::Sleep { until } => self.sleep(until.max(now), SleepReason::Poll, Wake::Poll),
             Decision::Probe(question) => self.issue(question, Pending::Probe, now),

@@ -38,6 +38,14 @@ impl<P: Planner> Engine<P> {
         if pending == Pending::Probe {
             return self.on_probe_failure(sent, class, what, status, now, log);
         }
+        // A step of the branch's creation that will not be repeated as is: the write waiting
+        // for the branch is dropped, and planned again on what a read shows.
+        if matches!(pending, Pending::Tree | Pending::Commit | Pending::Branch)
+            && !matches!(class, Class::Transient | Class::RateLimited { .. })
+        {
+            self.after_branch = None;
+            self.pending_doc = None;
+        }
         match (class, pending) {
             // A document in refs reads an absent ref as null, never as a 404: a NOT_FOUND there
             // names the repository, and is a refusal (below).
@@ -48,6 +56,9 @@ impl<P: Planner> Engine<P> {
                     return self.stale(now, log);
                 }
                 self.failures = 0;
+                // GitHub names a missing branch in this 404 ("No commit found for the ref …",
+                // docs/github-semantics.md#missing-branch); a missing file is "Not Found".
+                self.branch_absent_hint = message.starts_with("No commit found for the ref");
                 let doc = P::Doc::empty(&self.target.lock);
                 self.known = Some(Known {
                     doc,
@@ -96,8 +107,8 @@ impl<P: Planner> Engine<P> {
                 )
             }
             (Class::NotFound, Pending::StateWrite) if self.in_file() => {
-                self.pending_doc = None;
-                self.branch_missing(now, log)
+                // The write planned on the absent file is sent again once the branch exists.
+                self.branch_missing(now, Some(sent), log)
             }
             (Class::AlreadyExists, Pending::Branch) => self.branch_created_elsewhere(now, log),
             (Class::Conflict, _) => {
@@ -114,6 +125,17 @@ impl<P: Planner> Engine<P> {
                     );
                 }
                 self.stats.conflicts += 1;
+                if self.carried {
+                    // Planned on a version carried from an earlier step, not read: it was
+                    // merely out of date, which says nothing about other writers right now.
+                    log.push(LogLine {
+                        level: Level::Debug,
+                        text: format!(
+                            "conflict: {what}; the carried version was out of date, reading it"
+                        ),
+                    });
+                    return self.read_state(now, false);
+                }
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
                     return self.fail(

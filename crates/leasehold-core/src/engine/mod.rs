@@ -126,13 +126,21 @@ pub struct Engine<P: Planner> {
     request_sent_at: Millis,
     /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
     unconfirmed: Option<P::Doc>,
-    branch_missing_seen: bool,
+    /// The first read's 404 named the branch, not the file ("No commit found for the ref"):
+    /// the first write creates the branch first instead of finding it missing (a hint only:
+    /// wrong either way costs a request, never a decision).
+    branch_absent_hint: bool,
+    /// The state write to send once the state branch exists (it was planned on the absent file).
+    after_branch: Option<Call>,
     /// Writes in a row whose outcome stayed unknown; only a confirmed write ends the streak.
     unknown_streak: u32,
     /// Writes put off in a row because the lock was busy.
     busy_deferrals: u32,
     /// A ref document's write under way: the refs to move and the commits made so far.
     batch: Option<RefBatch>,
+    /// The version known was carried from an earlier step, never read by this operation: a
+    /// conflict on it means only that it was not current, and is read again at once.
+    carried: bool,
 }
 
 /// A ref document's write: a tree and a commit per ref, then one `updateRefs`.
@@ -164,11 +172,28 @@ impl<P: Planner> Engine<P> {
             clock: ClockEstimate::default(),
             request_sent_at: 0,
             unconfirmed: None,
-            branch_missing_seen: false,
+            branch_absent_hint: false,
+            after_branch: None,
             unknown_streak: 0,
             busy_deferrals: 0,
             batch: None,
+            carried: false,
         }
+    }
+
+    /// Starts from a version an earlier step of the job knew (its blob `sha` and document, see
+    /// `store::carry`): the first plan is made on it and written with its sha, so a version
+    /// that is no longer current is refused by GitHub and then read.
+    pub fn with_carried(mut self, sha: String, doc: P::Doc) -> Self {
+        self.max_revision = Some(doc.revision());
+        self.known = Some(Known {
+            sha: Some(sha),
+            doc,
+            etag: None,
+            provenance: Provenance::Read,
+        });
+        self.carried = true;
+        self
     }
 
     /// Starts from a version known without reading it (the token and payload a previous
@@ -291,6 +316,7 @@ impl<P: Planner> Engine<P> {
     }
 
     fn read_state(&mut self, now: Millis, conditional: bool) -> Command {
+        self.carried = false;
         let if_none_match = if conditional {
             self.known.as_ref().and_then(|k| k.etag.clone())
         } else {
@@ -326,6 +352,17 @@ impl<P: Planner> Engine<P> {
         outcome.stats = self.stats.clone();
         if let Some(known) = &self.known {
             known.doc.report(&mut outcome);
+            if let (true, true, Some(sha)) =
+                (self.planner.carries(), self.in_file(), known.sha.as_deref())
+            {
+                outcome.carry = store::carry::encode(
+                    &self.target.repository,
+                    &self.target.state_branch,
+                    &self.target.lock,
+                    sha,
+                    known.doc.render(),
+                );
+            }
         }
         if outcome.capacity.is_none() {
             outcome.capacity = self.capacity_record().map(|r| r.capacity);

@@ -156,6 +156,11 @@ pub trait Planner {
     fn probe_deadline(&self) -> Option<Millis> {
         self.retry_deadline()
     }
+    /// Whether the last version known is carried to the job's later steps when this operation
+    /// finishes (acquire's, so that release can write without reading first).
+    fn carries(&self) -> bool {
+        false
+    }
     /// A question to ask before the first read of the state (acquire looks up its job id).
     fn first_probe(&mut self) -> Option<Call> {
         None

@@ -26,7 +26,7 @@ use crate::policy::limits::{
     DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_QUEUE,
     MAX_TIMEOUT_MINUTES, POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
 };
-use crate::policy::{poll_interval, RetryPolicy};
+use crate::policy::{next_poll, HoldBook, RetryPolicy};
 use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
@@ -113,6 +113,8 @@ pub struct AcquirePlanner {
     pool_seen: Option<Box<PoolConfig>>,
     /// The lock's incident, once seen (ops/lifecycle.rs): this claim only leaves.
     incident: Option<String>,
+    /// The hold times seen end while waiting: when the next release is due.
+    holds: HoldBook,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -138,6 +140,7 @@ impl AcquirePlanner {
             head,
             pool_seen: None,
             incident: None,
+            holds: HoldBook::default(),
         }
     }
 
@@ -253,6 +256,10 @@ impl Planner for AcquirePlanner {
         true
     }
 
+    fn carries(&self) -> bool {
+        true
+    }
+
     fn start(&mut self, now: Millis) -> Option<Outcome> {
         self.started_at = now;
         None
@@ -329,6 +336,7 @@ impl Planner for AcquirePlanner {
         }
         let now = ctx.now;
         let st = ctx.state;
+        self.holds.observe(st);
         let id = self.s.holder_id.as_str();
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
         let gave_up = if self.cancelled {
@@ -576,8 +584,17 @@ impl Planner for AcquirePlanner {
         }
         let position = mine_queued.expect("queued when nothing changed");
         let deadline = self.started_at.saturating_add(self.s.timeout_ms);
-        let mut until =
-            (now + poll_interval(self.s.poll_ms, position, capacity, ctx.rng)).min(deadline);
+        let starts: Vec<Millis> = st.holders.iter().map(|h| h.acquired_at).collect();
+        let wait = next_poll(
+            self.s.poll_ms,
+            position,
+            capacity,
+            &starts,
+            &self.holds,
+            ctx.server_now,
+            ctx.rng,
+        );
+        let mut until = (now + wait).min(deadline);
         // A waiter next in line whose lock is full wakes when the first holding's lease can be
         // taken, if that comes before its next poll, instead of polling blindly.
         if (position as u32) < capacity {

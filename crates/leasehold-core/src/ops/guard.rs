@@ -951,6 +951,7 @@ mod machine {
             resource_tags: None,
             repair: None,
             lifecycle: None,
+            carry: None,
         })
     }
 

@@ -295,7 +295,7 @@ impl Operation {
                 )
             }
             OperationKind::Release | OperationKind::Cleanup => {
-                let (s, warnings) = if kind == OperationKind::Cleanup {
+                let (mut s, warnings) = if kind == OperationKind::Cleanup {
                     ReleaseSettings::parse_cleanup(inputs)?
                 } else {
                     ReleaseSettings::parse(inputs)?
@@ -320,13 +320,14 @@ impl Operation {
                 };
                 // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
                 let min_revision = s.min_revision.filter(|&r| r > 0);
-                (
-                    Operation::Release(
-                        Engine::new(ReleasePlanner::new(s), target, entropy.seed)
-                            .with_min_revision(min_revision),
-                    ),
-                    plan,
-                )
+                let carried = s.carried.take();
+                let mut engine = Engine::new(ReleasePlanner::new(s), target, entropy.seed)
+                    .with_min_revision(min_revision);
+                if let Some(carried) = carried {
+                    let (sha, doc) = *carried;
+                    engine = engine.with_carried(sha, doc);
+                }
+                (Operation::Release(engine), plan)
             }
             OperationKind::Renew => {
                 let (s, warnings) = RenewSettings::parse(inputs)?;

@@ -46,6 +46,8 @@ pub struct ReleaseSettings {
     pub pool_outcome: Option<super::pool::RunOutcome>,
     /// The cleanup report (`cleanup`, `health`, `reason`), judged under the lifecycle.
     pub report: super::lifecycle::Report,
+    /// The version acquire left for this step (its sha and document), planned on first.
+    pub carried: Option<Box<(String, LockState)>>,
 }
 
 impl ReleaseSettings {
@@ -67,6 +69,10 @@ impl ReleaseSettings {
         let retry = r.retry_policy();
         let pool_outcome = super::pool::parse_outcome(&r)?;
         let report = super::lifecycle::Report::parse(&r);
+        let carried = r
+            .get_exact("carried")
+            .and_then(|v| crate::store::carry::decode(v, &repository, &state_branch, &lock))
+            .map(Box::new);
         let settings = ReleaseSettings {
             lock,
             repository,
@@ -81,6 +87,7 @@ impl ReleaseSettings {
             min_revision: None,
             pool_outcome,
             report,
+            carried,
         };
         Ok((settings, r.warnings))
     }
@@ -96,6 +103,7 @@ impl ReleaseSettings {
         warnings.append(&mut r.warnings);
         let nonce = r.nonce()?;
         s.claim_nonce = Some(nonce);
+        s.carried = None;
         s.confirm_noop = false;
         s.deadline_ms = CLEANUP_DEADLINE_SECONDS * 1000;
         Ok((s, warnings))

@@ -99,9 +99,6 @@ pub const CONFLICT_BACKOFF_MAX_DOUBLINGS: u32 = 6;
 /// The longest conflict backoff: contenders spread over half a minute stay under 80 writes a
 /// minute without holding a runner long.
 pub const CONFLICT_BACKOFF_CAP_MS: Millis = 30_000;
-/// The first time the state branch is found missing, wait up to this long and look again, so
-/// that jobs starting together on a new lock repository usually create it once.
-pub const BRANCH_CREATE_SPREAD_MS: Millis = 3_000;
 
 // --- Reads ----------------------------------------------------------------------------------
 
@@ -143,9 +140,31 @@ pub const MAX_LEASE_MINUTES: u64 = 7 * 24 * 60;
 pub const MAX_POLL_MS: Millis = 120_000;
 /// Poll jitter: up to 1/this of the interval (25%), so waiters that started together drift apart.
 pub const POLL_JITTER_DIVISOR: u64 = 4;
+/// The shortest poll interval of a waiter next in line while a release is due: it learns of its
+/// admission about this soon after the release, its reads conditional (a 304 costs nothing of
+/// the primary limit).
+pub const HANDOFF_POLL_MS: Millis = 1_000;
+/// Those quick polls of all the next waiters of one lock together, at most this many a second:
+/// a lock of large capacity spaces them further (four a second is 240 points a minute of the
+/// 900 GitHub allows a REST endpoint).
+pub const HANDOFF_POLLS_PER_SECOND: u64 = 4;
+/// Hold times a waiter remembers (those it saw end), to tell when the next release is due.
+pub const HOLD_SAMPLES: usize = 8;
+/// Without hold times, a waiter next in line polls about this fraction of the time the oldest
+/// holding has lasted (so the handoff latency is about a tenth of the hold), between
+/// [`HANDOFF_POLL_MS`] and `poll-seconds`.
+pub const HELD_POLL_DIVISOR: u64 = 10;
 /// A waiter next in line wakes this long after the first instant a holding may be taken (the
 /// `date` header has a resolution of a second).
 pub const TAKEABLE_WAKE_MARGIN_MS: Millis = 1_000;
+
+/// A version of the state is carried to the job's later steps (acquire's, for release) in an
+/// environment variable named this and the lock's name.
+pub const CARRY_ENV_PREFIX: &str = "LEASEHOLD_CARRY_";
+/// The largest state carried: the variable is in the environment of every later step of the
+/// job, and Linux refuses to start a process with one environment string over 128 KiB. A lock
+/// of a few dozen entries fits; a larger one is read by release instead, as without a carry.
+pub const CARRY_MAX_BYTES: usize = 32 * 1024;
 
 // --- release ---------------------------------------------------------------------------------
 

@@ -1,18 +1,21 @@
 //! Every number and table leasehold decides by: `limits.rs` holds the numbers (timeouts, budgets,
 //! spacing, ranges, defaults), `lease.rs` the lease defaults and their rules, `retry.rs` the
-//! retry defaults and budgets, `classify.rs` what each answer of GitHub means, `poll.rs` how
-//! often a waiter polls, `jitter.rs` the seeded source of jitter. Pure arithmetic on what is
+//! retry defaults and budgets, `classify.rs` what each answer of GitHub means, `poll.rs` and `handoff.rs` how
+//! often a waiter polls, `settle.rs` when a write waits for a busy lock to settle, `jitter.rs` the seeded source of jitter. Pure arithmetic on what is
 //! handed in; it depends only on `wire`.
 
 mod classify;
+mod handoff;
 mod jitter;
 mod lease;
 pub mod limits;
 mod poll;
 mod retry;
+mod settle;
 
 pub use classify::{classify, retry_after_until, Class, RequestKind};
+pub use handoff::{next_poll, HoldBook};
 pub use jitter::Rng;
 pub use lease::LeaseRule;
-pub use poll::poll_interval;
 pub use retry::{next_attempt_at, RetryPolicy};
+pub use settle::settle_delay;

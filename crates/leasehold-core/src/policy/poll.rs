@@ -1,8 +1,11 @@
 //! How often a waiter polls: spaced by its place in the queue, so a deep queue costs about the
 //! logarithm of its depth in requests, not its depth.
 
+#[cfg(test)]
 use super::jitter::Rng;
-use super::limits::{MAX_POLL_MS, POLL_JITTER_DIVISOR};
+use super::limits::MAX_POLL_MS;
+#[cfg(test)]
+use super::limits::POLL_JITTER_DIVISOR;
 use crate::wire::time::Millis;
 
 /// How long a waiter at `position` (0-based) sleeps before its next poll. The first
@@ -11,10 +14,23 @@ use crate::wire::time::Millis;
 /// queue polls at about `capacity / poll_ms × H(n / capacity)` requests a second (H the harmonic
 /// number): it grows with the logarithm of the queue's depth, not with the number of waiters.
 /// Plus up to 1/[`POLL_JITTER_DIVISOR`] seeded jitter, so waiters that started together drift apart.
-pub fn poll_interval(poll_ms: Millis, position: usize, capacity: u32, rng: &mut Rng) -> Millis {
-    let rank = position as u64 / u64::from(capacity.max(1)) + 1;
-    let base = poll_ms.saturating_mul(rank).min(MAX_POLL_MS.max(poll_ms));
+/// (`handoff.rs` polls sooner than this when a release is due, never later.)
+#[cfg(test)]
+fn poll_interval(poll_ms: Millis, position: usize, capacity: u32, rng: &mut Rng) -> Millis {
+    let base = poll_base(poll_ms, position, capacity);
     base + rng.up_to(base / POLL_JITTER_DIVISOR)
+}
+
+/// [`poll_interval`] without its jitter.
+pub(super) fn poll_base(poll_ms: Millis, position: usize, capacity: u32) -> Millis {
+    poll_ms
+        .saturating_mul(rank(position, capacity))
+        .min(MAX_POLL_MS.max(poll_ms))
+}
+
+/// Which group of `capacity` waiters `position` is in, from 1 (the next to be admitted).
+pub(super) fn rank(position: usize, capacity: u32) -> u64 {
+    position as u64 / u64::from(capacity.max(1)) + 1
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub use lifecycle::{
     CleanupResult, CleanupStatus, Health, LifecycleReport, ReportCode, ReservationKind,
 };
 pub use outcome::{
-    Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
+    Carry, Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };
 pub use pool::{
     AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,

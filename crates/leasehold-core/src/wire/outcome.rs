@@ -156,6 +156,18 @@ pub struct Outcome {
     /// What a release, an acquire or a recovery did of the lifecycle, when it is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<super::lifecycle::LifecycleReport>,
+    /// The version of the state this step knew last, for a later step of the same job
+    /// (acquire's, for release): the driver exports it as an environment variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry: Option<Carry>,
+}
+
+/// An environment variable a step leaves for the later steps of its job (`GITHUB_ENV`): its
+/// name and value, both decided by the core.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Carry {
+    pub name: String,
+    pub value: String,
 }
 
 impl Stats {
@@ -201,6 +213,7 @@ impl Outcome {
             resource_tags: None,
             repair: None,
             lifecycle: None,
+            carry: None,
         }
     }
 

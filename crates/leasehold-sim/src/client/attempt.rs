@@ -78,6 +78,8 @@ pub struct Client {
     /// The revision of the state acquire finished on, which the driver saves for acquire's post
     /// step (`min-revision`: older answers are a stale cache to it).
     pub acquire_revision: Option<u64>,
+    /// The version acquire carried to the job's later steps (`GITHUB_ENV`), for release.
+    pub acquire_carry: Option<String>,
     pub release_result: Option<ResultWord>,
     pub role: Role,
     /// This job attempt's id in the Actions API.

@@ -465,6 +465,7 @@ impl Env<'_> {
             Stage::Acquire => {
                 self.clients[c].acquire_result = Some(result);
                 self.clients[c].acquire_revision = outcome.state.as_ref().map(|s| s.revision);
+                self.clients[c].acquire_carry = outcome.carry.as_ref().map(|c| c.value.clone());
                 self.check_sweep_acquire(c, result);
                 if self.world.violation.is_some() {
                     return;

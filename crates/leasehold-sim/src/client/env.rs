@@ -159,6 +159,11 @@ impl Env<'_> {
                 if let Some(d) = s.deadline_s {
                     put("release-deadline-seconds", d.to_string());
                 }
+                // Half the runs release on the version acquire carried (as the action does),
+                // half read first (a release in another job, or a carry too large).
+                if let (Some(carry), 0) = (&cl.acquire_carry, run.run_id % 2) {
+                    put("carried", serde_json::to_string(&[carry]).expect("json"));
+                }
                 if let Some(p) = &self.world.params.pool {
                     for (k, v) in p.release_inputs(cl.run, self.world.now) {
                         put(&k, v);

@@ -61,6 +61,7 @@ impl Env<'_> {
             token_ready_at: 0,
             acquire_result: None,
             acquire_revision: None,
+            acquire_carry: None,
             release_result: None,
             role: if self.runs[run].reaper {
                 Role::Reaper
