@@ -2,11 +2,11 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-E2U7YS6J.mjs";
-import "./shared-FWWAHPLT.mjs";
-import "./shared-VD44QYDX.mjs";
-import "./shared-NNCFRTIC.mjs";
-import "./shared-4YBJV74U.mjs";
+} from "./shared-WM4YGZ74.mjs";
+import "./shared-ZLPVLJKU.mjs";
+import "./shared-RR2IBB2J.mjs";
+import "./shared-RAC3G2BW.mjs";
+import "./shared-QYZQB6T6.mjs";
 
 // actions/check-head/main.mjs
 await runItemAction("check-head");

@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-FWWAHPLT.mjs";
+} from "./shared-ZLPVLJKU.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,10 +18,10 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-RAC3G2BW.mjs";
 import {
   loadCore
-} from "./shared-4YBJV74U.mjs";
+} from "./shared-QYZQB6T6.mjs";
 
 // actions/lib/claim-action.mjs
 import { readFileSync } from "node:fs";

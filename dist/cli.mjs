@@ -3,7 +3,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   ITEM_COMMANDS
-} from "./shared-E2U7YS6J.mjs";
+} from "./shared-WM4YGZ74.mjs";
 import {
   GUARD_SCHEMA,
   apiBaseUrl,
@@ -12,10 +12,10 @@ import {
   guard,
   runOperation,
   textTimeline
-} from "./shared-FWWAHPLT.mjs";
+} from "./shared-ZLPVLJKU.mjs";
 import {
   VALIDATE_COMMAND
-} from "./shared-FE2GW7JS.mjs";
+} from "./shared-EZNUHRIK.mjs";
 import {
   KNOBS,
   Usage,
@@ -27,14 +27,14 @@ import {
   refusal,
   shellQuote,
   warningMessage
-} from "./shared-VD44QYDX.mjs";
+} from "./shared-RR2IBB2J.mjs";
 import {
   CONTEXT,
   INPUTS
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-RAC3G2BW.mjs";
 import {
   loadCore
-} from "./shared-4YBJV74U.mjs";
+} from "./shared-QYZQB6T6.mjs";
 
 // actions/lib/claims.mjs
 import { readFileSync } from "node:fs";

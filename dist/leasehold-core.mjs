@@ -3,7 +3,7 @@ const require = __leaseholdRequire(import.meta.url);
 import {
   loadBench,
   loadCore
-} from "./shared-4YBJV74U.mjs";
+} from "./shared-QYZQB6T6.mjs";
 export {
   loadBench,
   loadCore

@@ -2,9 +2,9 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-FWWAHPLT.mjs";
-import "./shared-NNCFRTIC.mjs";
-import "./shared-4YBJV74U.mjs";
+} from "./shared-ZLPVLJKU.mjs";
+import "./shared-RAC3G2BW.mjs";
+import "./shared-QYZQB6T6.mjs";
 
 // actions/reap/main.mjs
 await run("reap");

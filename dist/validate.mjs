@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-FE2GW7JS.mjs";
-import "./shared-VD44QYDX.mjs";
+} from "./shared-EZNUHRIK.mjs";
+import "./shared-RR2IBB2J.mjs";
 import {
   error,
   info,
@@ -12,10 +12,10 @@ import {
   setOutput,
   summary,
   warning
-} from "./shared-NNCFRTIC.mjs";
+} from "./shared-RAC3G2BW.mjs";
 import {
   loadCore
-} from "./shared-4YBJV74U.mjs";
+} from "./shared-QYZQB6T6.mjs";
 
 // actions/lib/validate-action.mjs
 import { execFileSync } from "node:child_process";

@@ -6,6 +6,8 @@ const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
+  // A release whose report is the cleanup command's (actions/cleanup).
+  cleanup: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'command', 'timeout-seconds', 'kill-grace-seconds', 'blocked-exit-code', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', 'outcome', 'retry-at', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
@@ -29,6 +31,9 @@ export const OUTPUTS = {
   'check-head': ['result', 'head-sha', 'status', 'detail', 'exit-code', 'document'],
   audit: ['status', 'issue', 'problem', 'detail', 'exit-code', 'result'],
 };
+
+// actions/cleanup's outputs are release's (its operation is a release).
+OUTPUTS.cleanup = OUTPUTS.release;
 
 // Run context the core needs, by environment variable name.
 export const CONTEXT = ['GITHUB_REPOSITORY', 'GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_JOB', 'RUNNER_NAME', 'GITHUB_SERVER_URL'];

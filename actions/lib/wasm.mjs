@@ -1,14 +1,14 @@
 // Loads the decision core (Rust compiled to WebAssembly). The .wasm file travels next to the
 // bundle in dist/.
 import { readFileSync } from 'node:fs';
-import { checkConfig, credentialShape, exitTable, Guard, guardExitCodes, initSync, Operation, PoolBench, refusalDocument, resultDocument, version } from '../../target/wasm-bindgen/leasehold_wasm.js';
+import { checkConfig, classifyCleanup, cleanupCommand, credentialShape, exitTable, Guard, guardExitCodes, initSync, Operation, PoolBench, refusalDocument, resultDocument, version } from '../../target/wasm-bindgen/leasehold_wasm.js';
 
 let loaded = null;
 
 export function loadCore() {
   if (!loaded) {
     initSync({ module: readFileSync(new URL('./leasehold.wasm', import.meta.url)) });
-    loaded = { Operation, Guard, checkConfig, exitCodes: guardExitCodes(), exitTable: exitTable(), resultDocument, refusalDocument, credentialShape, version: version() };
+    loaded = { Operation, Guard, checkConfig, cleanupCommand, classifyCleanup, exitCodes: guardExitCodes(), exitTable: exitTable(), resultDocument, refusalDocument, credentialShape, version: version() };
   }
   return loaded;
 }

@@ -139,6 +139,31 @@ pub fn guard_exit_codes() -> Result<JsValue, JsValue> {
     to_js(&leasehold_core::guard::EXIT_CODES)
 }
 
+/// A cleanup command's settings (`actions/cleanup`): `{argv, timeoutMs, killGraceMs,
+/// blockedExitCode}` from `command`, `timeout-seconds`, `kill-grace-seconds` and
+/// `blocked-exit-code` (an error names the input).
+#[wasm_bindgen(js_name = cleanupCommand)]
+pub fn cleanup_command(inputs: JsValue) -> Result<JsValue, JsValue> {
+    let inputs: RawInputs =
+        serde_wasm_bindgen::from_value(inputs).map_err(|e| bad_argument("inputs", e))?;
+    let settings = leasehold_core::cleanup_command::CommandSettings::parse(&inputs)
+        .map_err(|e| core_error(&Error::Input(e)))?;
+    to_js(&settings)
+}
+
+/// The release report a cleanup command's end makes: `classifyCleanup(settings, end)` with
+/// `end` `{kind: "exited", code}` | `{kind: "signalled", signal}` | `{kind: "timed-out"}` |
+/// `{kind: "spawn-failed", message}` → `{cleanup, health, reason}`.
+#[wasm_bindgen(js_name = classifyCleanup)]
+pub fn classify_cleanup(settings: JsValue, end: JsValue) -> Result<JsValue, JsValue> {
+    use leasehold_core::cleanup_command::{classify, CommandEnd, CommandSettings};
+    let settings: CommandSettings =
+        serde_wasm_bindgen::from_value(settings).map_err(|e| bad_argument("settings", e))?;
+    let end: CommandEnd =
+        serde_wasm_bindgen::from_value(end).map_err(|e| bad_argument("end", e))?;
+    to_js(&classify(&settings, &end))
+}
+
 /// The one exit-code table: `[{status, exitCode, action}]`, in table order.
 #[wasm_bindgen(js_name = exitTable)]
 pub fn exit_table() -> Result<JsValue, JsValue> {
