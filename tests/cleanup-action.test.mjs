@@ -51,7 +51,7 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
       env: { GITHUB_TOKEN: 'ghs_secrettokenvalue0123456789', COPY_OF_TOKEN: 'x ghs_secrettokenvalue0123456789', KEEP_ME: 'model-key' },
     });
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.deepEqual(reportIn(r.stdout), ['confirmed', 'healthy', 'cleanup-confirmed']);
+    assert.deepEqual(reportIn(r.stdout), ['confirmed', 'healthy', 'completed']);
     assert.equal(r.outputs['command-exit-code'], '0');
     assert.equal(r.outputs['command-result'], 'exited');
     assert.equal(r.outputs.released, 'true');
@@ -78,9 +78,9 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
 
   test('a failing command is unknown, the blocked code is blocked, and the lock is released either way', async () => {
     for (const [code, blocked, expected] of [
-      [3, '', ['unknown', 'healthy', 'cleanup-command-failed']],
-      [42, '42', ['unknown', 'blocked', 'resource-blocked']],
-      [42, '41', ['unknown', 'healthy', 'cleanup-command-failed']],
+      [3, '', ['unknown', 'healthy', 'failed']],
+      [42, '42', ['unknown', 'blocked', 'account-blocked']],
+      [42, '41', ['unknown', 'healthy', 'failed']],
     ]) {
       const { lock, context } = await held();
       const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: nodeCommand(`process.exit(${code})`), 'blocked-exit-code': blocked }, context });
@@ -97,7 +97,7 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
     // The command starts a grandchild that would write a file 4 s later, then hangs.
     const script = `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => require("fs").writeFileSync(process.argv[1], "x"), 4000)', process.argv[1]], { stdio: 'ignore' }); setInterval(() => {}, 1000);`;
     const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: nodeCommand(script, marker), 'timeout-seconds': '1', 'kill-grace-seconds': '1' }, context });
-    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'cleanup-timed-out'], r.stdout);
+    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'timeout'], r.stdout);
     assert.equal(r.outputs['command-result'], 'timed-out');
     assert.equal(r.outputs['command-exit-code'], '');
     assert.equal(r.outputs.released, 'true');
@@ -108,7 +108,7 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
   test('a command that cannot start is unknown, and the lock is released', async () => {
     const { lock, context } = await held();
     const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: 'leasehold-no-such-program\n--x' }, context });
-    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'cleanup-not-started'], r.stdout);
+    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'failed'], r.stdout);
     assert.equal(r.outputs['command-result'], 'spawn-failed');
     assert.equal(r.outputs.released, 'true');
   });
@@ -133,7 +133,7 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
     });
     step.kill('SIGINT');
     const r = await run;
-    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'cleanup-interrupted'], r.stdout);
+    assert.deepEqual(reportIn(r.stdout), ['unknown', 'healthy', 'cancelled'], r.stdout);
     assert.equal(r.outputs['command-result'], 'signalled');
     assert.equal(r.outputs.released, 'true');
     assert.deepEqual((await stateOf(lock)).holders, []);

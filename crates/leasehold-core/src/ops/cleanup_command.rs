@@ -5,12 +5,15 @@
 //!
 //! | how the command ended | cleanup | health | reason |
 //! | --- | --- | --- | --- |
-//! | exit 0 | confirmed | healthy | `cleanup-confirmed` |
-//! | exit `blocked-exit-code` | unknown | blocked | `resource-blocked` |
-//! | any other exit | unknown | healthy | `cleanup-command-failed` |
-//! | stopped at `timeout-seconds` | unknown | healthy | `cleanup-timed-out` |
-//! | ended by a signal | unknown | healthy | `cleanup-interrupted` |
-//! | could not start | unknown | healthy | `cleanup-not-started` |
+//! | exit 0 | confirmed | healthy | `completed` |
+//! | exit `blocked-exit-code` | unknown | blocked | `account-blocked` |
+//! | any other exit | unknown | healthy | `failed` |
+//! | stopped at `timeout-seconds` | unknown | healthy | `timeout` |
+//! | ended by a signal | unknown | healthy | `cancelled` |
+//! | could not start | unknown | healthy | `failed` |
+//!
+//! The reasons are words every lifecycle allows (its built-in list), so a lock's config never
+//! has to extend its list for them.
 //!
 //! Only an exit of 0 proves anything; everything else leaves the resource unproven, so the slot
 //! is quarantined rather than handed on. A blocked resource is never "confirmed": the two
@@ -112,12 +115,16 @@ words! {
 words! {
     /// Why: `reason` of the release report.
     pub enum CleanupReason {
-        Confirmed = "cleanup-confirmed",
-        Blocked = "resource-blocked",
-        CommandFailed = "cleanup-command-failed",
-        TimedOut = "cleanup-timed-out",
-        Interrupted = "cleanup-interrupted",
-        NotStarted = "cleanup-not-started",
+        /// The command exited 0.
+        Completed = "completed",
+        /// It exited with the blocked code: the resource (or its account) is blocked.
+        Blocked = "account-blocked",
+        /// It exited with another code, or could not start.
+        Failed = "failed",
+        /// It was stopped at its deadline.
+        Timeout = "timeout",
+        /// A signal ended it (the job was cancelled).
+        Cancelled = "cancelled",
     }
 }
 
@@ -141,17 +148,17 @@ pub fn classify(settings: &CommandSettings, end: &CommandEnd) -> CleanupReport {
         CommandEnd::Exited { code: 0 } => CleanupReport {
             cleanup: CleanupProof::Confirmed,
             health: ResourceHealth::Healthy,
-            reason: CleanupReason::Confirmed,
+            reason: CleanupReason::Completed,
         },
         CommandEnd::Exited { code } if Some(*code) == settings.blocked_exit_code => CleanupReport {
             cleanup: CleanupProof::Unknown,
             health: ResourceHealth::Blocked,
             reason: CleanupReason::Blocked,
         },
-        CommandEnd::Exited { .. } => unknown(CleanupReason::CommandFailed),
-        CommandEnd::TimedOut => unknown(CleanupReason::TimedOut),
-        CommandEnd::Signalled { .. } => unknown(CleanupReason::Interrupted),
-        CommandEnd::SpawnFailed { .. } => unknown(CleanupReason::NotStarted),
+        CommandEnd::Exited { .. } => unknown(CleanupReason::Failed),
+        CommandEnd::TimedOut => unknown(CleanupReason::Timeout),
+        CommandEnd::Signalled { .. } => unknown(CleanupReason::Cancelled),
+        CommandEnd::SpawnFailed { .. } => unknown(CleanupReason::Failed),
     }
 }
 
@@ -223,27 +230,27 @@ mod tests {
             (
                 CleanupProof::Confirmed,
                 ResourceHealth::Healthy,
-                CleanupReason::Confirmed
+                CleanupReason::Completed
             )
         );
         let others = [
-            (CommandEnd::Exited { code: 1 }, CleanupReason::CommandFailed),
+            (CommandEnd::Exited { code: 1 }, CleanupReason::Failed),
             (
                 CommandEnd::Exited { code: 41 },
-                CleanupReason::CommandFailed,
+                CleanupReason::Failed,
             ),
-            (CommandEnd::TimedOut, CleanupReason::TimedOut),
+            (CommandEnd::TimedOut, CleanupReason::Timeout),
             (
                 CommandEnd::Signalled {
                     signal: "SIGINT".into(),
                 },
-                CleanupReason::Interrupted,
+                CleanupReason::Cancelled,
             ),
             (
                 CommandEnd::SpawnFailed {
                     message: "ENOENT".into(),
                 },
-                CleanupReason::NotStarted,
+                CleanupReason::Failed,
             ),
         ];
         for (end, reason) in others {
