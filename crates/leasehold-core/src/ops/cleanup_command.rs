@@ -235,10 +235,7 @@ mod tests {
         );
         let others = [
             (CommandEnd::Exited { code: 1 }, CleanupReason::Failed),
-            (
-                CommandEnd::Exited { code: 41 },
-                CleanupReason::Failed,
-            ),
+            (CommandEnd::Exited { code: 41 }, CleanupReason::Failed),
             (CommandEnd::TimedOut, CleanupReason::Timeout),
             (
                 CommandEnd::Signalled {
