@@ -63,7 +63,7 @@ const CASES = {
     says: /the file is \d+ bytes, more than the 1000000 a state may have/,
     code: 'state-invalid',
   },
-  'a newer schema': { text: (lock) => JSON.stringify({ schema: 2, lock }), says: /schema 2, newer than this version/, code: 'state-newer-schema' },
+  'a newer schema': { text: (lock) => JSON.stringify({ schema: 3, lock }), says: /schema 3, newer than this version/, code: 'state-newer-schema' },
   'wrong types': { text: (lock) => state(lock, { revision: 'four' }), says: /invalid type: string "four", expected u64/, code: 'state-invalid' },
 };
 

@@ -69,6 +69,21 @@ pub use wire::{
     ReapEntry, ReapReason, ReapReport, RefEntry, Removal, RemovalReason, Reply, ResultWord,
     RunIdentity, SleepReason, SlotReport, StateError, Stats, Status, Step, TreeFile, ALL_STATUSES,
 };
+/// The lifecycle after release (docs/lifecycle.md): its stored rules, its admission and its
+/// decisions, for the simulator and tools.
+pub mod lifecycle {
+    pub use crate::admission::lifecycle::{admit, reclaim};
+    pub use crate::ops::lifecycle::{judge, leave, Report, Verdict};
+    pub use crate::store::lifecycle::{
+        allows_reason, applies, incident_id, is_idle, keeps_anything, migrate, next_free_at,
+        parse_lifecycle, raise, reservation_id, reserve, sweep, Applies, LifecycleProblem,
+        LifecycleRule, BUILTIN_REASONS, LIFECYCLE_SCHEMA,
+    };
+    pub use crate::wire::{
+        CleanupResult, CleanupStatus, Health, Incident, LifecycleConfig, LifecycleReport,
+        ReportCode, Reservation, ReservationKind,
+    };
+}
 pub use wire::{
     AffinityMark, Backoff, Consumer, Pacing, PoolBooks, PoolConfig, PoolRequest, Resource, Seat,
     UsageReading, UsageStatus,

@@ -71,6 +71,8 @@ mod tests {
             queue: Vec::new(),
             last_change: None,
             pool: None,
+            reservations: Vec::new(),
+            incident: None,
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub mod choice;
 mod fifo;
+pub mod lifecycle;
 mod pool;
 mod sole;
 
@@ -29,6 +30,21 @@ pub trait Admission<D> {
     fn capacity(&self) -> u32;
 }
 
+impl LockRule {
+    /// The rule's own admission, without the lifecycle around it.
+    pub fn admit_alone(
+        &self,
+        doc: &mut crate::wire::LockState,
+        now: Millis,
+        max_ttl_ms: Millis,
+    ) -> Vec<String> {
+        match self {
+            LockRule::Fifo(f) => f.admit(doc, now, max_ttl_ms),
+            LockRule::Pool(p) => p.admit(doc, now, max_ttl_ms),
+        }
+    }
+}
+
 /// The lock state's rule: FIFO for a plain lock, the pool's when its config declares resources.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LockRule {
@@ -43,10 +59,7 @@ impl Admission<crate::wire::LockState> for LockRule {
         now: Millis,
         max_ttl_ms: Millis,
     ) -> Vec<String> {
-        match self {
-            LockRule::Fifo(f) => f.admit(doc, now, max_ttl_ms),
-            LockRule::Pool(p) => p.admit(doc, now, max_ttl_ms),
-        }
+        lifecycle::admit(self, doc, now, max_ttl_ms)
     }
 
     fn capacity(&self) -> u32 {

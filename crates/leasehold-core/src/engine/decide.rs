@@ -39,7 +39,11 @@ impl<P: Planner> Engine<P> {
             .capacity_record()
             .filter(|r| store::is_fresh(r, server_now))
             .cloned();
-        if self.planner.needs_config() && fresh.is_none() {
+        let needs = self.known.as_ref().map_or_else(
+            || self.planner.needs_config(),
+            |k| self.planner.needs_config_for(&k.doc),
+        );
+        if needs && fresh.is_none() && !self.config.done_without {
             let call = Call::ReadFile {
                 path: store::config_path(&self.target.lock),
                 git_ref: None,
@@ -67,6 +71,7 @@ impl<P: Planner> Engine<P> {
             rng: &mut self.rng,
             log,
             repository_id: self.target.repository_id.clone(),
+            record: fresh.clone(),
         };
         let decision = self.planner.plan(&mut ctx);
         let removed = std::mem::take(&mut ctx.removed);

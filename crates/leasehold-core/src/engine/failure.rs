@@ -73,9 +73,11 @@ impl<P: Planner> Engine<P> {
                         sha: None,
                         read_at: self.clock.server_now(now),
                         pool: None,
+                        lifecycle: None,
                     }),
                     etag: None,
                     error: None,
+                    done_without: false,
                 };
                 self.decide(now, log)
             }
@@ -174,7 +176,11 @@ impl<P: Planner> Engine<P> {
             }
             (Class::Transient | Class::RateLimited { .. }, _) => {
                 self.failures += 1;
-                let deadline = self.planner.retry_deadline();
+                let deadline = if pending == Pending::ConfigRead {
+                    self.planner.config_deadline()
+                } else {
+                    self.planner.retry_deadline()
+                };
                 match retry_sleep(
                     &self.target.retry,
                     class,
@@ -184,6 +190,17 @@ impl<P: Planner> Engine<P> {
                     &mut self.rng,
                     &mut self.stats,
                 ) {
+                    None if pending == Pending::ConfigRead && self.planner.config_optional() => {
+                        self.failures = 0;
+                        self.config.done_without = true;
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: format!(
+                                "{what}: going on without the config, by the state's own record of it"
+                            ),
+                        });
+                        self.decide(now, log)
+                    }
                     None => {
                         let budget = match deadline {
                             Some(_) => "the retry deadline passed".to_string(),

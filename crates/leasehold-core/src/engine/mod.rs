@@ -100,6 +100,8 @@ struct ConfigKnowledge {
     record: Option<ConfigRecord>,
     etag: Option<String>,
     error: Option<ConfigError>,
+    /// The config read gave up within its own deadline and the planner goes on without it.
+    done_without: bool,
 }
 
 /// One operation on one document: the I/O protocol around a [`Planner`].

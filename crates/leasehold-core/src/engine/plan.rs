@@ -8,8 +8,8 @@ use crate::policy::{RetryPolicy, Rng};
 use crate::store::Document;
 use crate::wire::time::Millis;
 use crate::wire::{
-    Call, ChangeAction, ConfigError, Failure, LeasePolicy, Level, LockState, LogLine, Outcome,
-    Removal, Reply,
+    Call, ChangeAction, ConfigError, ConfigRecord, Failure, LeasePolicy, Level, LockState, LogLine,
+    Outcome, Removal, Reply,
 };
 
 /// Where the version an operation plans on came from.
@@ -48,6 +48,9 @@ pub struct PlanCtx<'a, D: Document = LockState> {
     pub log: &'a mut Vec<LogLine>,
     /// The repository's node id, once known (a document in refs).
     pub repository_id: Option<String>,
+    /// The config record the admission rule comes from, when it is known and fresh (the
+    /// lifecycle reads its `lifecycle`).
+    pub record: Option<ConfigRecord>,
 }
 
 impl<D: Document> PlanCtx<'_, D> {
@@ -108,6 +111,21 @@ pub trait Planner {
     /// Whether this operation must know the lock's capacity (it then reads the config file
     /// when the state's record of it is not fresh).
     fn needs_config(&self) -> bool;
+    /// Whether this operation must know the config to plan on `doc` (by default,
+    /// [`Planner::needs_config`]): release needs it only on a state the lifecycle is on for.
+    fn needs_config_for(&self, _doc: &Self::Doc) -> bool {
+        self.needs_config()
+    }
+    /// The absolute deadline of the config read's retries (by default the retry deadline): a
+    /// phase of its own, so the config read and the state's write cannot starve each other.
+    fn config_deadline(&self) -> Option<Millis> {
+        self.retry_deadline()
+    }
+    /// Whether a config read that cannot be done within its deadline is done without (the
+    /// plan then goes on with the state's own record) instead of failing the operation.
+    fn config_optional(&self) -> bool {
+        false
+    }
     /// Called once with the start time. An outcome here finishes the operation before any
     /// request is sent.
     fn start(&mut self, _now: Millis) -> Option<Outcome> {

@@ -182,10 +182,11 @@ impl<P: Planner> Engine<P> {
                 },
             ) => {
                 let path = store::config_path(&self.target.lock);
-                let (capacity, lease, pool) = match store::parse_config(&path, &content) {
+                let (capacity, lease, pool, lifecycle) = match store::parse_config(&path, &content)
+                {
                     Ok(c) => {
                         self.config.error = None;
-                        (c.capacity, c.lease, c.pool)
+                        (c.capacity, c.lease, c.pool, c.lifecycle)
                     }
                     Err(e) => {
                         let pool = store::broken_pool(&content, &e);
@@ -197,8 +198,11 @@ impl<P: Planner> Engine<P> {
                                 format!("{e}; using capacity {DEFAULT_CAPACITY}")
                             },
                         });
+                        // A broken config keeps the lifecycle it meant, if it still reads, so a
+                        // typo elsewhere never switches the lifecycle off.
+                        let lifecycle = store::lifecycle::meant(&content);
                         self.config.error = Some(e);
-                        (DEFAULT_CAPACITY, None, pool)
+                        (DEFAULT_CAPACITY, None, pool, lifecycle)
                     }
                 };
                 self.config.record = Some(ConfigRecord {
@@ -207,6 +211,7 @@ impl<P: Planner> Engine<P> {
                     sha: Some(sha),
                     read_at: self.clock.server_now(now),
                     pool,
+                    lifecycle,
                 });
                 self.config.etag = etag;
                 self.decide(now, log)

@@ -19,6 +19,7 @@
 
 use super::acquire_head::HeadGate;
 use super::head::PrHead;
+use super::lifecycle::Gate;
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
 use crate::policy::limits::{
@@ -110,6 +111,8 @@ pub struct AcquirePlanner {
     head: HeadGate,
     /// The pool's config as last seen (for the granted resource's tags).
     pool_seen: Option<Box<PoolConfig>>,
+    /// The lock's incident, once seen (ops/lifecycle.rs): this claim only leaves.
+    incident: Option<String>,
 }
 
 /// How an entry with this holder id but another nonce relates to this claim.
@@ -134,6 +137,7 @@ impl AcquirePlanner {
             cancelled: false,
             head,
             pool_seen: None,
+            incident: None,
         }
     }
 
@@ -304,6 +308,18 @@ impl Planner for AcquirePlanner {
     }
 
     fn failed(&self, failure: Failure, now: Millis) -> Outcome {
+        if self.incident.is_some() {
+            // The queue entry's removal could not be confirmed.
+            let mut o = self.outcome(ResultWord::IncidentCleanupFailed, now);
+            o.lifecycle = Some(crate::wire::LifecycleReport {
+                incident_id: self.incident.clone(),
+                ..Default::default()
+            });
+            return o.with_error(Failure {
+                code: FailureCode::IncidentCleanupFailed,
+                ..failure
+            });
+        }
         self.outcome(ResultWord::Failed, now).with_error(failure)
     }
 
@@ -419,6 +435,20 @@ impl Planner for AcquirePlanner {
             }
         }
         let mine_queued = doc.queue_index(id);
+        // The lifecycle (ops/lifecycle.rs): an incident admits nobody and grows no queue; a
+        // refused activation or downgrade writes nothing for a claim not yet queued.
+        match super::lifecycle::acquire_gate(&doc, ctx) {
+            Gate::Open { activate } => {
+                if activate {
+                    crate::store::lifecycle::migrate(&mut doc);
+                }
+            }
+            Gate::Incident(incident) => return self.incident(incident, doc, mine_queued, ctx),
+            Gate::Refuse(code, message) if mine_queued.is_none() => {
+                return self.refuse(code, message, now)
+            }
+            Gate::Refuse(_, message) => ctx.warn(message),
+        }
         if let (Some(i), None, Provenance::Written) =
             (mine_queued, self.queue_position, ctx.provenance)
         {
@@ -442,7 +472,9 @@ impl Planner for AcquirePlanner {
             .expect("acquire plans only with a known capacity");
         if !self.cancelled {
             // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
+            let before = doc.holders.clone();
             let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
+            super::lifecycle::expired(&mut doc, &before, &removed, ctx);
             for r in &removed {
                 ctx.warn(format!(
                     "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",
@@ -564,6 +596,8 @@ impl Planner for AcquirePlanner {
                 until = until.min(at);
             }
         }
+        // A cooldown ending first wakes it then (plus a jitter), not a blind poll later.
+        let until = super::lifecycle::cooldown_wake(st, ctx, until).min(deadline);
         let mut line = self.waiting_line(st, Some(capacity), position, until);
         if let Some(pool) = super::pool::pool_of(ctx.admission.as_ref()) {
             if let Some(why) = super::pool::why_waiting(pool, st, id, ctx.server_now) {
@@ -588,6 +622,38 @@ fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
 }
 
 impl AcquirePlanner {
+    /// The lock's incident stands: leave the queue (a write), confirm the absence when this
+    /// claim ever wrote, then finish `incident`.
+    fn incident(
+        &mut self,
+        incident: String,
+        mut doc: LockState,
+        mine_queued: Option<usize>,
+        ctx: &mut PlanCtx<'_>,
+    ) -> Decision {
+        self.incident = Some(incident.clone());
+        let id = self.s.holder_id.clone();
+        if mine_queued.is_some() {
+            ctx.warn(format!(
+                "the incident {incident} of {} stands; leaving the queue",
+                self.s.lock
+            ));
+            doc.queue.retain(|q| q.holder_id != id);
+            return Decision::Write {
+                doc,
+                action: ChangeAction::Incident,
+            };
+        }
+        if ctx.has_written && ctx.provenance == Provenance::Read {
+            return Decision::Write {
+                doc: ctx.state.clone(),
+                action: ChangeAction::IncidentCheck,
+            };
+        }
+        let o = self.outcome(ResultWord::Incident, ctx.now);
+        Decision::Finish(super::lifecycle::incident_outcome(o, &incident))
+    }
+
     fn collision(&self, other: &RunIdentity, now: Millis) -> Decision {
         self.refuse(
             FailureCode::HolderCollision,

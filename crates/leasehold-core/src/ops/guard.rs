@@ -932,6 +932,7 @@ mod machine {
             resource: None,
             resource_tags: None,
             repair: None,
+            lifecycle: None,
         })
     }
 

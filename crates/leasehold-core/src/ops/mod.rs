@@ -10,6 +10,7 @@ mod exchange;
 pub mod guard;
 mod head;
 mod identity;
+pub mod lifecycle;
 pub mod pool;
 mod reap;
 mod receipt;

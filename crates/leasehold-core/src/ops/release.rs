@@ -16,7 +16,9 @@ use crate::policy::limits::{
 };
 use crate::policy::RetryPolicy;
 use crate::wire::time::Millis;
-use crate::wire::{ChangeAction, Failure, FailureCode, InputError, LockState, Outcome, ResultWord};
+use crate::wire::{
+    ChangeAction, Failure, FailureCode, InputError, LifecycleReport, LockState, Outcome, ResultWord,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseSettings {
@@ -42,6 +44,8 @@ pub struct ReleaseSettings {
     pub min_revision: Option<u64>,
     /// How the work on a pool's resource went (`outcome`, `retry-at`), if said.
     pub pool_outcome: Option<super::pool::RunOutcome>,
+    /// The cleanup report (`cleanup`, `health`, `reason`), judged under the lifecycle.
+    pub report: super::lifecycle::Report,
 }
 
 impl ReleaseSettings {
@@ -62,6 +66,7 @@ impl ReleaseSettings {
         );
         let retry = r.retry_policy();
         let pool_outcome = super::pool::parse_outcome(&r)?;
+        let report = super::lifecycle::Report::parse(&r);
         let settings = ReleaseSettings {
             lock,
             repository,
@@ -75,6 +80,7 @@ impl ReleaseSettings {
             enabled: true,
             min_revision: None,
             pool_outcome,
+            report,
         };
         Ok((settings, r.warnings))
     }
@@ -104,6 +110,8 @@ pub struct ReleasePlanner {
     deadline: Option<Millis>,
     /// What this release set out to remove, once it saw it present.
     intent: Option<ResultWord>,
+    /// What the lifecycle made of it (ops/lifecycle.rs), once planned.
+    lifecycle: Option<LifecycleReport>,
 }
 
 impl ReleasePlanner {
@@ -114,6 +122,7 @@ impl ReleasePlanner {
             reached: false,
             deadline: None,
             intent: None,
+            lifecycle: None,
         }
     }
 
@@ -127,6 +136,7 @@ impl ReleasePlanner {
         );
         let mut o = Outcome::new(result, success, &self.s.lock, &self.s.holder_id);
         o.released = Some(result == ResultWord::Released);
+        super::lifecycle::release_outcome(&mut o, self.lifecycle.clone(), &self.s.report);
         o
     }
 }
@@ -136,6 +146,24 @@ impl Planner for ReleasePlanner {
 
     fn needs_config(&self) -> bool {
         false
+    }
+
+    /// A state the lifecycle is on for needs the config: its cooldown decides the slot.
+    fn needs_config_for(&self, doc: &LockState) -> bool {
+        doc.schema >= crate::store::lifecycle::LIFECYCLE_SCHEMA
+    }
+
+    /// The config read's phase: until five eighths of the budget (the state read has the first
+    /// half), so the write keeps at least three eighths.
+    fn config_deadline(&self) -> Option<Millis> {
+        self.deadline?;
+        Some(self.started_at + self.s.deadline_ms / 8 * 5)
+    }
+
+    /// Without the config the state's own record of the lifecycle decides: a release never
+    /// fails for a config it could not read.
+    fn config_optional(&self) -> bool {
+        true
     }
 
     fn start(&mut self, now: Millis) -> Option<Outcome> {
@@ -212,7 +240,21 @@ impl Planner for ReleasePlanner {
             if let Some(outcome) = self.s.pool_outcome {
                 super::pool::record_outcome(&mut doc, id, outcome, ctx.server_now);
             }
-            doc.holders.retain(|h| h.holder_id != id);
+            let holder = h.clone();
+            let lifecycle = super::lifecycle::release_lifecycle(st, ctx);
+            let by = if self.s.claim_nonce.is_some() {
+                "cleanup"
+            } else {
+                "release"
+            };
+            self.lifecycle = super::lifecycle::leave(
+                &mut doc,
+                &holder,
+                &self.s.report,
+                lifecycle.as_ref(),
+                ctx.server_now,
+                by,
+            );
             // Hand the slot on in the same write when the capacity is known to be fresh.
             let admitted = ctx.admit(&mut doc);
             if !admitted.is_empty() {

@@ -279,3 +279,11 @@ pub const USAGE_HEADROOM_MARGIN_BP: u32 = 200;
 pub const BACKOFF_BASE_MS: Millis = 15 * MINUTE;
 /// …doubling per consecutive hit, up to this.
 pub const BACKOFF_CAP_MS: Millis = 5 * 60 * MINUTE;
+
+/// The longest cooldown a lifecycle may set (`lifecycle.cooldownSeconds`): a day, as an
+/// affinity's. A resource that needs longer to recover is better quarantined and recovered.
+pub const MAX_COOLDOWN_SECONDS: u64 = 86_400;
+
+/// The most a waiter's wake-up at a cooldown's end is spread by (a uniform jitter from the
+/// seeded generator), so the waiters of one lock do not all read at the same instant.
+pub const COOLDOWN_WAKE_JITTER_MS: u64 = 1_000;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::policy::LeaseRule;
 use crate::wire::time::Millis;
-use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, PoolConfig};
+use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, LifecycleConfig, PoolConfig};
 
 use super::pool_config::{declares_pool, parse_pool};
 
@@ -20,6 +20,10 @@ struct RawConfig {
     capacity: serde_json::Value,
     #[serde(default)]
     lease: Option<RawLease>,
+    /// Read and checked by `store/lifecycle.rs` from the whole document; named here so the
+    /// shape check knows the key.
+    #[serde(default, rename = "lifecycle")]
+    _lifecycle: Option<serde::de::IgnoredAny>,
 }
 
 /// The `lease` block, in seconds; every key optional (defaults: [`LeasePolicy::guarded`]).
@@ -45,6 +49,8 @@ pub struct LockConfig {
     /// The pool it declares (`resources`), when it is a pool; `capacity` is then the pool's
     /// holdings at once.
     pub pool: Option<PoolConfig>,
+    /// The lifecycle after release it turns on (`"lifecycle": {…}`), if any.
+    pub lifecycle: Option<LifecycleConfig>,
 }
 
 /// Which rule a config file broke, by a stable name, and where: what `validate` reports and
@@ -53,7 +59,8 @@ pub struct LockConfig {
 #[serde(rename_all = "camelCase")]
 pub struct ConfigProblem {
     /// `json` (not JSON), `shape` (not an object, a key this version does not know, a value of
-    /// the wrong type), `capacity`, or `lease.<rule>` (a [`LeaseRule`], kebab-case).
+    /// the wrong type), `capacity`, `lease.<rule>` (a [`LeaseRule`], kebab-case),
+    /// `pool.<rule>` or `lifecycle.<rule>` (a `LifecycleRule`).
     pub rule: String,
     /// The rule as acquire's error states it.
     pub message: String,
@@ -98,6 +105,13 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
     if !value.is_object() {
         return Err(problem("shape", shape("not an object".into()), ""));
     }
+    let lifecycle = super::lifecycle::parse_lifecycle(&value).map_err(|p| {
+        problem(
+            &format!("lifecycle.{}", p.rule),
+            p.message.clone(),
+            &p.pointer,
+        )
+    })?;
     if declares_pool(&value) {
         let obj = value.as_object().expect("an object");
         let (pool, capacity) = parse_pool(text, obj)
@@ -113,6 +127,7 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
             capacity,
             lease: checked_lease(&value, raw_lease, &problem)?,
             pool: Some(pool),
+            lifecycle,
         });
     }
     let raw: RawConfig = serde_json::from_value(value.clone())
@@ -133,6 +148,7 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
         capacity,
         lease,
         pool: None,
+        lifecycle,
     })
 }
 
@@ -293,7 +309,8 @@ mod tests {
             Ok(LockConfig {
                 capacity: 64,
                 lease: None,
-                pool: None
+                pool: None,
+                lifecycle: None
             })
         );
         for bad in [
@@ -418,6 +435,7 @@ mod tests {
             sha: None,
             read_at: 1_000_000,
             pool: None,
+            lifecycle: None,
         };
         assert!(is_fresh(&r, 1_000_000));
         assert!(is_fresh(&r, 1_000_000 + CONFIG_TTL_MS - 1));

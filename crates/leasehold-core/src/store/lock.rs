@@ -9,9 +9,14 @@
 //! knows no pools refuses every one of them (`state-invalid`, unknown field), never rewriting
 //! it, exactly as it refuses any field it does not know. Every write of a pool's acquire
 //! records its config, and a record is only ever replaced by a newer one, so a pool's state
-//! always carries `config.pool` until its config stops declaring a pool. Schema 2 stays what
-//! it always was to every version: newer, refused (`state-newer-schema`).
+//! always carries `config.pool` until its config stops declaring a pool.
+//!
+//! Schema 2 is the lifecycle's (`store/lifecycle.rs`): reservations and the incident. A state
+//! is written as 1 until a config with `lifecycle` meets it empty, and as 2 from then on; it is
+//! never written back as 1. A version of leasehold that knows only schema 1 refuses a schema-2
+//! state (`state-newer-schema`), as this one refuses schema 3.
 
+use super::lifecycle::{self, LIFECYCLE_SCHEMA};
 use super::{Document, Location};
 use crate::admission::{Admission, Fifo, LockRule, Pool};
 use crate::policy::limits::{MAX_CAPACITY, MAX_QUEUE};
@@ -59,6 +64,8 @@ impl Document for LockState {
             queue: Vec::new(),
             last_change: None,
             pool: None,
+            reservations: Vec::new(),
+            incident: None,
         }
     }
 
@@ -74,7 +81,7 @@ impl Document for LockState {
                 ),
             });
         }
-        let (schema, value) = super::schema_gate(text, SCHEMA, OF)?;
+        let (schema, value) = lifecycle_gate(text)?;
         let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
             of: OF,
             schema,
@@ -125,7 +132,16 @@ impl Document for LockState {
         self.config.as_ref()
     }
 
-    fn set_config_record(&mut self, record: ConfigRecord) {
+    fn set_config_record(&mut self, mut record: ConfigRecord) {
+        // A config without lifecycle never drops what the lifecycle keeps: the record keeps
+        // the lifecycle it had while reservations or an incident stand.
+        if record.lifecycle.is_none() && lifecycle::keeps_anything(self) {
+            record.lifecycle = self.config.as_ref().and_then(|c| c.lifecycle.clone());
+        }
+        // A schema-1 state records no lifecycle (the planner migrates it first when it may).
+        if self.schema < LIFECYCLE_SCHEMA {
+            record.lifecycle = None;
+        }
         self.config = Some(record);
     }
 
@@ -225,7 +241,7 @@ impl LockState {
                 ));
             }
         }
-        Ok(())
+        lifecycle::check_state(self, MAX_CAPACITY)
     }
 
     pub fn holder(&self, holder_id: &str) -> Option<&Holder> {
@@ -273,6 +289,24 @@ impl LockState {
             .collect();
         self.holders.retain(|h| !takeable(h));
         removed
+    }
+}
+
+/// The schema gate of the lock state: schema 2 (the lifecycle's) or the gate every document
+/// passes for schema 1 (a newer one asks for an upgrade, naming 2 as the newest known).
+fn lifecycle_gate(text: &str) -> Result<(u64, serde_json::Value), StateError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| StateError::NotJson {
+        of: OF,
+        detail: e.to_string(),
+    })?;
+    match value.get("schema").and_then(serde_json::Value::as_u64) {
+        Some(LIFECYCLE_SCHEMA) => Ok((LIFECYCLE_SCHEMA, value)),
+        Some(n) if n > LIFECYCLE_SCHEMA => Err(StateError::NewerSchema {
+            of: OF,
+            found: n,
+            supported: LIFECYCLE_SCHEMA,
+        }),
+        _ => super::schema_gate(text, SCHEMA, OF),
     }
 }
 
@@ -338,11 +372,11 @@ mod tests {
     #[test]
     fn schema_fails_closed() {
         assert_eq!(
-            LockState::parse(r#"{"schema": 2, "lock": "x"}"#, "x"),
+            LockState::parse(r#"{"schema": 3, "lock": "x"}"#, "x"),
             Err(StateError::NewerSchema {
                 of: OF,
-                found: 2,
-                supported: 1
+                found: 3,
+                supported: 2
             })
         );
         assert_eq!(
@@ -463,6 +497,7 @@ mod tests {
             sha: None,
             read_at: 0,
             pool: Some(pool),
+            lifecycle: None,
         });
         s.stamp(1_000, "a", ChangeAction::Acquire, Vec::new());
         let text = s.render();

@@ -7,6 +7,7 @@
 
 pub mod claim;
 mod config;
+pub mod lifecycle;
 mod lock;
 pub mod pool_config;
 pub mod refs;

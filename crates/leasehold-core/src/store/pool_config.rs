@@ -187,7 +187,7 @@ pub fn parse_pool(
                 "a pool has no \"capacity\": each resource has its own",
             ));
         }
-        if key != "lease" && !POOL_KEYS.contains(&key.as_str()) {
+        if key != "lease" && key != "lifecycle" && !POOL_KEYS.contains(&key.as_str()) {
             check_word("a key", key)
                 .map_err(|_| broke(PoolRule::UnknownKey, "a key is not a word"))?;
             return Err(broke(

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::lifecycle::{Incident, LifecycleConfig, Reservation};
 use super::pool::{PoolBooks, PoolConfig, PoolRequest, Seat};
 use super::time::{self, Millis};
 use super::words::{ChangeAction, RemovalReason};
@@ -34,6 +35,12 @@ pub struct LockState {
     /// A pool's books (usage readings, backoffs, affinity marks); absent on a plain lock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolBooks>,
+    /// Schema 2: the slots kept after their holders left (cooldowns, quarantines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<Reservation>,
+    /// Schema 2: the lock's one incident, while it stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incident: Option<Incident>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +58,9 @@ pub struct ConfigRecord {
     /// The pool the config declares (`resources`); absent on a plain lock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolConfig>,
+    /// The lifecycle the config turns on (`lifecycle`); absent when it is off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<LifecycleConfig>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,8 @@
 //!
 //! The coarse rule: 0 proceed; 10, 11, 14, 15 act as printed; 12 do not retry, run the printed
 //! adopt; 13 stop the protected work, it is forfeit; 3, 16, 21 stop and report; 17 do not run
-//! the work on an unverified pull-request head; 20 retry later.
+//! the work on an unverified pull-request head; 20 retry later; 18 the lock's incident stands,
+//! 19 a cleanup report was refused, 22 a recovery was refused (docs/lifecycle.md).
 
 use serde::Serialize;
 
@@ -67,6 +68,14 @@ words! {
     // Appended: 0, repair (the state was rewritten; a dry run said what it would write).
     Repaired = "repaired",
     WouldRepair = "would-repair",
+    // Appended: the lifecycle after release (docs/lifecycle.md). 18 the lock's incident
+    // stands; 19 a cleanup report was refused; 22 a recovery was refused (nothing written).
+    Incident = "incident",
+    IncidentCleanupFailed = "incident-cleanup-failed",
+    ReportDegraded = "report-degraded",
+    Recovered = "recovered",
+    IncidentRecovered = "incident-recovered",
+    RecoverRefused = "recover-refused",
     }
 }
 
@@ -126,6 +135,24 @@ impl Status {
             ),
             Repaired => (0, "proceed"),
             WouldRepair => (0, "proceed (run again with --confirm to write it)"),
+            Incident => (
+                18,
+                "stop: the lock's incident blocks admission until an operator runs recover-incident",
+            ),
+            IncidentCleanupFailed => (
+                18,
+                "stop: release this claim, and confirm it gone, before the incident is recovered",
+            ),
+            ReportDegraded => (
+                19,
+                "the cleanup report was refused: the slot is quarantined; fix the report",
+            ),
+            Recovered => (0, "proceed"),
+            IncidentRecovered => (0, "proceed"),
+            RecoverRefused => (
+                22,
+                "stop: nothing was written; check the id and the confirmation",
+            ),
         }
     }
 
@@ -156,7 +183,10 @@ impl Status {
             | F::ScanDeadline => Status::Transport,
             F::Contention => Status::Contended,
             F::QueueFull => Status::QueueFull,
-            F::ConfigInvalid => Status::Config,
+            F::ConfigInvalid | F::LifecycleActivationBusy | F::LifecycleDowngrade => Status::Config,
+            F::Incident => Status::Incident,
+            F::IncidentCleanupFailed => Status::IncidentCleanupFailed,
+            F::NoSuchReservation | F::NoSuchIncident | F::Unconfirmed => Status::RecoverRefused,
             F::HolderCollision => Status::Usage,
             F::Superseded | F::Lost => Status::Lost,
             F::StateNotJson
@@ -232,6 +262,11 @@ mod tests {
             ("ambiguous", 16),
             ("transport", 20),
             ("permission", 21),
+            ("incident", 18),
+            ("incident-cleanup-failed", 18),
+            ("report-degraded", 19),
+            ("recovered", 0),
+            ("recover-refused", 22),
         ];
         for (w, c) in table {
             assert_eq!(code(w), c, "{w}");
@@ -239,7 +274,8 @@ mod tests {
         // Every code is one of the table's.
         for s in ALL_STATUSES {
             assert!(
-                [0, 2, 3, 10, 11, 12, 13, 14, 15, 16, 17, 20, 21].contains(&s.exit_code()),
+                [0, 2, 3, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
+                    .contains(&s.exit_code()),
                 "{s:?}"
             );
         }

@@ -10,6 +10,7 @@ mod document;
 mod error;
 mod event;
 mod exit;
+mod lifecycle;
 mod outcome;
 mod pool;
 mod receipt;
@@ -32,6 +33,10 @@ pub use event::{
     CommentEntry, Event, GraphqlError, IssueEntry, JobSummary, RefEntry, Reply, WorkflowRunEntry,
 };
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
+pub use lifecycle::{
+    CleanupResult, CleanupStatus, Health, Incident, LifecycleConfig, LifecycleReport, ReportCode,
+    Reservation, ReservationKind,
+};
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,
 };

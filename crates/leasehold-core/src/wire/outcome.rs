@@ -49,6 +49,15 @@ words! {
     Recorded = "recorded",
     /// The operation could not complete; see `error`.
     Failed = "failed",
+    /// acquire: the lock's incident stands; this claim's queue entry was removed.
+    Incident = "incident",
+    /// acquire: the lock's incident stands; the removal of this claim's queue entry could not
+    /// be confirmed.
+    IncidentCleanupFailed = "incident-cleanup-failed",
+    /// recover: the quarantine became a cooldown.
+    Recovered = "recovered",
+    /// recover-incident: the incident was ended.
+    IncidentRecovered = "incident-recovered",
     }
 }
 
@@ -144,6 +153,9 @@ pub struct Outcome {
     /// A repair's report (its status decides the exit code).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<super::repair::RepairReport>,
+    /// What a release, an acquire or a recovery did of the lifecycle, when it is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<super::lifecycle::LifecycleReport>,
 }
 
 impl Stats {
@@ -188,6 +200,7 @@ impl Outcome {
             resource: None,
             resource_tags: None,
             repair: None,
+            lifecycle: None,
         }
     }
 
@@ -287,6 +300,9 @@ impl super::exit::Status {
         if let Some(repair) = &o.repair {
             return repair.status;
         }
+        if o.lifecycle.as_ref().is_some_and(|l| l.report_degraded) {
+            return super::exit::Status::ReportDegraded;
+        }
         match o.result {
             ResultWord::Acquired => super::exit::Status::Acquired,
             ResultWord::Timeout => super::exit::Status::Timeout,
@@ -305,6 +321,10 @@ impl super::exit::Status {
             ResultWord::UnverifiedHead => super::exit::Status::UnverifiedHead,
             ResultWord::Reported => super::exit::Status::Ok,
             ResultWord::Recorded => super::exit::Status::Ok,
+            ResultWord::Incident => super::exit::Status::Incident,
+            ResultWord::IncidentCleanupFailed => super::exit::Status::IncidentCleanupFailed,
+            ResultWord::Recovered => super::exit::Status::Recovered,
+            ResultWord::IncidentRecovered => super::exit::Status::IncidentRecovered,
             ResultWord::Failed => o
                 .error
                 .as_ref()

@@ -158,6 +158,23 @@ words! {
         /// acquire: the lock's queue is full (its entry count, or the document's size, is at the
         /// limit GitHub's contents API can serve): nothing was written.
         QueueFull = "queue-full",
+        /// acquire: the config turns the lifecycle on while the lock is busy (schema 1 with
+        /// holders or waiters): nothing was written; it turns on once the lock is idle.
+        LifecycleActivationBusy = "lifecycle-activation-busy",
+        /// acquire: the config has no `lifecycle` while the lock keeps reservations or an
+        /// incident: nothing was written.
+        LifecycleDowngrade = "lifecycle-downgrade",
+        /// acquire: the lock's incident stands; this claim's queue entry was removed.
+        Incident = "incident",
+        /// acquire: the lock's incident stands and the removal of this claim's queue entry could
+        /// not be confirmed.
+        IncidentCleanupFailed = "incident-cleanup-failed",
+        /// recover: no reservation with this id, or it is not a quarantine.
+        NoSuchReservation = "no-such-reservation",
+        /// recover-incident: no incident stands, or it has another id.
+        NoSuchIncident = "no-such-incident",
+        /// recover, recover-incident: the operator's confirmation input is not `true`.
+        Unconfirmed = "unconfirmed",
     }
 }
 
@@ -225,6 +242,13 @@ words! {
         ReportUsage = "report-usage",
         /// An operator rewrote a broken state as an empty one (`leasehold repair`).
         Repair = "repair",
+        /// acquire left the queue because the lock's incident stands.
+        Incident = "incident",
+        IncidentCheck = "incident-check",
+        /// An operator turned a quarantine into a cooldown.
+        Recover = "recover",
+        /// An operator ended the lock's incident.
+        RecoverIncident = "recover-incident",
     }
 }
 

@@ -1,0 +1,69 @@
+//! Admission under the lifecycle (the lock state's schema 2), around the lock's own rule:
+//! nobody is admitted while the incident stands; cooldowns past their end free their slots;
+//! a waiter on the runner that left a quarantine takes it over first (its resource is on that
+//! machine, and only that runner can clean it); then the rule admits into what holders and
+//! reservations leave free. A state with no reservation and no incident is admitted exactly as
+//! before (the rule alone).
+
+use super::{Admission, Fifo, LockRule};
+use crate::store::lifecycle::sweep;
+use crate::wire::time::Millis;
+use crate::wire::{Holder, LockState, ReservationKind};
+
+/// Admits waiters of `doc` under `rule` and the lifecycle. Returns the holder ids admitted.
+pub fn admit(rule: &LockRule, doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
+    if doc.incident.is_some() {
+        return Vec::new();
+    }
+    if !doc.reservations.is_empty() {
+        sweep(doc, now);
+    }
+    if doc.reservations.is_empty() {
+        return rule.admit_alone(doc, now, max_ttl_ms);
+    }
+    let mut admitted = reclaim(doc, now, max_ttl_ms);
+    // A pool keeps no reservations (its config refuses `lifecycle`): one that has them anyway
+    // admits nobody new rather than over-run a resource.
+    if let LockRule::Fifo(f) = rule {
+        let free = f.capacity.saturating_sub(doc.reservations.len() as u32);
+        admitted.extend(Fifo { capacity: free }.admit(doc, now, max_ttl_ms));
+    }
+    admitted
+}
+
+/// Same-runner reclaim: for each quarantine left on a named runner, the first waiter on that
+/// runner becomes a holder in its slot, with the next fence, in the same write that removes
+/// the quarantine. Returns the holder ids admitted.
+pub fn reclaim(doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
+    let mut admitted = Vec::new();
+    let mut i = 0;
+    while i < doc.reservations.len() {
+        let r = &doc.reservations[i];
+        let runner = r.run.runner_name.as_str();
+        let waiter = (r.kind == ReservationKind::Quarantine && !runner.is_empty())
+            .then(|| doc.queue.iter().position(|q| q.run.runner_name == runner))
+            .flatten();
+        let Some(at) = waiter else {
+            i += 1;
+            continue;
+        };
+        doc.reservations.remove(i);
+        let entry = doc.queue.remove(at);
+        doc.fence += 1;
+        let lease_ms = entry.lease_ms.min(max_ttl_ms);
+        admitted.push(entry.holder_id.clone());
+        doc.holders.push(Holder {
+            holder_id: entry.holder_id,
+            nonce: entry.nonce,
+            fence: doc.fence,
+            run: entry.run,
+            acquired_at: now,
+            expires_at: now.saturating_add(lease_ms),
+            lease_ms,
+            ceiling_at: now.saturating_add(max_ttl_ms),
+            claimed_at: Some(entry.last_seen_at),
+            pool: None,
+        });
+    }
+    admitted
+}

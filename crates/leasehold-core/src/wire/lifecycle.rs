@@ -1,0 +1,149 @@
+//! The shapes of a resource's lifecycle after release (the lock state's schema 2): the
+//! reviewed `lifecycle` block as recorded, the reservations that keep a slot after its holder
+//! left (a cooldown, a quarantine), the one incident that stops admission, the words of a
+//! cleanup report, and what a release, an acquire or a recovery reports of it. Plain data;
+//! the rules are in `store/lifecycle.rs` and the decisions in `admission/lifecycle.rs`.
+
+use serde::{Deserialize, Serialize};
+
+use super::document::RunIdentity;
+use super::time::{self, Millis};
+use super::words::words;
+
+words! {
+    /// What keeps a slot after its holder left.
+    pub enum ReservationKind {
+        /// The resource was proven clean; the slot frees itself at `endsAt`.
+        Cooldown = "cooldown",
+        /// Nobody proved the resource clean; the slot stays taken until it is recovered, taken
+        /// over by a waiter on the same runner, or the reaper proves its run over.
+        Quarantine = "quarantine",
+    }
+}
+
+words! {
+    /// The `cleanup` input of a release.
+    pub enum CleanupStatus {
+        Confirmed = "confirmed",
+        Unknown = "unknown",
+    }
+}
+
+words! {
+    /// The `health` input of a release.
+    pub enum Health {
+        Healthy = "healthy",
+        Blocked = "blocked",
+    }
+}
+
+words! {
+    /// Why a cleanup report was refused and degraded to unknown (`report-validation-error`).
+    pub enum ReportCode {
+        /// `cleanup` is not `confirmed` or `unknown`.
+        InvalidCleanup = "invalid-cleanup",
+        /// `health` is not `healthy` or `blocked`.
+        InvalidHealth = "invalid-health",
+        /// `reason` is not one of the allowed words.
+        InvalidReason = "invalid-reason",
+        /// A value has a credential's shape.
+        CredentialShape = "credential-shape",
+        /// `cleanup: confirmed` with `health: blocked`: a blocked resource was not cleaned.
+        ConfirmedButBlocked = "confirmed-blocked-contradiction",
+    }
+}
+
+words! {
+    /// What a release did with the slot (`cleanup-result`).
+    pub enum CleanupResult {
+        /// The holding was removed and its slot freed (lifecycle off, or a cooldown of 0).
+        Released = "released",
+        /// The holding was removed; a cooldown keeps its slot until `endsAt`.
+        CooldownStarted = "cooldown-started",
+        /// The holding was removed; a quarantine keeps its slot until recovered.
+        Quarantined = "quarantined",
+        /// The holding was removed, quarantined, and the lock's incident raised.
+        Incident = "incident",
+        QueueCleaned = "queue-cleaned",
+        Noop = "noop",
+        ReleaseUnrecorded = "release-unrecorded",
+    }
+}
+
+/// The reviewed `lifecycle` block, as the state records it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LifecycleConfig {
+    pub cooldown_seconds: u64,
+    /// Words a `reason` may be beside the built-in ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+/// A slot kept after its holder left. Its `id` never changes; a recovered quarantine becomes a
+/// new cooldown with an id of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Reservation {
+    pub id: String,
+    pub kind: ReservationKind,
+    /// The holder that left it, with the fence its holding had.
+    pub holder_id: String,
+    pub fence: u64,
+    /// The run (and, in it, the runner) that held the resource.
+    pub run: RunIdentity,
+    /// When it was made, by GitHub's clock.
+    #[serde(with = "time::rfc3339")]
+    pub at: Millis,
+    /// A cooldown's end: the slot is free after it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339_opt"
+    )]
+    pub ends_at: Option<Millis>,
+    /// The report's reason word, when it gave a valid one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What made it (`release`, `expired`, `cleanup`, `reaper`, `recover`, `reclaim`).
+    pub by: String,
+}
+
+/// The lock's one incident: a holder reported its resource blocked. No one is admitted while
+/// it stands; holders finish. Only an operator's `recover-incident` ends it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Incident {
+    pub id: String,
+    pub holder_id: String,
+    pub fence: u64,
+    pub run: RunIdentity,
+    #[serde(with = "time::rfc3339")]
+    pub at: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What an operation reports of the lifecycle (`cleanup-result`, `reservation-id`,
+/// `incident-id`, `report-degraded`, `report-validation-error`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleReport {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup_result: Option<CleanupResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incident_id: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub report_degraded: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_code: Option<ReportCode>,
+    /// When the next reservation frees itself (a waiter's wake-up), if one will.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339_opt"
+    )]
+    pub next_free_at: Option<Millis>,
+}
