@@ -139,6 +139,34 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 
+  test('with the lock\'s lifecycle on, the report decides the slot: a cooldown, a quarantine or the incident', async () => {
+    const cases = [
+      { code: 0, kind: 'cooldown', reason: 'completed' },
+      { code: 3, kind: 'quarantine', reason: 'failed' },
+      { code: 42, kind: 'quarantine', reason: 'account-blocked', incident: true },
+    ];
+    for (const c of cases) {
+      const lock = `lifecycle-${++seq}`;
+      await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json`, '{"capacity": 1, "lifecycle": {"cooldownSeconds": 600}}\n');
+      const context = jobContext({ runId: 8100 + seq });
+      const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'record-job-id': 'false' }, context });
+      assert.equal(a.outputs.result, 'acquired', a.stdout + a.stderr);
+      const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: nodeCommand(`process.exit(${c.code})`), 'blocked-exit-code': '42' }, context });
+      assert.equal(r.outputs.released, 'true', r.stdout + r.stderr);
+      const state = await stateOf(lock);
+      assert.equal(state.schema, 2);
+      assert.deepEqual(state.holders, []);
+      assert.equal(state.reservations.length, 1, JSON.stringify(state));
+      const [reservation] = state.reservations;
+      assert.equal(reservation.kind, c.kind);
+      assert.equal(reservation.reason, c.reason);
+      assert.equal(reservation.holderId, `octo/app:${context.GITHUB_RUN_ID}:build`);
+      assert.equal(reservation.run.runnerName, context.RUNNER_NAME);
+      assert.equal(reservation.endsAt !== undefined, c.kind === 'cooldown');
+      assert.equal(state.incident !== undefined && state.incident !== null, Boolean(c.incident), JSON.stringify(state.incident));
+    }
+  });
+
   test('a bad input fails the step before the command runs or anything is sent', async () => {
     const { lock, context } = await held();
     const marker = join(scratch, 'ran');

@@ -27,7 +27,7 @@ use crate::policy::limits::{
 };
 use crate::wire::time::Millis;
 use crate::wire::words;
-use crate::wire::InputError;
+use crate::wire::{CleanupStatus, Health, InputError};
 
 /// The cleanup command's own inputs (the release's are the release operation's).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,22 +97,6 @@ pub enum CommandEnd {
 }
 
 words! {
-    /// What the cleanup proved: `cleanup` of the release report.
-    pub enum CleanupProof {
-        Confirmed = "confirmed",
-        Unknown = "unknown",
-    }
-}
-
-words! {
-    /// The resource's health: `health` of the release report.
-    pub enum ResourceHealth {
-        Healthy = "healthy",
-        Blocked = "blocked",
-    }
-}
-
-words! {
     /// Why: `reason` of the release report.
     pub enum CleanupReason {
         /// The command exited 0.
@@ -132,27 +116,27 @@ words! {
 /// and `reason`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct CleanupReport {
-    pub cleanup: CleanupProof,
-    pub health: ResourceHealth,
+    pub cleanup: CleanupStatus,
+    pub health: Health,
     pub reason: CleanupReason,
 }
 
 /// What the command's end says about the resource (the table at the top of this file).
 pub fn classify(settings: &CommandSettings, end: &CommandEnd) -> CleanupReport {
     let unknown = |reason| CleanupReport {
-        cleanup: CleanupProof::Unknown,
-        health: ResourceHealth::Healthy,
+        cleanup: CleanupStatus::Unknown,
+        health: Health::Healthy,
         reason,
     };
     match end {
         CommandEnd::Exited { code: 0 } => CleanupReport {
-            cleanup: CleanupProof::Confirmed,
-            health: ResourceHealth::Healthy,
+            cleanup: CleanupStatus::Confirmed,
+            health: Health::Healthy,
             reason: CleanupReason::Completed,
         },
         CommandEnd::Exited { code } if Some(*code) == settings.blocked_exit_code => CleanupReport {
-            cleanup: CleanupProof::Unknown,
-            health: ResourceHealth::Blocked,
+            cleanup: CleanupStatus::Unknown,
+            health: Health::Blocked,
             reason: CleanupReason::Blocked,
         },
         CommandEnd::Exited { .. } => unknown(CleanupReason::Failed),
@@ -228,8 +212,8 @@ mod tests {
         assert_eq!(
             (c.cleanup, c.health, c.reason),
             (
-                CleanupProof::Confirmed,
-                ResourceHealth::Healthy,
+                CleanupStatus::Confirmed,
+                Health::Healthy,
                 CleanupReason::Completed
             )
         );
@@ -254,7 +238,7 @@ mod tests {
             let c = classify(&s, &end);
             assert_eq!(
                 (c.cleanup, c.health, c.reason),
-                (CleanupProof::Unknown, ResourceHealth::Healthy, reason),
+                (CleanupStatus::Unknown, Health::Healthy, reason),
                 "{end:?}"
             );
         }
@@ -266,8 +250,8 @@ mod tests {
         assert_eq!(
             (c.cleanup, c.health, c.reason),
             (
-                CleanupProof::Unknown,
-                ResourceHealth::Blocked,
+                CleanupStatus::Unknown,
+                Health::Blocked,
                 CleanupReason::Blocked
             )
         );
@@ -275,7 +259,7 @@ mod tests {
         let c = classify(&settings(None), &CommandEnd::Exited { code: 42 });
         assert_eq!(
             (c.cleanup, c.health),
-            (CleanupProof::Unknown, ResourceHealth::Healthy)
+            (CleanupStatus::Unknown, Health::Healthy)
         );
     }
 }
