@@ -673,6 +673,7 @@ pub mod claims;
 pub mod client;
 pub mod fault;
 pub mod github;
+pub mod lifecycle;
 pub mod planted;
 pub mod pool;
 pub mod report;

@@ -41,7 +41,12 @@ impl Env<'_> {
             run,
             attempt,
             holder_id,
-            runner: format!("sim-runner-{c}"),
+            // A lifecycle seed's jobs share a few runners (a reclaim needs a waiter on the
+            // runner a quarantine was left on); reapers and sweeps keep their own.
+            runner: match &self.world.params.lifecycle {
+                Some(l) if run < l.reports.len() => l.runner(run),
+                _ => format!("sim-runner-{c}"),
+            },
             clock,
             stage: Stage::NotStarted,
             op: None,
