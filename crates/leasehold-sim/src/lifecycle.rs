@@ -29,6 +29,9 @@ pub enum ReportKind {
     UnknownReason,
     /// A value with a credential's shape: degraded, nothing of it kept.
     CredentialShaped,
+    /// unknown, blocked, `account-blocked`: a quarantine and the lock's incident, which admits
+    /// nobody until an operator recovers it.
+    Blocked,
 }
 
 impl ReportKind {
@@ -51,6 +54,11 @@ impl ReportKind {
             ReportKind::UnknownReason => {
                 vec![("cleanup", "confirmed"), ("reason", "no-such-reason")]
             }
+            ReportKind::Blocked => vec![
+                ("cleanup", "unknown"),
+                ("health", "blocked"),
+                ("reason", "account-blocked"),
+            ],
             ReportKind::CredentialShaped => {
                 vec![
                     ("cleanup", "confirmed"),
@@ -64,7 +72,7 @@ impl ReportKind {
     pub fn degrades(self) -> bool {
         !matches!(
             self,
-            ReportKind::Confirmed | ReportKind::Unknown | ReportKind::Missing
+            ReportKind::Confirmed | ReportKind::Unknown | ReportKind::Missing | ReportKind::Blocked
         )
     }
 }
@@ -97,7 +105,9 @@ impl LifecycleParams {
             _ => rng.between(5, 90),
         };
         let runners = rng.between(1, 3) as usize;
-        let reports = (0..runs)
+        // One lifecycle seed in four has a run whose resource ends blocked.
+        let blocked = rng.below(4) == 0;
+        let mut reports: Vec<ReportKind> = (0..runs)
             .map(|_| match rng.below(20) {
                 0..=9 => ReportKind::Confirmed,
                 10..=12 => ReportKind::Unknown,
@@ -108,11 +118,20 @@ impl LifecycleParams {
                 _ => ReportKind::CredentialShaped,
             })
             .collect();
+        if blocked {
+            let i = rng.below(runs as u64) as usize;
+            reports[i] = ReportKind::Blocked;
+        }
         Some(LifecycleParams {
             cooldown_s,
             runners,
             reports,
         })
+    }
+
+    /// Whether a run's release may raise the incident.
+    pub fn incidents(&self) -> bool {
+        self.reports.contains(&ReportKind::Blocked)
     }
 
     /// The config's `lifecycle` block.

@@ -437,7 +437,17 @@ impl Env<'_> {
         let excused = match stage {
             // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are
             // not excused.
-            Stage::Acquire => self.clients[c].cancelled,
+            // So is `incident` where a run reports its resource blocked: nobody is admitted.
+            Stage::Acquire => {
+                self.clients[c].cancelled
+                    || (result == ResultWord::Incident
+                        && self
+                            .world
+                            .params
+                            .lifecycle
+                            .as_ref()
+                            .is_some_and(|l| l.incidents()))
+            }
             // A renewal the guard no longer waits for, or one started when the proven lease's
             // deadline had passed (the verification after an acquire answered late), may find
             // the holding expired and removed.

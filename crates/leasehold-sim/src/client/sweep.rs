@@ -206,7 +206,15 @@ impl Env<'_> {
                         })
                     })
                 });
-            if quarantined {
+            // While the lock's incident stands nobody is admitted, and nothing expires.
+            let incident = result == ResultWord::Incident
+                && self
+                    .world
+                    .params
+                    .lifecycle
+                    .as_ref()
+                    .is_some_and(|l| l.incidents());
+            if quarantined || incident {
                 return;
             }
             let message = format!("{} (the expiry sweep) ended its acquire {}: the abandoned holdings were not removed", self.who(c), result.as_str());
