@@ -19,6 +19,7 @@ const entryPoints = {
   audit: 'actions/audit/main.mjs',
   'report-usage': 'actions/report-usage/main.mjs',
   cleanup: 'actions/cleanup/main.mjs',
+  recover: 'actions/recover/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

@@ -6,7 +6,7 @@ import {
   errorMessage,
   runOperation,
   warningMessage
-} from "./shared-ZLPVLJKU.mjs";
+} from "./shared-VI6VWKXP.mjs";
 import {
   CONTEXT,
   INPUTS,
@@ -18,7 +18,7 @@ import {
   setOutput,
   setSecret,
   warning
-} from "./shared-RAC3G2BW.mjs";
+} from "./shared-HRSGTLVH.mjs";
 import {
   loadCore
 } from "./shared-QYZQB6T6.mjs";

@@ -3,7 +3,7 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   ITEM_COMMANDS
-} from "./shared-WM4YGZ74.mjs";
+} from "./shared-JX4YOV63.mjs";
 import {
   GUARD_SCHEMA,
   apiBaseUrl,
@@ -12,10 +12,10 @@ import {
   guard,
   runOperation,
   textTimeline
-} from "./shared-ZLPVLJKU.mjs";
+} from "./shared-VI6VWKXP.mjs";
 import {
   VALIDATE_COMMAND
-} from "./shared-EZNUHRIK.mjs";
+} from "./shared-QLVO3UML.mjs";
 import {
   KNOBS,
   Usage,
@@ -27,11 +27,11 @@ import {
   refusal,
   shellQuote,
   warningMessage
-} from "./shared-RR2IBB2J.mjs";
+} from "./shared-QILOXU7V.mjs";
 import {
   CONTEXT,
   INPUTS
-} from "./shared-RAC3G2BW.mjs";
+} from "./shared-HRSGTLVH.mjs";
 import {
   loadCore
 } from "./shared-QYZQB6T6.mjs";
@@ -470,6 +470,24 @@ window that has reset, counts for nothing. Prints one result document; exits by 
 table (0 recorded or noop, 3 the lock is not a pool or declares no such resource, 20 transport).
 ${ENVIRONMENT2}`,
     run: ({ core, values, env }) => once(core, "report-usage", inputsOf2(values, env), env)
+  },
+  recover: {
+    summary: "an operator's recovery: a quarantine becomes a cooldown, or the lock's incident ends (nothing written on a wrong id)",
+    flags: { strings: flagsOf("recover", ["resource-safe", "confirmed"]), booleans: ["resource-safe", "confirmed"] },
+    usage: `leasehold recover --operation recover --lock L --reservation-id ID --resource-safe
+                [--repository owner/name] [--state-branch B] [--api-max-attempts N \u2026]
+leasehold recover --operation recover-incident --lock L [--incident-id ID] --confirmed
+                [--repository owner/name] [--state-branch B] [--api-max-attempts N \u2026]
+
+For an operator (docs/lifecycle.md). recover: once you checked the resource is clean, the
+quarantine with exactly this id becomes a cooldown of the lock's cooldownSeconds (it is never
+freed outright). recover-incident: once the incident's cause is resolved, the lock's incident
+ends (the one with --incident-id, or, omitted, the one standing when the state is read; its id
+is compared again before the write). Without --resource-safe or --confirmed, with a wrong id or
+no incident, nothing is written. Prints one result document; exits by the exit-code table (0
+recovered or incident-recovered, 22 refused, 20 transport, 21 permission).
+${ENVIRONMENT2}`,
+    run: ({ core, values, env }) => once(core, "recover", inputsOf2(values, env), env)
   },
   reap: {
     summary: "free what dead jobs left in one or more locks, proven from the Actions API",

@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   run
-} from "./shared-ZLPVLJKU.mjs";
-import "./shared-RAC3G2BW.mjs";
+} from "./shared-VI6VWKXP.mjs";
+import "./shared-HRSGTLVH.mjs";
 import "./shared-QYZQB6T6.mjs";
 
 // actions/reap/main.mjs

@@ -2,10 +2,10 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   runItemAction
-} from "./shared-WM4YGZ74.mjs";
-import "./shared-ZLPVLJKU.mjs";
-import "./shared-RR2IBB2J.mjs";
-import "./shared-RAC3G2BW.mjs";
+} from "./shared-JX4YOV63.mjs";
+import "./shared-VI6VWKXP.mjs";
+import "./shared-QILOXU7V.mjs";
+import "./shared-HRSGTLVH.mjs";
 import "./shared-QYZQB6T6.mjs";
 
 // actions/receipt/main.mjs

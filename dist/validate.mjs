@@ -2,8 +2,8 @@ import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
 import {
   checkFile
-} from "./shared-EZNUHRIK.mjs";
-import "./shared-RR2IBB2J.mjs";
+} from "./shared-QLVO3UML.mjs";
+import "./shared-QILOXU7V.mjs";
 import {
   error,
   info,
@@ -12,7 +12,7 @@ import {
   setOutput,
   summary,
   warning
-} from "./shared-RAC3G2BW.mjs";
+} from "./shared-HRSGTLVH.mjs";
 import {
   loadCore
 } from "./shared-QYZQB6T6.mjs";

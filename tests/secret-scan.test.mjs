@@ -266,6 +266,10 @@ describe('secret scan', { timeout: 300_000 }, () => {
     const fixed = await cli('repair --confirm', ['repair', '--lock', lock, '--repository', 'octo/app', '--confirm'], ctx);
     assert.equal(fixed.doc?.status, 'repaired', fixed.stdout + fixed.stderr);
 
+    // An operator's recovery: this lock has no incident, so it is refused and nothing written.
+    const rv = await cli('recover', ['recover', '--operation', 'recover-incident', '--lock', lock, '--repository', 'octo/app', '--confirmed'], ctx);
+    assert.equal(rv.doc?.status, 'recover-refused', rv.stdout + rv.stderr);
+
     // A pool's usage reading from the command line.
     const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const ru = await cli('report-usage', ['report-usage', '--lock', 'scan-pool', '--repository', 'octo/app', '--resource', 'acct-1', '--used', '0.5', '--window-start', iso(Date.now() - 3_600_000), '--reset-at', iso(Date.now() + 3_600_000), '--observed-at', iso(Date.now())], ctx);

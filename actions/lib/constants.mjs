@@ -5,7 +5,7 @@ const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 
 export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
-  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
+  release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', 'cleanup', 'health', 'reason', ...KNOBS],
   // A release whose report is the cleanup command's (actions/cleanup).
   cleanup: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'command', 'timeout-seconds', 'kill-grace-seconds', 'blocked-exit-code', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
@@ -17,11 +17,12 @@ export const INPUTS = {
   receipt: ['operation', 'number', 'repository', 'run-id', 'head-sha', 'runs', 'heads', 'job-status', 'app-logins', 'token', 'job-token', ...KNOBS],
   'check-head': ['pull-request', 'expected-head-sha', 'repository', 'token', ...KNOBS],
   audit: ['check', 'repository', 'workflow-repository', 'workflow', 'max-age-minutes', 'max-running-minutes', 'token', 'job-token', ...KNOBS],
+  recover: ['operation', 'lock', 'repository', 'state-branch', 'token', 'reservation-id', 'resource-safe', 'incident-id', 'confirmed', ...KNOBS],
 };
 
 export const OUTPUTS = {
-  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code', 'resource', 'resource-tags'],
-  release: ['released', 'result', 'holder-id', 'error-code'],
+  acquire: ['acquired', 'result', 'holder-id', 'fence', 'nonce', 'wait-ms', 'queue-position', 'error-code', 'resource', 'resource-tags', 'incident-id'],
+  release: ['released', 'result', 'holder-id', 'error-code', 'cleanup-result', 'reservation-id', 'incident-id', 'report-degraded', 'report-validation-error'],
   status: ['capacity', 'holders', 'waiting', 'fence', 'state', 'result', 'error-code'],
   renew: ['renewed', 'result', 'expires-at', 'holder-id', 'error-code'],
   reap: ['result', 'removed', 'renewed', 'kept', 'report', 'error-code'],
@@ -30,6 +31,7 @@ export const OUTPUTS = {
   receipt: ['skip', 'status', 'reason', 'identity', 'comment-id', 'warnings', 'detail', 'exit-code', 'result'],
   'check-head': ['result', 'head-sha', 'status', 'detail', 'exit-code', 'document'],
   audit: ['status', 'issue', 'problem', 'detail', 'exit-code', 'result'],
+  recover: ['result', 'reservation-id', 'incident-id', 'error-code'],
 };
 
 // actions/cleanup's outputs are release's (its operation is a release).

@@ -1,4 +1,4 @@
-// The lock verbs of the command line: acquire, release, status, renew, reap, guard, report-usage. Each prints
+// The lock verbs of the command line: acquire, release, status, renew, reap, guard, report-usage, recover. Each prints
 // the core's result document (the guard its own documents) and exits with the code of the
 // core's one exit-code table. acquire, release and status take the flags their actions take as
 // inputs (constants.mjs), so the two cannot drift apart.
@@ -132,6 +132,24 @@ window that has reset, counts for nothing. Prints one result document; exits by 
 table (0 recorded or noop, 3 the lock is not a pool or declares no such resource, 20 transport).
 ${ENVIRONMENT}`,
     run: ({ core, values, env }) => once(core, 'report-usage', inputsOf(values, env), env),
+  },
+  recover: {
+    summary: "an operator's recovery: a quarantine becomes a cooldown, or the lock's incident ends (nothing written on a wrong id)",
+    flags: { strings: flagsOf('recover', ['resource-safe', 'confirmed']), booleans: ['resource-safe', 'confirmed'] },
+    usage: `leasehold recover --operation recover --lock L --reservation-id ID --resource-safe
+                [--repository owner/name] [--state-branch B] [--api-max-attempts N …]
+leasehold recover --operation recover-incident --lock L [--incident-id ID] --confirmed
+                [--repository owner/name] [--state-branch B] [--api-max-attempts N …]
+
+For an operator (docs/lifecycle.md). recover: once you checked the resource is clean, the
+quarantine with exactly this id becomes a cooldown of the lock's cooldownSeconds (it is never
+freed outright). recover-incident: once the incident's cause is resolved, the lock's incident
+ends (the one with --incident-id, or, omitted, the one standing when the state is read; its id
+is compared again before the write). Without --resource-safe or --confirmed, with a wrong id or
+no incident, nothing is written. Prints one result document; exits by the exit-code table (0
+recovered or incident-recovered, 22 refused, 20 transport, 21 permission).
+${ENVIRONMENT}`,
+    run: ({ core, values, env }) => once(core, 'recover', inputsOf(values, env), env),
   },
   reap: {
     summary: 'free what dead jobs left in one or more locks, proven from the Actions API',

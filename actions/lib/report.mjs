@@ -19,6 +19,15 @@ export function outputsFor(kind, outcome) {
       'error-code': error,
       resource: text(outcome.resource),
       'resource-tags': (outcome.resourceTags ?? []).join(','),
+      'incident-id': text(outcome.lifecycle?.incidentId),
+    };
+  }
+  if (kind === 'recover') {
+    return {
+      result: outcome.result,
+      'reservation-id': text(outcome.lifecycle?.reservationId),
+      'incident-id': text(outcome.lifecycle?.incidentId),
+      'error-code': error,
     };
   }
   if (kind === 'renew') {
@@ -57,11 +66,18 @@ export function outputsFor(kind, outcome) {
       'error-code': error,
     };
   }
+  // Without the lifecycle the cleanup result is the release's own result word.
+  const plain = ['released', 'queue-cleaned', 'noop', 'release-unrecorded'].includes(outcome.result) ? outcome.result : '';
   return {
     released: text(outcome.released ?? false),
     result: outcome.result,
     'holder-id': outcome.holderId,
     'error-code': error,
+    'cleanup-result': text(outcome.lifecycle?.cleanupResult ?? plain),
+    'reservation-id': text(outcome.lifecycle?.reservationId),
+    'incident-id': text(outcome.lifecycle?.incidentId),
+    'report-degraded': text(outcome.lifecycle?.reportDegraded ?? false),
+    'report-validation-error': text(outcome.lifecycle?.reportCode),
   };
 }
 
@@ -96,6 +112,9 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     failed: `${kind} of \`${outcome.lock}\` failed`,
     superseded: `left \`${outcome.lock}\`: the pull request moved on`,
     'unverified-head': `left \`${outcome.lock}\`: the pull request's head could not be verified`,
+    incident: `not admitted to \`${outcome.lock}\`: its incident \`${outcome.lifecycle?.incidentId ?? ''}\` stands`,
+    recovered: `recovered a quarantine of \`${outcome.lock}\` as the cooldown \`${outcome.lifecycle?.reservationId ?? ''}\``,
+    'incident-recovered': `ended the incident \`${outcome.lifecycle?.incidentId ?? ''}\` of \`${outcome.lock}\``,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, '');
   const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} \`${escapeCell(outcome.holderId)}\` · ` : '';
@@ -116,6 +135,16 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
       lines.push('| fence | holder | since | lease until | run |', '| ---: | --- | --- | --- | --- |');
       for (const h of state.holders) {
         lines.push(`| ${h.fence} | \`${escapeCell(h.holderId)}\` | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+      }
+      lines.push('');
+    }
+    if (state.incident) {
+      lines.push('> [!WARNING]', `> Incident \`${escapeCell(state.incident.id)}\` since ${iso(state.incident.at)}, raised by \`${escapeCell(state.incident.holderId)}\`: nobody is admitted until an operator runs recover-incident.`, '');
+    }
+    if (state.reservations?.length) {
+      lines.push(`**Reservations** (${state.reservations.length}, each keeping a slot)`, '', '| id | kind | left by | since | until | run |', '| --- | --- | --- | --- | --- | --- |');
+      for (const r of state.reservations) {
+        lines.push(`| \`${escapeCell(r.id)}\` | ${r.kind} | \`${escapeCell(r.holderId)}\` | ${iso(r.at)} | ${r.endsAt ? iso(r.endsAt) : 'recovered'} | ${runLink(r.run)} |`);
       }
       lines.push('');
     }
@@ -166,7 +195,11 @@ function reapTables(outcome) {
 export function finalLine(kind, outcome) {
   const s = outcome.stats;
   const detail = outcome.error ? `: ${outcome.error.code}: ${outcome.error.message}` : '';
-  return `leasehold ${kind} ${outcome.lock}: ${outcome.result}${detail} (${s.requests} requests, ${s.writes} writes, ${s.conflicts} conflicts)`;
+  const l = outcome.lifecycle;
+  const lifecycle = l?.cleanupResult || l?.reportDegraded
+    ? ` [${[l.cleanupResult, l.reservationId, l.incidentId && `incident ${l.incidentId}`, l.reportDegraded && `report degraded: ${l.reportCode}`].filter(Boolean).join(', ')}]`
+    : '';
+  return `leasehold ${kind} ${outcome.lock}: ${outcome.result}${lifecycle}${detail} (${s.requests} requests, ${s.writes} writes, ${s.conflicts} conflicts)`;
 }
 
 /** A pool's holdings, per resource (its cap, then each holding with its partition). */

@@ -72,12 +72,12 @@ pub use wire::{
 /// The lifecycle after release (docs/lifecycle.md): its stored rules, its admission and its
 /// decisions, for the simulator and tools.
 pub mod lifecycle {
-    pub use crate::admission::lifecycle::{admit, reclaim};
+    pub use crate::admission::lifecycle::{admit, next_free_at, reclaim, sweep};
     pub use crate::ops::lifecycle::{judge, leave, Report, Verdict};
     pub use crate::store::lifecycle::{
-        allows_reason, applies, incident_id, is_idle, keeps_anything, migrate, next_free_at,
-        parse_lifecycle, raise, reservation_id, reserve, sweep, Applies, LifecycleProblem,
-        LifecycleRule, BUILTIN_REASONS, LIFECYCLE_SCHEMA,
+        allows_reason, applies, incident_id, is_idle, keeps_anything, migrate, parse_lifecycle,
+        raise, reservation_id, reserve, Applies, LifecycleProblem, LifecycleRule, BUILTIN_REASONS,
+        LIFECYCLE_SCHEMA,
     };
     pub use crate::wire::{
         CleanupResult, CleanupStatus, Health, Incident, LifecycleConfig, LifecycleReport,

@@ -6,9 +6,8 @@
 //! before (the rule alone).
 
 use super::{Admission, Fifo, LockRule};
-use crate::store::lifecycle::sweep;
 use crate::wire::time::Millis;
-use crate::wire::{Holder, LockState, ReservationKind};
+use crate::wire::{Holder, LockState, Reservation, ReservationKind};
 
 /// Admits waiters of `doc` under `rule` and the lifecycle. Returns the holder ids admitted.
 pub fn admit(rule: &LockRule, doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
@@ -66,4 +65,25 @@ pub fn reclaim(doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<Stri
         });
     }
     admitted
+}
+
+/// Frees every cooldown whose end has passed by GitHub's clock (`server_now`). Returns the ids
+/// freed.
+pub fn sweep(state: &mut LockState, server_now: Millis) -> Vec<String> {
+    let over = |r: &Reservation| {
+        r.kind == ReservationKind::Cooldown && r.ends_at.is_some_and(|end| server_now >= end)
+    };
+    let freed = state
+        .reservations
+        .iter()
+        .filter(|r| over(r))
+        .map(|r| r.id.clone())
+        .collect();
+    state.reservations.retain(|r| !over(r));
+    freed
+}
+
+/// The next instant a cooldown frees itself, by GitHub's clock.
+pub fn next_free_at(state: &LockState) -> Option<Millis> {
+    state.reservations.iter().filter_map(|r| r.ends_at).min()
 }

@@ -474,7 +474,7 @@ impl Planner for AcquirePlanner {
             // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
             let before = doc.holders.clone();
             let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
-            super::lifecycle::expired(&mut doc, &before, &removed, ctx);
+            super::lifecycle::expired(&mut doc, &before, &removed, ctx, "expired");
             for r in &removed {
                 ctx.warn(format!(
                     "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",

@@ -207,7 +207,7 @@ pub fn cooldown_wake(st: &LockState, ctx: &mut PlanCtx<'_>, until: Millis) -> Mi
     if st.incident.is_some() {
         return until;
     }
-    match rules::next_free_at(st) {
+    match crate::admission::lifecycle::next_free_at(st) {
         Some(end) => {
             let at = ctx
                 .clock
@@ -308,15 +308,57 @@ pub fn expired(
     before: &[Holder],
     removed: &[crate::wire::Removal],
     ctx: &mut PlanCtx<'_>,
+    by: &str,
 ) {
     if removed.is_empty() || release_lifecycle(doc, ctx).is_none() {
         return;
     }
-    for id in rules::quarantine_removed(doc, before, removed, ctx.server_now, "expired") {
+    for id in rules::quarantine_removed(doc, before, removed, ctx.server_now, by) {
         ctx.warn(format!(
             "quarantined the slot of the expired holding as {id}"
         ));
     }
+}
+
+/// The quarantines of `st` that aged past the lease (`ttl_ms`, by GitHub's clock): the ones
+/// the reaper may turn into cooldowns once their runs are proven over.
+pub fn aged_quarantines(
+    st: &LockState,
+    server_now: Millis,
+    ttl_ms: Millis,
+) -> Vec<crate::wire::Reservation> {
+    st.reservations
+        .iter()
+        .filter(|r| {
+            r.kind == ReservationKind::Quarantine && server_now > r.at.saturating_add(ttl_ms)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Turns the quarantine `id` of `doc` into a cooldown of the lifecycle's length, made at
+/// `now` by `by` (a recovery: the reaper's proof, or an operator's). Returns the cooldown's id.
+pub fn cool_down(
+    doc: &mut LockState,
+    id: &str,
+    lifecycle: &LifecycleConfig,
+    now: Millis,
+    by: &str,
+) -> String {
+    let Some(q) = doc.reservations.iter().find(|r| r.id == id).cloned() else {
+        return String::new();
+    };
+    let mut c = q.clone();
+    c.kind = ReservationKind::Cooldown;
+    c.id = rules::reservation_id(ReservationKind::Cooldown, q.fence);
+    c.at = now;
+    c.ends_at = Some(now.saturating_add(lifecycle.cooldown_seconds.saturating_mul(1000)));
+    c.by = by.into();
+    doc.reservations.retain(|r| r.id != id);
+    if !doc.reservations.iter().any(|r| r.id == c.id) {
+        doc.reservations.push(c.clone());
+    }
+    c.id
 }
 
 /// Acquire's outcome when the lock's incident stands: not acquired, the incident's id, failed.

@@ -14,6 +14,7 @@ pub mod lifecycle;
 pub mod pool;
 mod reap;
 mod receipt;
+mod recover;
 mod release;
 mod renew;
 pub mod repair;
@@ -31,6 +32,7 @@ use acquire::{AcquirePlanner, AcquireSettings};
 use claims::list::ListOp as ClaimsList;
 use claims::{ClaimPlanner, ClaimSettings, Verb};
 use reap::{ReapPlanner, ReapSettings};
+use recover::{RecoverPlanner, RecoverSettings};
 use release::{ReleasePlanner, ReleaseSettings};
 use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
@@ -91,6 +93,8 @@ pub enum OperationKind {
     /// Rewrite a broken lock state as a valid empty one, its fence counter kept above every
     /// fence its history handed out (`repair.rs`).
     Repair,
+    /// An operator's recovery of a quarantine or of the lock's incident (`recover.rs`).
+    Recover,
 }
 
 impl OperationKind {
@@ -146,6 +150,7 @@ pub enum Operation {
     Audit(audit::AuditOp),
     ReportUsage(Engine<UsagePlanner>),
     Repair(repair::RepairOp),
+    Recover(Engine<RecoverPlanner>),
 }
 
 impl Operation {
@@ -385,6 +390,30 @@ impl Operation {
                     plan,
                 )
             }
+            OperationKind::Recover => {
+                let (s, warnings) = RecoverSettings::parse(inputs)?;
+                let plan = Plan {
+                    kind,
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    state_branch: s.state_branch.clone(),
+                    holder_id: String::new(),
+                    nonce: String::new(),
+                    warnings,
+                };
+                let target = Target {
+                    lock: s.lock.clone(),
+                    repository: s.repository.clone(),
+                    repository_id: None,
+                    state_branch: s.state_branch.clone(),
+                    holder_id: "recover".into(),
+                    retry: s.retry.clone(),
+                };
+                (
+                    Operation::Recover(Engine::new(RecoverPlanner::new(s), target, entropy.seed)),
+                    plan,
+                )
+            }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
                 let plan = Plan {
@@ -441,6 +470,7 @@ impl Operation {
             Operation::Audit(a) => return a.step(event),
             Operation::ReportUsage(e) => e.step(event),
             Operation::Repair(r) => return r.step(event),
+            Operation::Recover(e) => e.step(event),
         }?;
         Ok(step)
     }

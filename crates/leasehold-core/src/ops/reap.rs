@@ -632,12 +632,63 @@ impl Planner for ReapPlanner {
                 }
             }
         }
+        // The lifecycle: a quarantine whose run is proven over and that aged past the lease
+        // becomes a cooldown (ops/lifecycle.rs); never while the lock's incident stands.
+        let lifecycle = super::lifecycle::release_lifecycle(st, ctx);
+        if let (Some(lc), None) = (&lifecycle, &st.incident) {
+            for r in super::lifecycle::aged_quarantines(st, server_now, policy.ttl_ms) {
+                if changes.len() >= REAP_CHECKPOINT_EVERY {
+                    break;
+                }
+                let key = EvidenceKey::of(&r.run);
+                let mut keep = |reason, why: String| {
+                    kept.push(entry(
+                        &r.id,
+                        Place::Reservation,
+                        Some(r.fence),
+                        &r.run,
+                        ReapAction::Kept,
+                        reason,
+                        why,
+                    ))
+                };
+                match self.verdict(&key, &r.run, r.at, policy.skew_ms) {
+                    Verdict::Over { reason, detail } => {
+                        let id =
+                            super::lifecycle::cool_down(&mut doc, &r.id, lc, server_now, "reaper");
+                        changes.push(entry(
+                            &r.id,
+                            Place::Reservation,
+                            Some(r.fence),
+                            &r.run,
+                            ReapAction::Recovered,
+                            reason,
+                            format!("{detail}; the quarantine became the cooldown {id}"),
+                        ));
+                    }
+                    Verdict::Active { status, .. } => {
+                        keep(ReapReason::Active, format!("{} is {status}", key.subject()))
+                    }
+                    Verdict::Unknown { why } => keep(ReapReason::Unverified, why),
+                    Verdict::NotAsked => {
+                        if scanning && next_question.is_none() {
+                            next_question = Some(key);
+                        }
+                        keep(ReapReason::Unchecked, unchecked());
+                    }
+                }
+            }
+        }
         self.kept = kept;
 
         // Checkpoint: write what is proven once a checkpoint is full, or once nothing is left to ask.
         if changes.len() >= REAP_CHECKPOINT_EVERY
             || (!changes.is_empty() && next_question.is_none())
         {
+            // Under the lifecycle a holding removed for its holder becomes a quarantine.
+            if lifecycle.is_some() {
+                super::lifecycle::expired(&mut doc, &st.holders, &removals, ctx, "reaper");
+            }
             let admitted = ctx.admit(&mut doc);
             if !admitted.is_empty() {
                 ctx.info(format!(
@@ -651,14 +702,15 @@ impl Planner for ReapPlanner {
                     ReapAction::Removed => "removing",
                     ReapAction::Renewed => "renewing",
                     ReapAction::Kept => "keeping",
+                    ReapAction::Recovered => "recovering",
                 };
                 ctx.info(format!(
                     "{verb} {} ({}) of {}: {}",
                     c.holder_id,
-                    if c.place == Place::Holding {
-                        "holding"
-                    } else {
-                        "queue entry"
+                    match c.place {
+                        Place::Holding => "holding",
+                        Place::Queue => "queue entry",
+                        Place::Reservation => "quarantine",
                     },
                     self.lock,
                     c.detail

@@ -472,4 +472,72 @@ mod tests {
             (5, Some(600_000))
         );
     }
+
+    #[test]
+    fn the_config_block_is_checked_by_named_rules() {
+        let ok = check_config(r#"{"capacity": 2, "lifecycle": {"cooldownSeconds": 60, "reasons": ["vendor-reset", "vendor-reset"]}}"#).unwrap();
+        assert_eq!(
+            ok.lifecycle,
+            Some(crate::wire::LifecycleConfig {
+                cooldown_seconds: 60,
+                reasons: vec!["vendor-reset".into()]
+            })
+        );
+        assert_eq!(check_config(r#"{"capacity": 1}"#).unwrap().lifecycle, None);
+        for (text, want, at) in [
+            (
+                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 86401}}"#,
+                "lifecycle.cooldown-seconds",
+                "/lifecycle/cooldownSeconds",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1.5}}"#,
+                "lifecycle.cooldown-seconds",
+                "/lifecycle/cooldownSeconds",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": {}}"#,
+                "lifecycle.cooldown-seconds",
+                "/lifecycle/cooldownSeconds",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": []}"#,
+                "lifecycle.shape",
+                "/lifecycle",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "ttl": 1}}"#,
+                "lifecycle.shape",
+                "/lifecycle",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["a b"]}}"#,
+                "lifecycle.reasons",
+                "/lifecycle/reasons/0",
+            ),
+            (
+                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["ghp_abcdef"]}}"#,
+                "lifecycle.credential-shape",
+                "/lifecycle/reasons/0",
+            ),
+            (
+                r#"{"resources": {"a": {"capacity": 1}}, "lifecycle": {"cooldownSeconds": 1}}"#,
+                "lifecycle.with-pool",
+                "/lifecycle",
+            ),
+        ] {
+            assert_eq!(rule(text), (want.to_string(), at.to_string()), "{text}");
+        }
+        // The credential itself is never echoed.
+        let p = check_config(
+            r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["ghp_abcdef"]}}"#,
+        )
+        .unwrap_err();
+        assert!(!p.message.contains("ghp_abcdef"), "{}", p.message);
+    }
+
+    fn rule(text: &str) -> (String, String) {
+        let p = check_config(text).expect_err(text);
+        (p.rule, p.pointer)
+    }
 }

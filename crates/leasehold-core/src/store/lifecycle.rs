@@ -65,7 +65,8 @@ pub struct LifecycleProblem {
 
 /// Reads a config's `lifecycle` block (`None`: absent, the lifecycle is off).
 pub fn parse_lifecycle(config: &Value) -> Result<Option<LifecycleConfig>, LifecycleProblem> {
-    let Some(block) = config.get("lifecycle") else {
+    // `null` is the key absent, as a `lease` block's `null` is.
+    let Some(block) = config.get("lifecycle").filter(|b| !b.is_null()) else {
         return Ok(None);
     };
     let broke = |rule, message: String, pointer: &str| LifecycleProblem {
@@ -250,27 +251,6 @@ pub fn migrate(state: &mut LockState) {
     }
 }
 
-/// Frees every cooldown whose end has passed by GitHub's clock (`server_now`). Returns the ids
-/// freed.
-pub fn sweep(state: &mut LockState, server_now: Millis) -> Vec<String> {
-    let over = |r: &Reservation| {
-        r.kind == ReservationKind::Cooldown && r.ends_at.is_some_and(|end| server_now >= end)
-    };
-    let freed = state
-        .reservations
-        .iter()
-        .filter(|r| over(r))
-        .map(|r| r.id.clone())
-        .collect();
-    state.reservations.retain(|r| !over(r));
-    freed
-}
-
-/// The next instant a cooldown frees itself, by GitHub's clock.
-pub fn next_free_at(state: &LockState) -> Option<Millis> {
-    state.reservations.iter().filter_map(|r| r.ends_at).min()
-}
-
 /// The id of the reservation a holding with `fence` leaves: `q<fence>` for a quarantine,
 /// `c<fence>` for a cooldown. A fence is handed out once over the lock's life and a holding
 /// leaves at most one quarantine and one cooldown (its recovery), so ids never repeat.
@@ -357,76 +337,9 @@ pub fn meant(text: &str) -> Option<LifecycleConfig> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{check_config, Document};
+    use crate::admission::lifecycle::{next_free_at, sweep};
+    use crate::store::Document;
     use crate::wire::{QueueEntry, RunIdentity, StateError};
-
-    fn rule(text: &str) -> (String, String) {
-        let p = check_config(text).expect_err(text);
-        (p.rule, p.pointer)
-    }
-
-    #[test]
-    fn the_config_block_is_checked_by_named_rules() {
-        let ok = check_config(r#"{"capacity": 2, "lifecycle": {"cooldownSeconds": 60, "reasons": ["vendor-reset", "vendor-reset"]}}"#).unwrap();
-        assert_eq!(
-            ok.lifecycle,
-            Some(LifecycleConfig {
-                cooldown_seconds: 60,
-                reasons: vec!["vendor-reset".into()]
-            })
-        );
-        assert_eq!(check_config(r#"{"capacity": 1}"#).unwrap().lifecycle, None);
-        for (text, want, at) in [
-            (
-                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 86401}}"#,
-                "lifecycle.cooldown-seconds",
-                "/lifecycle/cooldownSeconds",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1.5}}"#,
-                "lifecycle.cooldown-seconds",
-                "/lifecycle/cooldownSeconds",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": {}}"#,
-                "lifecycle.cooldown-seconds",
-                "/lifecycle/cooldownSeconds",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": []}"#,
-                "lifecycle.shape",
-                "/lifecycle",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "ttl": 1}}"#,
-                "lifecycle.shape",
-                "/lifecycle",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["a b"]}}"#,
-                "lifecycle.reasons",
-                "/lifecycle/reasons/0",
-            ),
-            (
-                r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["ghp_abcdef"]}}"#,
-                "lifecycle.credential-shape",
-                "/lifecycle/reasons/0",
-            ),
-            (
-                r#"{"resources": {"a": {"capacity": 1}}, "lifecycle": {"cooldownSeconds": 1}}"#,
-                "lifecycle.with-pool",
-                "/lifecycle",
-            ),
-        ] {
-            assert_eq!(rule(text), (want.to_string(), at.to_string()), "{text}");
-        }
-        // The credential itself is never echoed.
-        let p = check_config(
-            r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 1, "reasons": ["ghp_abcdef"]}}"#,
-        )
-        .unwrap_err();
-        assert!(!p.message.contains("ghp_abcdef"), "{}", p.message);
-    }
 
     fn run(runner: &str) -> RunIdentity {
         RunIdentity {

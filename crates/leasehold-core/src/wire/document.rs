@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::lifecycle::{Incident, LifecycleConfig, Reservation};
+use super::lifecycle::ReservationKind;
 use super::pool::{PoolBooks, PoolConfig, PoolRequest, Seat};
 use super::time::{self, Millis};
 use super::words::{ChangeAction, RemovalReason};
@@ -178,4 +178,58 @@ pub struct LeasePolicy {
     /// ceiling), so an unguarded holder that is alive keeps its slot.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reaper_renews: bool,
+}
+
+/// The reviewed `lifecycle` block, as the state records it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LifecycleConfig {
+    pub cooldown_seconds: u64,
+    /// Words a `reason` may be beside the built-in ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+/// A slot kept after its holder left. Its `id` never changes; a recovered quarantine becomes a
+/// new cooldown with an id of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Reservation {
+    pub id: String,
+    pub kind: ReservationKind,
+    /// The holder that left it, with the fence its holding had.
+    pub holder_id: String,
+    pub fence: u64,
+    /// The run (and, in it, the runner) that held the resource.
+    pub run: RunIdentity,
+    /// When it was made, by GitHub's clock.
+    #[serde(with = "time::rfc3339")]
+    pub at: Millis,
+    /// A cooldown's end: the slot is free after it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "time::rfc3339_opt"
+    )]
+    pub ends_at: Option<Millis>,
+    /// The report's reason word, when it gave a valid one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What made it (`release`, `expired`, `cleanup`, `reaper`, `recover`, `reclaim`).
+    pub by: String,
+}
+
+/// The lock's one incident: a holder reported its resource blocked. No one is admitted while
+/// it stands; holders finish. Only an operator's `recover-incident` ends it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Incident {
+    pub id: String,
+    pub holder_id: String,
+    pub fence: u64,
+    pub run: RunIdentity,
+    #[serde(with = "time::rfc3339")]
+    pub at: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }

@@ -26,7 +26,8 @@ pub use claim::{
 };
 pub use command::{Call, Command, Level, LogLine, SleepReason, Step, TreeFile};
 pub use document::{
-    Change, ConfigRecord, Holder, LeasePolicy, LockState, QueueEntry, Removal, RunIdentity,
+    Change, ConfigRecord, Holder, Incident, LeasePolicy, LifecycleConfig, LockState, QueueEntry,
+    Removal, Reservation, RunIdentity,
 };
 pub use error::{ConfigError, Error, InputError, ProtocolError, StateError};
 pub use event::{
@@ -34,8 +35,7 @@ pub use event::{
 };
 pub use exit::{exit_table, ExitRow, Status, ALL_STATUSES};
 pub use lifecycle::{
-    CleanupResult, CleanupStatus, Health, Incident, LifecycleConfig, LifecycleReport, ReportCode,
-    Reservation, ReservationKind,
+    CleanupResult, CleanupStatus, Health, LifecycleReport, ReportCode, ReservationKind,
 };
 pub use outcome::{
     Failure, LeaseView, Outcome, Place, ReapAction, ReapEntry, ReapReport, ResultWord, Stats,

@@ -250,6 +250,8 @@ impl Failure {
 pub enum Place {
     Holding,
     Queue,
+    /// A cooldown or quarantine (the lifecycle's); `holderId` is then its id.
+    Reservation,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,6 +260,8 @@ pub enum ReapAction {
     Removed,
     Renewed,
     Kept,
+    /// A quarantine whose run is proven over became a cooldown.
+    Recovered,
 }
 
 /// One entry as the reaper judged it.

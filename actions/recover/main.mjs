@@ -1,0 +1,3 @@
+import { run } from '../lib/run.mjs';
+
+await run('recover');
