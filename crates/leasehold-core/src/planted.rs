@@ -42,6 +42,14 @@ pub enum Bug {
     ChoiceConfigOrder,
     /// admission/choice.rs: the room below pace is `target − used`, without the elapsed fraction.
     ChoiceRoomNoElapsed,
+    /// admission/lifecycle.rs: reservations are not counted against the capacity.
+    ReservationsUncounted,
+    /// admission/lifecycle.rs: waiters are admitted while the incident stands.
+    AdmitDuringIncident,
+    /// admission/lifecycle.rs: a quarantine is reclaimed by the first waiter, on any runner.
+    ReclaimAnyRunner,
+    /// admission/lifecycle.rs: the sweep frees every cooldown, ended or not.
+    CooldownIgnoresEnd,
 }
 
 thread_local! {

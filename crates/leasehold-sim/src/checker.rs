@@ -60,6 +60,8 @@ pub struct Setup {
     /// checker reads a release's verdict by: any other report, an expiry, the post step's
     /// cleanup leave a quarantine).
     pub confirmed: Vec<String>,
+    /// In a lifecycle seed, its `cooldownSeconds`, in ms.
+    pub cooldown_ms: Millis,
 }
 
 /// One event the checker is fed. Clients are named by their index, in the order they were made
@@ -965,6 +967,13 @@ impl Checker {
                     now: self.now,
                     slack: w.map_or(0, |w| self.drift_slack(w)),
                     writer,
+                    confirmed_release: w
+                        .map(|w| &self.attempts[self.writes[w].client])
+                        .filter(|a| {
+                            a.stage == Stage::Release && self.setup.confirmed.contains(&a.holder_id)
+                        })
+                        .map(|a| a.holder_id.as_str()),
+                    cooldown_ms: self.setup.cooldown_ms,
                 },
                 &mut seen,
             ));
@@ -1590,6 +1599,7 @@ mod tests {
             pool: None,
             lifecycle: false,
             confirmed: Vec::new(),
+            cooldown_ms: 0,
         }
     }
 

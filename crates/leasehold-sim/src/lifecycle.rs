@@ -177,6 +177,10 @@ pub struct Commit<'a> {
     /// drift slack).
     pub slack: Millis,
     pub writer: Writer<'a>,
+    /// The holder id whose own release wrote this version with a confirmed cleanup report, if
+    /// any, and the lock's cooldown: that release's slot must be kept until the cooldown ends.
+    pub confirmed_release: Option<&'a str>,
+    pub cooldown_ms: Millis,
 }
 
 /// Holdings granted in this version: a claim (holder id, nonce) that did not hold before.
@@ -237,9 +241,13 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
         ));
     }
     let grants = granted(prev, state);
-    // 23: nobody admitted while an incident stands (a write that ends it may admit).
+    // 23: nobody admitted while an incident stands (a write that ends it may admit). A rerun
+    //     taking over its own holder id's holding is that holder finishing, not an admission.
     if let Some(incident) = &state.incident {
-        if let Some(h) = grants.first() {
+        let admitted = grants
+            .iter()
+            .find(|h| !prev.holders.iter().any(|p| p.holder_id == h.holder_id));
+        if let Some(h) = admitted {
             problems.push((
                 Invariant::IncidentAdmission,
                 format!(
@@ -262,37 +270,28 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
         if state.reservations.iter().any(|r| r.id == q.id) {
             continue;
         }
-        let recovered = state.reservations.iter().find(|r| {
-            r.kind == ReservationKind::Cooldown
-                && r.holder_id == q.holder_id
-                && r.fence == q.fence
-                && !prev.reservations.iter().any(|p| p.id == r.id)
-        });
-        let how = match (recovered.map(|r| r.by.as_str()), &c.writer) {
-            (Some("recover"), Writer::Operator) => {
+        // A recovery turns it into a cooldown (none with a cooldown of 0, or one already
+        // over); only an operator's write or the reaper's, on proof, may.
+        let how = match &c.writer {
+            Writer::Operator => {
                 seen.recovered += 1;
                 Ok("recovered")
             }
-            (Some("reaper"), Writer::Reaper { sent_at, completed }) => {
-                match completed(q.run.run_id, q.run.run_attempt) {
-                    Some(done) if done <= *sent_at => {
-                        seen.recovered += 1;
-                        Ok("recovered by the reaper")
-                    }
-                    Some(done) => Err(format!(
-                        "the reaper turned it into a cooldown with a write sent at {sent_at}, before GitHub completed run {} attempt {} (at {done})",
-                        q.run.run_id, q.run.run_attempt
-                    )),
-                    None => Err(format!(
-                        "the reaper turned it into a cooldown while run {} attempt {} was not completed in GitHub's view",
-                        q.run.run_id, q.run.run_attempt
-                    )),
+            Writer::Reaper { sent_at, completed } => match completed(q.run.run_id, q.run.run_attempt) {
+                Some(done) if done <= *sent_at => {
+                    seen.recovered += 1;
+                    Ok("recovered by the reaper")
                 }
-            }
-            (Some(by), _) => Err(format!(
-                "it became a cooldown marked {by:?} by a write that is not that"
-            )),
-            (None, _) => {
+                Some(done) => Err(format!(
+                    "the reaper freed it with a write sent at {sent_at}, before GitHub completed run {} attempt {} (at {done})",
+                    q.run.run_id, q.run.run_attempt
+                )),
+                None => Err(format!(
+                    "the reaper freed it while run {} attempt {} was not completed in GitHub's view",
+                    q.run.run_id, q.run.run_attempt
+                )),
+            },
+            Writer::Job => {
                 let runner = q.run.runner_name.as_str();
                 match reclaimers
                     .iter()
@@ -305,11 +304,11 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
                     }
                     None => Err(match grants.first() {
                         Some(h) => format!(
-                            "it was freed and {} admitted on runner {:?}, not the quarantine's {runner:?}",
+                            "a job's write freed it and admitted {} on runner {:?}, not the quarantine's {runner:?}",
                             short(&h.holder_id),
                             h.run.runner_name
                         ),
-                        None => "it was freed without recovery, reclaim or the reaper's proof".into(),
+                        None => "a job's write freed it without a reclaim on its runner".into(),
                     }),
                 }
             }
@@ -325,8 +324,31 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
             ));
         }
     }
-    // 25: a cooldown frees no earlier than its end, by GitHub's true clock (less the writer's
-    //     drift slack).
+    // 25: a confirmed release keeps its slot for the cooldown (a cooldown freed in the very
+    //     write that made it never shows in a version) ...
+    if let (Some(id), true) = (c.confirmed_release, c.cooldown_ms > 0) {
+        let left = prev
+            .holders
+            .iter()
+            .find(|h| h.holder_id == id && !state.holders.iter().any(|s| s.holder_id == id));
+        if let Some(h) = left {
+            let kept = state.reservations.iter().any(|r| {
+                r.kind == ReservationKind::Cooldown && r.holder_id == id && r.fence == h.fence
+            });
+            if !kept {
+                problems.push((
+                    Invariant::CooldownEnd,
+                    format!(
+                        "version {v}: {} released with a confirmed cleanup and no cooldown of {} ms keeps its slot",
+                        short(id),
+                        c.cooldown_ms
+                    ),
+                ));
+            }
+        }
+    }
+    // ... and a cooldown frees no earlier than its end, by GitHub's true clock (less the
+    //     writer's drift slack).
     for cd in prev
         .reservations
         .iter()

@@ -58,10 +58,20 @@ pub enum PlantedBug {
     /// core (`admission/choice.rs`, `rank`): the room below pace is computed without the
     /// elapsed fraction of the window (`target − used`).
     PoolChoiceRoomNoElapsed,
+    /// core (`admission/lifecycle.rs`, `admit`): reservations are not counted against the
+    /// capacity.
+    ReservationsUncounted,
+    /// core (`admission/lifecycle.rs`, `admit`): waiters are admitted while the incident stands.
+    AdmitDuringIncident,
+    /// core (`admission/lifecycle.rs`, `reclaim`): a quarantine is reclaimed by the first waiter
+    /// on any runner.
+    ReclaimAnyRunner,
+    /// core (`admission/lifecycle.rs`, `sweep`): every cooldown is freed, ended or not.
+    CooldownIgnoresEnd,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 19] = [
+    pub const ALL: [PlantedBug; 23] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -81,6 +91,10 @@ impl PlantedBug {
         PlantedBug::PoolStopsAtBlocked,
         PlantedBug::PoolChoiceConfigOrder,
         PlantedBug::PoolChoiceRoomNoElapsed,
+        PlantedBug::ReservationsUncounted,
+        PlantedBug::AdmitDuringIncident,
+        PlantedBug::ReclaimAnyRunner,
+        PlantedBug::CooldownIgnoresEnd,
     ];
 
     pub fn name(self) -> &'static str {
@@ -104,6 +118,10 @@ impl PlantedBug {
             PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
             PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
             PlantedBug::PoolChoiceRoomNoElapsed => "pool-choice-room-no-elapsed",
+            PlantedBug::ReservationsUncounted => "reservations-uncounted",
+            PlantedBug::AdmitDuringIncident => "admit-during-incident",
+            PlantedBug::ReclaimAnyRunner => "reclaim-any-runner",
+            PlantedBug::CooldownIgnoresEnd => "cooldown-ignores-end",
         }
     }
 
@@ -136,6 +154,11 @@ impl PlantedBug {
             PlantedBug::PoolChoiceConfigOrder | PlantedBug::PoolChoiceRoomNoElapsed => {
                 "core: admission/choice.rs, rank"
             }
+            PlantedBug::ReservationsUncounted | PlantedBug::AdmitDuringIncident => {
+                "core: admission/lifecycle.rs, admit"
+            }
+            PlantedBug::ReclaimAnyRunner => "core: admission/lifecycle.rs, reclaim",
+            PlantedBug::CooldownIgnoresEnd => "core: admission/lifecycle.rs, sweep",
         }
     }
 
@@ -176,6 +199,10 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
             PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::PoolChoiceRoomNoElapsed => Some(Bug::ChoiceRoomNoElapsed),
+            PlantedBug::ReservationsUncounted => Some(Bug::ReservationsUncounted),
+            PlantedBug::AdmitDuringIncident => Some(Bug::AdmitDuringIncident),
+            PlantedBug::ReclaimAnyRunner => Some(Bug::ReclaimAnyRunner),
+            PlantedBug::CooldownIgnoresEnd => Some(Bug::CooldownIgnoresEnd),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -63,6 +63,7 @@ impl Sim {
             bound_ms: params.bound_ms,
             initial: store.initial.clone(),
             lifecycle: params.lifecycle.is_some(),
+            cooldown_ms: params.lifecycle.as_ref().map_or(0, |l| l.cooldown_ms()),
             confirmed: params
                 .lifecycle
                 .iter()

@@ -428,8 +428,11 @@ impl Env<'_> {
         }
         // On a lock with a lease policy, or one a reaper watches, a crashed job is sometimes
         // never rerun: its holding is left to expiry, or to the reaper.
+        // Under the lifecycle only where a reaper watches: an expired holding becomes a
+        // quarantine nobody but the reaper (or an operator) frees.
         let abandon = self.clients[c].crashed
-            && (self.world.params.lease.is_some() || self.world.params.reaper.is_some())
+            && ((self.world.params.lease.is_some() && self.world.params.lifecycle.is_none())
+                || self.world.params.reaper.is_some())
             && self.runs[run].sweep.is_none()
             && self.world.rng.ppm(self.world.params.profile.no_rerun_ppm);
         if abandon {
