@@ -326,7 +326,15 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
     }
     // 25: a confirmed release keeps its slot for the cooldown (a cooldown freed in the very
     //     write that made it never shows in a version) ...
-    if let (Some(id), true) = (c.confirmed_release, c.cooldown_ms > 0) {
+    //     Only where the version it replaced was under the lifecycle already and records it
+    //     (the release judges by that record when it cannot read the config).
+    let recorded = prev.schema >= LIFECYCLE_SCHEMA
+        && prev
+            .config
+            .as_ref()
+            .and_then(|r| r.lifecycle.as_ref())
+            .is_some_and(|l| l.cooldown_seconds > 0);
+    if let (Some(id), true) = (c.confirmed_release, c.cooldown_ms > 0 && recorded) {
         let left = prev
             .holders
             .iter()

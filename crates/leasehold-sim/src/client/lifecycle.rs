@@ -430,7 +430,16 @@ impl Env<'_> {
         // never rerun: its holding is left to expiry, or to the reaper.
         // Under the lifecycle only where a reaper watches: an expired holding becomes a
         // quarantine nobody but the reaper (or an operator) frees.
+        // And never where a run reports its resource blocked: the incident stops admission
+        // (so expiry by acquire) and the reaper alike until an operator recovers it.
+        let incidents = self
+            .world
+            .params
+            .lifecycle
+            .as_ref()
+            .is_some_and(|l| l.incidents());
         let abandon = self.clients[c].crashed
+            && !incidents
             && ((self.world.params.lease.is_some() && self.world.params.lifecycle.is_none())
                 || self.world.params.reaper.is_some())
             && self.runs[run].sweep.is_none()
