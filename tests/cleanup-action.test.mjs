@@ -141,9 +141,9 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
 
   test('with the lock\'s lifecycle on, the report decides the slot: a cooldown, a quarantine or the incident', async () => {
     const cases = [
-      { code: 0, kind: 'cooldown', reason: 'completed' },
-      { code: 3, kind: 'quarantine', reason: 'failed' },
-      { code: 42, kind: 'quarantine', reason: 'account-blocked', incident: true },
+      { code: 0, kind: 'cooldown', reason: 'completed', result: 'cooldown-started' },
+      { code: 3, kind: 'quarantine', reason: 'failed', result: 'quarantined' },
+      { code: 42, kind: 'quarantine', reason: 'account-blocked', incident: true, result: 'incident' },
     ];
     for (const c of cases) {
       const lock = `lifecycle-${++seq}`;
@@ -164,6 +164,11 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
       assert.equal(reservation.run.runnerName, context.RUNNER_NAME);
       assert.equal(reservation.endsAt !== undefined, c.kind === 'cooldown');
       assert.equal(state.incident !== undefined && state.incident !== null, Boolean(c.incident), JSON.stringify(state.incident));
+      assert.equal(r.outputs['cleanup-result'], c.result);
+      assert.equal(r.outputs['reservation-id'], reservation.id);
+      assert.equal(r.outputs['incident-id'], c.incident ? state.incident.id : '');
+      assert.notEqual(r.outputs['report-degraded'], 'true', "the command's report is always valid");
+      assert.equal(r.code, 0, 'a valid report, whatever it says, does not fail the step');
     }
   });
 

@@ -501,7 +501,8 @@
 //! An acquire ending `incident` is excused where a run reports blocked (nobody is admitted
 //! until an operator recovers: the simulation runs no operator yet, so the incident stands to
 //! the seed's end). A crashed job is left to nobody only where a reaper watches (an expired
-//! holding becomes a quarantine that only the reaper or an operator frees). The expiry sweep
+//! holding becomes a quarantine that only the reaper or an operator frees), and never in a
+//! seed with a blocked report (the incident stops expiry and the reaper alike). The expiry sweep
 //! may meet quarantines (it then times out once no abandoned holding is left) or the incident.
 //! A waiter that reclaims a quarantine on its own runner goes ahead of the queue by design, so
 //! such an admission is no FIFO breach (7); invariant 24 holds it to its runner. The checker
@@ -525,8 +526,9 @@
 //! 25. **A cooldown ends no earlier than its end.** A cooldown of the previous version that is
 //!     gone was removed at or after its `endsAt` by GitHub's true clock (less the writer's drift
 //!     slack, as in 10 (b)); and a release of its own holding with a confirmed report, under a
-//!     cooldown above 0, leaves a cooldown of that holding in the version it commits (one freed
-//!     in the very write that made it would never show).
+//!     cooldown above 0 that the version it replaced records (schema 2), leaves a cooldown of
+//!     that holding in the version it commits (one freed in the very write that made it would
+//!     never show).
 //!
 //! Counted in the report's `lifecycle:` line: the cooldowns and quarantines that appeared in
 //! committed versions and how they left (ended, reclaimed on their runner, recovered), the
