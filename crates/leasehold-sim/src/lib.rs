@@ -532,7 +532,10 @@
 //!
 //! Counted in the report's `lifecycle:` line: the cooldowns and quarantines that appeared in
 //! committed versions and how they left (ended, reclaimed on their runner, recovered), the
-//! incidents raised, and the releases whose report degraded.
+//! incidents raised, and the releases whose report degraded. `--seeds 100000` on this branch:
+//! the lifecycle on in 21,791 seeds; cooldowns 23,736 (ended 15,126), quarantines 30,326
+//! (reclaimed on their runner 5,841, recovered by the reaper 730); incidents 4,420; releases
+//! with a degraded report 14,976; no violation.
 //!
 //! ## Core defects found, and fixed
 //!
