@@ -18,6 +18,7 @@ const entryPoints = {
   'check-head': 'actions/check-head/main.mjs',
   audit: 'actions/audit/main.mjs',
   'report-usage': 'actions/report-usage/main.mjs',
+  cleanup: 'actions/cleanup/main.mjs',
   recover: 'actions/recover/main.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',

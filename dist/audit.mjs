@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{a as t}from"./shared-6ALGFQY5.mjs";import"./shared-7CUQ22NB.mjs";import"./shared-ABBUWIY2.mjs";import"./shared-2U72ZG6A.mjs";import"./shared-JEIIXCR4.mjs";await t("audit");
+import{a as t}from"./shared-CSBZDRDB.mjs";import"./shared-AV52ZUCL.mjs";import"./shared-IV76RYDZ.mjs";import"./shared-NKLBQW6C.mjs";import"./shared-32Z5632G.mjs";await t("audit");

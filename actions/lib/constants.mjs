@@ -6,6 +6,8 @@ const KNOBS = ['api-max-attempts', 'api-retry-base-ms', 'api-retry-max-ms'];
 export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'pull-request', 'expected-head-sha', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'release-deadline-seconds', 'outcome', 'retry-at', 'cleanup', 'health', 'reason', ...KNOBS],
+  // A release whose report is the cleanup command's (actions/cleanup).
+  cleanup: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'command', 'timeout-seconds', 'kill-grace-seconds', 'blocked-exit-code', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', 'outcome', 'retry-at', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
@@ -31,6 +33,9 @@ export const OUTPUTS = {
   audit: ['status', 'issue', 'problem', 'detail', 'exit-code', 'result'],
   recover: ['result', 'reservation-id', 'incident-id', 'error-code'],
 };
+
+// actions/cleanup's outputs are release's (its operation is a release).
+OUTPUTS.cleanup = OUTPUTS.release;
 
 // Run context the core needs, by environment variable name.
 export const CONTEXT = ['GITHUB_REPOSITORY', 'GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_JOB', 'RUNNER_NAME', 'GITHUB_SERVER_URL'];

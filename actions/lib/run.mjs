@@ -3,6 +3,7 @@
 import * as core from '@actions/core';
 import { CARRY_PREFIX, CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
+import { describeEnd, exitCodeOf, runCleanupCommand } from './cleanup.mjs';
 import { checkGuardInputs, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { actionInput, describeInputError, describeInputWarning } from './input-error.mjs';
@@ -80,17 +81,31 @@ function requireToken(token) {
   return token;
 }
 
-export async function run(kind) {
+/**
+ * Runs the action `kind`: its operation is `opKind` (the same but for actions/cleanup, whose
+ * operation is a release). `before(loaded, inputs)`, when given, runs once every input is
+ * checked and before anything is sent, and returns inputs to add (cleanup: its command's
+ * report).
+ */
+export async function run(kind, { opKind = kind, before } = {}) {
   if (kind === 'acquire' && process.env.STATE_isPost === 'true') return post();
   let op;
   try {
     const token = maskedToken();
-    const { Operation, version } = loadCore();
-    op = new Operation(kind, collectInputs(kind), undefined);
-    const plan = op.plan;
+    const loaded = loadCore();
+    const { Operation, version } = loaded;
+    const inputs = collectInputs(kind);
+    op = new Operation(opKind, inputs, undefined);
+    let plan = op.plan;
     requireToken(token);
+    if (before) {
+      const added = await before(loaded, inputs);
+      op.free?.();
+      op = new Operation(opKind, { ...inputs, ...added }, undefined);
+      plan = op.plan;
+    }
     for (const warning of plan.warnings) core.warning(warningMessage(warning));
-    core.info(`leasehold ${version}: ${kind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
+    core.info(`leasehold ${version}: ${opKind} ${plan.lock} in ${plan.repository} (branch ${plan.stateBranch}) as ${plan.holderId}`);
     if (kind === 'acquire') {
       // Saved before anything is sent, so the post step can clean up even if this step is
       // killed while it waits.
@@ -186,4 +201,35 @@ export async function runGuard() {
     core.setOutput('result', 'failed');
     core.setFailed(`leasehold guard${where}: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * actions/cleanup: run the cleanup command (cleanup.mjs), let the core classify how it ended,
+ * then release with that report in the same step. Every input, the release's included, is
+ * checked before the command runs; the release runs whatever the command did.
+ */
+export async function runCleanup() {
+  // From the start, a cancellation signal never ends this process before the release: one
+  // received before the command starts keeps it from starting.
+  let cancelled = null;
+  const early = (signal) => (cancelled ??= signal);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, early);
+  try {
+    await run('cleanup', { opKind: 'release', before: (loaded, inputs) => cleanupReport(loaded, inputs, () => cancelled) });
+  } finally {
+    for (const s of signals) process.off(s, early);
+  }
+}
+
+/** Runs the cleanup command and returns its report as release inputs. */
+async function cleanupReport(loaded, inputs, cancelled) {
+  const settings = loaded.cleanupCommand(inputs);
+  core.info(`leasehold cleanup: running ${JSON.stringify(settings.argv)} (deadline ${settings.timeoutMs / 1000} s)`);
+  const end = await runCleanupCommand({ settings, logger, secrets: [process.env[inputEnvName('token')] ?? ''], cancelled: cancelled() });
+  const report = loaded.classifyCleanup(settings, end);
+  core.info(`leasehold cleanup: the command ${describeEnd(end)}: cleanup ${report.cleanup}, health ${report.health}, reason ${report.reason}`);
+  core.setOutput('command-exit-code', exitCodeOf(end));
+  core.setOutput('command-result', end.kind);
+  return { cleanup: report.cleanup, health: report.health, reason: report.reason };
 }

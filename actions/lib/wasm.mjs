@@ -69,6 +69,8 @@ export function loadCore() {
       Operation,
       Guard,
       checkConfig: (text) => JSON.parse(wasm.checkConfig(text)),
+      cleanupCommand: (inputs) => JSON.parse(wasm.cleanupCommand(json(inputs))),
+      classifyCleanup: (settings, end) => JSON.parse(wasm.classifyCleanup(json(settings), json(end))),
       exitCodes: JSON.parse(wasm.guardExitCodes()),
       exitTable: JSON.parse(wasm.exitTable()),
       resultDocument: (command, outcome) => JSON.parse(wasm.resultDocument(command, json(outcome))),

@@ -41,7 +41,8 @@ export function actionMetadata(name) {
     if (yaml) {
       const doc = yaml.parse(text);
       const inputs = Object.fromEntries(Object.entries(doc.inputs ?? {}).map(([k, v]) => [k, Object.fromEntries(['default', 'required'].filter((f) => v?.[f] !== undefined).map((f) => [f, String(v[f])]))]));
-      meta = { inputs, runs: { ...(doc.runs ?? {}) } };
+      // A composite action's `runs.steps` is no entry point: only the scalar keys count.
+      meta = { inputs, runs: Object.fromEntries(Object.entries(doc.runs ?? {}).filter(([, v]) => typeof v !== 'object')) };
     } else {
       meta = lineReader(text);
     }
@@ -65,7 +66,7 @@ function lineReader(text) {
     if (key && section === 'inputs') {
       input = key[1];
       meta.inputs[input] = {};
-    } else if (key && section === 'runs') {
+    } else if (key && section === 'runs' && key[2].trim()) {
       meta.runs[key[1]] = scalar(key[2]);
     }
     const field = line.match(/^    (default|required):\s*(.*)$/);

@@ -44,6 +44,14 @@ pub enum Bug {
     ChoiceRoomNoElapsed,
     /// policy/handoff.rs: a waiter polls again 50 ms after every poll (a hot loop).
     PollHotLoop,
+    /// admission/lifecycle.rs: reservations are not counted against the capacity.
+    ReservationsUncounted,
+    /// admission/lifecycle.rs: waiters are admitted while the incident stands.
+    AdmitDuringIncident,
+    /// admission/lifecycle.rs: a quarantine is reclaimed by the first waiter, on any runner.
+    ReclaimAnyRunner,
+    /// admission/lifecycle.rs: the sweep frees every cooldown, ended or not.
+    CooldownIgnoresEnd,
 }
 
 thread_local! {

@@ -57,6 +57,14 @@ pub struct Setup {
     pub initial: LockState,
     /// A pool seed's pool, for invariants 17 to 21 (FIFO, 7, is then the pool's own rule).
     pub pool: Option<crate::pool::PoolBooks>,
+    /// A lifecycle seed: invariants 22 to 25, and schema 2 allowed.
+    pub lifecycle: bool,
+    /// In a lifecycle seed, the holder ids whose release reports a confirmed cleanup (what the
+    /// checker reads a release's verdict by: any other report, an expiry, the post step's
+    /// cleanup leave a quarantine).
+    pub confirmed: Vec<String>,
+    /// In a lifecycle seed, its `cooldownSeconds`, in ms.
+    pub cooldown_ms: Millis,
 }
 
 /// One event the checker is fed. Clients are named by their index, in the order they were made
@@ -194,6 +202,8 @@ pub struct Tally {
     pub expiry_max_slack_ms: u64,
     pub reapable_removed: u64,
     pub max_reap_wait_permille: u64,
+    /// What the lifecycle's checks saw (invariants 22 to 25).
+    pub lifecycle: crate::report::LifecycleCounters,
 }
 
 /// One committed version, as the checker was told it.
@@ -224,6 +234,8 @@ struct Attempt {
     holder_id: String,
     nonce: String,
     reaper: bool,
+    /// An operator's run (`recover`), not a job's.
+    operator: bool,
     clock: Clock,
     kill_grace_ms: Millis,
     stage: Stage,
@@ -359,6 +371,7 @@ impl Checker {
                     holder_id: holder_id.into(),
                     nonce: nonce.into(),
                     reaper,
+                    operator: false,
                     clock,
                     kill_grace_ms,
                     stage: Stage::NotStarted,
@@ -694,7 +707,11 @@ impl Checker {
         let mut problems: Vec<(Invariant, String)> = Vec::new();
 
         // 0. Structure.
-        if state.schema != leasehold_core::SCHEMA || state.lock != self.setup.lock {
+        // A lifecycle seed's state moves to schema 2 once, and never back.
+        let schema_ok = state.schema == leasehold_core::SCHEMA
+            || (self.setup.lifecycle
+                && state.schema == leasehold_core::lifecycle::LIFECYCLE_SCHEMA);
+        if !schema_ok || state.schema < prev.schema || state.lock != self.setup.lock {
             problems.push((
                 Invariant::Structure,
                 format!(
@@ -800,6 +817,48 @@ impl Checker {
             fresh.push(id.to_string());
             prev.queue.len() + fresh.len() - 1
         };
+        // A waiter that reclaims a quarantine left on its own runner goes first by design: it
+        // is not a FIFO admission (invariant 24 holds it to its runner).
+        // So may one in the slot a holding leaves in this very write without a confirmed
+        // cleanup (its quarantine is made and reclaimed at once).
+        let mut quarantines: Vec<&str> = prev
+            .reservations
+            .iter()
+            .filter(|r| {
+                r.kind == leasehold_core::lifecycle::ReservationKind::Quarantine
+                    && !state.reservations.iter().any(|s| s.id == r.id)
+            })
+            .map(|r| r.run.runner_name.as_str())
+            .collect();
+        if self.setup.lifecycle {
+            let writer = self.history[v]
+                .write
+                .map(|w| &self.attempts[self.writes[w].client]);
+            quarantines.extend(
+                prev.holders
+                    .iter()
+                    .filter(|h| !state.holders.iter().any(|s| s.holder_id == h.holder_id))
+                    .filter(|h| {
+                        let own_release = writer.is_some_and(|a| {
+                            a.holder_id == h.holder_id && a.stage == Stage::Release
+                        });
+                        !(own_release && self.setup.confirmed.contains(&h.holder_id))
+                    })
+                    .map(|h| h.run.runner_name.as_str()),
+            );
+        }
+        admitted.retain(|h| {
+            match quarantines
+                .iter()
+                .position(|r| !r.is_empty() && *r == h.run.runner_name)
+            {
+                Some(i) => {
+                    quarantines.remove(i);
+                    false
+                }
+                None => true,
+            }
+        });
         let mut fresh = Vec::new();
         let admitted_ranks: Vec<(usize, &str)> = admitted
             .iter()
@@ -882,6 +941,46 @@ impl Checker {
                     ),
                 ));
             }
+        }
+
+        // 22 to 25: the lifecycle's rules (crate::lifecycle).
+        if self.setup.lifecycle {
+            let completed = |run_id: u64, attempt: u32| {
+                self.attempts
+                    .iter()
+                    .filter(|a| !a.reaper && a.run_id == run_id && a.attempt == attempt)
+                    .find_map(|a| a.gh.as_ref()?.completed_at)
+            };
+            let w = self.history[v].write;
+            let writer = match w.map(|w| (w, &self.attempts[self.writes[w].client])) {
+                Some((w, a)) if a.reaper => crate::lifecycle::Writer::Reaper {
+                    sent_at: self.writes[w].sent_at,
+                    completed: &completed,
+                },
+                Some((_, a)) if a.operator => crate::lifecycle::Writer::Operator,
+                _ => crate::lifecycle::Writer::Job,
+            };
+            let mut seen = std::mem::take(&mut self.tally.lifecycle);
+            problems.extend(crate::lifecycle::check(
+                &crate::lifecycle::Commit {
+                    v,
+                    prev,
+                    state,
+                    capacity: self.setup.capacity,
+                    now: self.now,
+                    slack: w.map_or(0, |w| self.drift_slack(w)),
+                    writer,
+                    confirmed_release: w
+                        .map(|w| &self.attempts[self.writes[w].client])
+                        .filter(|a| {
+                            a.stage == Stage::Release && self.setup.confirmed.contains(&a.holder_id)
+                        })
+                        .map(|a| a.holder_id.as_str()),
+                    cooldown_ms: self.setup.cooldown_ms,
+                },
+                &mut seen,
+            ));
+            self.tally.lifecycle = seen;
         }
 
         // 6 (with a reaper), 10, 11: what left the state, by whom and on what proof.
@@ -1501,6 +1600,9 @@ mod tests {
             bound_ms: 0,
             initial: LockState::empty("sim"),
             pool: None,
+            lifecycle: false,
+            confirmed: Vec::new(),
+            cooldown_ms: 0,
         }
     }
 

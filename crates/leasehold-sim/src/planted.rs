@@ -60,10 +60,20 @@ pub enum PlantedBug {
     PoolChoiceRoomNoElapsed,
     /// core (`policy/handoff.rs`, `next_poll`): a waiter polls again 50 ms after every poll.
     PollHotLoop,
+    /// core (`admission/lifecycle.rs`, `admit`): reservations are not counted against the
+    /// capacity.
+    ReservationsUncounted,
+    /// core (`admission/lifecycle.rs`, `admit`): waiters are admitted while the incident stands.
+    AdmitDuringIncident,
+    /// core (`admission/lifecycle.rs`, `reclaim`): a quarantine is reclaimed by the first waiter
+    /// on any runner.
+    ReclaimAnyRunner,
+    /// core (`admission/lifecycle.rs`, `sweep`): every cooldown is freed, ended or not.
+    CooldownIgnoresEnd,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 20] = [
+    pub const ALL: [PlantedBug; 24] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -84,6 +94,10 @@ impl PlantedBug {
         PlantedBug::PoolChoiceConfigOrder,
         PlantedBug::PoolChoiceRoomNoElapsed,
         PlantedBug::PollHotLoop,
+        PlantedBug::ReservationsUncounted,
+        PlantedBug::AdmitDuringIncident,
+        PlantedBug::ReclaimAnyRunner,
+        PlantedBug::CooldownIgnoresEnd,
     ];
 
     pub fn name(self) -> &'static str {
@@ -108,6 +122,10 @@ impl PlantedBug {
             PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
             PlantedBug::PoolChoiceRoomNoElapsed => "pool-choice-room-no-elapsed",
             PlantedBug::PollHotLoop => "poll-hot-loop",
+            PlantedBug::ReservationsUncounted => "reservations-uncounted",
+            PlantedBug::AdmitDuringIncident => "admit-during-incident",
+            PlantedBug::ReclaimAnyRunner => "reclaim-any-runner",
+            PlantedBug::CooldownIgnoresEnd => "cooldown-ignores-end",
         }
     }
 
@@ -141,6 +159,11 @@ impl PlantedBug {
                 "core: admission/choice.rs, rank"
             }
             PlantedBug::PollHotLoop => "core: policy/handoff.rs, next_poll",
+            PlantedBug::ReservationsUncounted | PlantedBug::AdmitDuringIncident => {
+                "core: admission/lifecycle.rs, admit"
+            }
+            PlantedBug::ReclaimAnyRunner => "core: admission/lifecycle.rs, reclaim",
+            PlantedBug::CooldownIgnoresEnd => "core: admission/lifecycle.rs, sweep",
         }
     }
 
@@ -182,6 +205,10 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::PoolChoiceRoomNoElapsed => Some(Bug::ChoiceRoomNoElapsed),
             PlantedBug::PollHotLoop => Some(Bug::PollHotLoop),
+            PlantedBug::ReservationsUncounted => Some(Bug::ReservationsUncounted),
+            PlantedBug::AdmitDuringIncident => Some(Bug::AdmitDuringIncident),
+            PlantedBug::ReclaimAnyRunner => Some(Bug::ReclaimAnyRunner),
+            PlantedBug::CooldownIgnoresEnd => Some(Bug::CooldownIgnoresEnd),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -45,6 +45,8 @@ pub struct Counters {
     pub guard: GuardCounters,
     /// What the scheduled reapers did (see [`ReaperCounters`]).
     pub reaper: ReaperCounters,
+    /// What the lifecycle after release did (see [`LifecycleCounters`]).
+    pub lifecycle: LifecycleCounters,
     /// What the claim clients did (see [`ClaimCounters`]).
     pub claims: ClaimCounters,
     pub faults: [u64; Fault::COUNT],
@@ -82,6 +84,7 @@ impl Counters {
         self.usage_reports += o.usage_reports;
         self.guard.add(&o.guard);
         self.reaper.add(&o.reaper);
+        self.lifecycle.add(&o.lifecycle);
         for (a, b) in self.faults.iter_mut().zip(o.faults) {
             *a += b;
         }
@@ -339,6 +342,12 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         c.pool_seeds,
         c.usage_reports
     );
+    let l = &c.lifecycle;
+    let _ = writeln!(
+        s,
+        "lifecycle: on in {} seeds; reservations committed: cooldowns {} (ended {}), quarantines {} (reclaimed on their runner {}, recovered {}); incidents {}; releases with a degraded report {}",
+        l.seeds, l.cooldowns, l.cooldowns_ended, l.quarantines, l.reclaimed, l.recovered, l.incidents, l.degraded
+    );
     let _ = writeln!(
         s,
         "  renewals acted on: renewed {} (at the ceiling {}), not-due {}, lost {}, failed {}; answers ignored (the guard no longer waited) {}; most in one guard {}",
@@ -481,4 +490,32 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
         let _ = writeln!(s, "  … and {} more", violations.len() - 20);
     }
     s
+}
+
+/// What the lifecycle after release did, over the seeds that turn it on (`crate::lifecycle`):
+/// reservations and incidents as they appeared in committed versions, and how they left.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LifecycleCounters {
+    pub seeds: u64,
+    pub cooldowns: u64,
+    pub cooldowns_ended: u64,
+    pub quarantines: u64,
+    pub reclaimed: u64,
+    pub recovered: u64,
+    pub incidents: u64,
+    /// Releases that finished with `report-degraded` (their run gave an invalid report).
+    pub degraded: u64,
+}
+
+impl LifecycleCounters {
+    pub fn add(&mut self, o: &LifecycleCounters) {
+        self.seeds += o.seeds;
+        self.cooldowns += o.cooldowns;
+        self.cooldowns_ended += o.cooldowns_ended;
+        self.quarantines += o.quarantines;
+        self.reclaimed += o.reclaimed;
+        self.recovered += o.recovered;
+        self.incidents += o.incidents;
+        self.degraded += o.degraded;
+    }
 }

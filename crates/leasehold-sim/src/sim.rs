@@ -62,6 +62,15 @@ impl Sim {
             faults_stop: T0 + params.profile.until,
             bound_ms: params.bound_ms,
             initial: store.initial.clone(),
+            lifecycle: params.lifecycle.is_some(),
+            cooldown_ms: params.lifecycle.as_ref().map_or(0, |l| l.cooldown_ms()),
+            confirmed: params
+                .lifecycle
+                .iter()
+                .flat_map(|l| l.reports.iter().enumerate())
+                .filter(|(_, r)| **r == crate::lifecycle::ReportKind::Confirmed)
+                .map(|(i, _)| format!("{REPOSITORY}:{}:build", 4_000 + i))
+                .collect(),
             pool: params.pool.as_ref().map(|p| crate::pool::PoolBooks {
                 config: p.config.clone(),
                 requests: p
@@ -238,6 +247,10 @@ impl Sim {
         r.expiry_max_slack_ms = t.expiry_max_slack_ms;
         r.reapable_removed += t.reapable_removed;
         r.max_reap_wait_permille = t.max_reap_wait_permille;
+        let degraded = w.counters.lifecycle.degraded;
+        w.counters.lifecycle = t.lifecycle.clone();
+        w.counters.lifecycle.degraded = degraded;
+        w.counters.lifecycle.seeds = u64::from(w.params.lifecycle.is_some());
         if let (Some(v), Some(t)) = (&w.violation, w.trace.as_mut()) {
             let _ = writeln!(t, "{}", v.line());
         }

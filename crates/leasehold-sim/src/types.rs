@@ -86,6 +86,15 @@ pub enum Invariant {
     PoolChoice,
     /// 21: once faults stop, no live waiter fits a free slot of a pool for longer than a poll.
     PoolIdle,
+    /// 22: under the lifecycle, holders and reservations together never exceed the capacity.
+    LifecycleCapacity,
+    /// 23: nobody is admitted while the lock's incident stands.
+    IncidentAdmission,
+    /// 24: a quarantine leaves only by recovery (turned into a cooldown), by a reclaim on its own
+    /// runner, or by the reaper's proof that its run is over.
+    QuarantineRelease,
+    /// 25: a cooldown frees its slot no earlier than its end, by GitHub's clock.
+    CooldownEnd,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -115,6 +124,10 @@ impl Invariant {
             Invariant::PoolConsumer => "19 pool consumer limit",
             Invariant::PoolChoice => "20 pool choice",
             Invariant::PoolIdle => "21 pool idle slot",
+            Invariant::LifecycleCapacity => "22 lifecycle capacity",
+            Invariant::IncidentAdmission => "23 no admission in an incident",
+            Invariant::QuarantineRelease => "24 quarantine release",
+            Invariant::CooldownEnd => "25 cooldown end",
             Invariant::Protocol => "protocol",
         }
     }

@@ -142,6 +142,28 @@ pub fn guard_exit_codes() -> Result<String, JsValue> {
     to_json(&leasehold_core::guard::EXIT_CODES)
 }
 
+/// A cleanup command's settings (`actions/cleanup`): `{argv, timeoutMs, killGraceMs,
+/// blockedExitCode}` from `command`, `timeout-seconds`, `kill-grace-seconds` and
+/// `blocked-exit-code` (an error names the input).
+#[wasm_bindgen(js_name = cleanupCommand)]
+pub fn cleanup_command(inputs: &str) -> Result<String, JsValue> {
+    let inputs: RawInputs = from_json("inputs", inputs)?;
+    let settings = leasehold_core::cleanup_command::CommandSettings::parse(&inputs)
+        .map_err(|e| core_error(&Error::Input(e)))?;
+    to_json(&settings)
+}
+
+/// The release report a cleanup command's end makes: `classifyCleanup(settings, end)` with
+/// `end` `{kind: "exited", code}` | `{kind: "signalled", signal}` | `{kind: "timed-out"}` |
+/// `{kind: "spawn-failed", message}` → `{cleanup, health, reason}`.
+#[wasm_bindgen(js_name = classifyCleanup)]
+pub fn classify_cleanup(settings: &str, end: &str) -> Result<String, JsValue> {
+    use leasehold_core::cleanup_command::{classify, CommandEnd, CommandSettings};
+    let settings: CommandSettings = from_json("settings", settings)?;
+    let end: CommandEnd = from_json("end", end)?;
+    to_json(&classify(&settings, &end))
+}
+
 /// The one exit-code table: `[{status, exitCode, action}]`, in table order.
 #[wasm_bindgen(js_name = exitTable)]
 pub fn exit_table() -> Result<String, JsValue> {

@@ -11,7 +11,12 @@ use crate::wire::{Holder, LockState, Reservation, ReservationKind};
 
 /// Admits waiters of `doc` under `rule` and the lifecycle. Returns the holder ids admitted.
 pub fn admit(rule: &LockRule, doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<String> {
-    if doc.incident.is_some() {
+    #[cfg(feature = "planted-bugs")]
+    let incident =
+        doc.incident.is_some() && !crate::planted::active(crate::planted::Bug::AdmitDuringIncident);
+    #[cfg(not(feature = "planted-bugs"))]
+    let incident = doc.incident.is_some();
+    if incident {
         return Vec::new();
     }
     if !doc.reservations.is_empty() {
@@ -24,7 +29,12 @@ pub fn admit(rule: &LockRule, doc: &mut LockState, now: Millis, max_ttl_ms: Mill
     // A pool keeps no reservations (its config refuses `lifecycle`): one that has them anyway
     // admits nobody new rather than over-run a resource.
     if let LockRule::Fifo(f) = rule {
-        let free = f.capacity.saturating_sub(doc.reservations.len() as u32);
+        #[allow(unused_mut)]
+        let mut free = f.capacity.saturating_sub(doc.reservations.len() as u32);
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::ReservationsUncounted) {
+            free = f.capacity;
+        }
         admitted.extend(Fifo { capacity: free }.admit(doc, now, max_ttl_ms));
     }
     admitted
@@ -40,7 +50,11 @@ pub fn reclaim(doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<Stri
         let r = &doc.reservations[i];
         let runner = r.run.runner_name.as_str();
         let waiter = (r.kind == ReservationKind::Quarantine && !runner.is_empty())
-            .then(|| doc.queue.iter().position(|q| q.run.runner_name == runner))
+            .then(|| {
+                doc.queue
+                    .iter()
+                    .position(|q| same_runner(&q.run.runner_name, runner))
+            })
             .flatten();
         let Some(at) = waiter else {
             i += 1;
@@ -67,11 +81,25 @@ pub fn reclaim(doc: &mut LockState, now: Millis, max_ttl_ms: Millis) -> Vec<Stri
     admitted
 }
 
+/// Whether a waiter on `waiter`'s runner may reclaim a quarantine left on `runner`.
+fn same_runner(waiter: &str, runner: &str) -> bool {
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::ReclaimAnyRunner) {
+        return true;
+    }
+    waiter == runner
+}
+
 /// Frees every cooldown whose end has passed by GitHub's clock (`server_now`). Returns the ids
 /// freed.
 pub fn sweep(state: &mut LockState, server_now: Millis) -> Vec<String> {
+    #[cfg(feature = "planted-bugs")]
+    let ignores_end = crate::planted::active(crate::planted::Bug::CooldownIgnoresEnd);
+    #[cfg(not(feature = "planted-bugs"))]
+    let ignores_end = false;
     let over = |r: &Reservation| {
-        r.kind == ReservationKind::Cooldown && r.ends_at.is_some_and(|end| server_now >= end)
+        r.kind == ReservationKind::Cooldown
+            && (ignores_end || r.ends_at.is_some_and(|end| server_now >= end))
     };
     let freed = state
         .reservations

@@ -5,6 +5,7 @@ mod acquire;
 mod acquire_head;
 mod audit;
 pub mod claims;
+pub mod cleanup_command;
 mod exchange;
 pub mod guard;
 mod head;

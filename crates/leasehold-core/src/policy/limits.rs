@@ -245,6 +245,17 @@ pub const GUARD_RETRY_DIVISOR: Millis = 10;
 /// `kill-grace-seconds`: its default and range (whole seconds): the runner itself allows 10 s.
 pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
 
+// --- the cleanup command (actions/cleanup) ------------------------------------------------------
+
+/// `timeout-seconds` of a cleanup command: its default and range (whole seconds). Five minutes
+/// returns a licence or resets a device; an hour is the most a step should spend before it
+/// releases, since the slot stays taken (and unproven) while the command runs.
+pub const CLEANUP_COMMAND_TIMEOUT_SECONDS: (u64, u64, u64) = (300, 1, 3600);
+/// `blocked-exit-code`: the exit codes a cleanup command may reserve for "the resource is
+/// blocked". 0 is success and 128 and above are how a shell reports a signal, so neither can
+/// mean blocked.
+pub const BLOCKED_EXIT_CODES: (u64, u64) = (1, 127);
+
 /// Pages of comments a receipt check or post reads (100 comments each): the common case is one
 /// page; an item with more than this many comments is not scanned to its end and the check
 /// fails open (does the work) rather than spend its budget listing.

@@ -437,13 +437,49 @@ impl Env<'_> {
         let excused = match stage {
             // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are
             // not excused.
-            Stage::Acquire => self.clients[c].cancelled,
+            // So is `incident` where a run reports its resource blocked: nobody is admitted.
+            Stage::Acquire => {
+                self.clients[c].cancelled
+                    || (result == ResultWord::Incident
+                        && self
+                            .world
+                            .params
+                            .lifecycle
+                            .as_ref()
+                            .is_some_and(|l| l.incidents()))
+            }
             // A renewal the guard no longer waits for, or one started when the proven lease's
             // deadline had passed (the verification after an acquire answered late), may find
             // the holding expired and removed.
             Stage::Hold => !self.renewal_counts(c),
+            // A release whose report the run gave invalid on purpose fails its step by design
+            // once it has left (the report degraded to a quarantine); a valid one never does.
+            Stage::Release => {
+                let invalid = self.world.params.lifecycle.as_ref().is_some_and(|l| {
+                    l.reports
+                        .get(self.clients[c].run)
+                        .is_some_and(|r| r.degrades())
+                });
+                let degraded = outcome
+                    .lifecycle
+                    .as_ref()
+                    .is_some_and(|l| l.report_degraded);
+                invalid
+                    && degraded
+                    && matches!(
+                        result,
+                        ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop
+                    )
+            }
             _ => false,
         };
+        if outcome
+            .lifecycle
+            .as_ref()
+            .is_some_and(|l| l.report_degraded)
+        {
+            self.world.counters.lifecycle.degraded += 1;
+        }
         if quiet && self.clients[c].zombie_since.is_none() && !excused && !outcome.success {
             let error = outcome
                 .error

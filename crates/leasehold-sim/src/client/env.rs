@@ -169,6 +169,13 @@ impl Env<'_> {
                         put(&k, v);
                     }
                 }
+                // A lifecycle seed: the run's cleanup report (valid, invalid or none).
+                if let Some(l) = &self.world.params.lifecycle {
+                    let report = l.reports.get(cl.run).copied();
+                    for (k, v) in report.map(|r| r.inputs()).unwrap_or_default() {
+                        put(k, v.into());
+                    }
+                }
             }
             OperationKind::Cleanup => {
                 // The post step reads acquire's inputs plus what acquire saved as state.

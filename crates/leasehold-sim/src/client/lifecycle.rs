@@ -41,7 +41,12 @@ impl Env<'_> {
             run,
             attempt,
             holder_id,
-            runner: format!("sim-runner-{c}"),
+            // A lifecycle seed's jobs share a few runners (a reclaim needs a waiter on the
+            // runner a quarantine was left on); reapers and sweeps keep their own.
+            runner: match &self.world.params.lifecycle {
+                Some(l) if run < l.reports.len() => l.runner(run),
+                _ => format!("sim-runner-{c}"),
+            },
             clock,
             stage: Stage::NotStarted,
             op: None,
@@ -424,8 +429,20 @@ impl Env<'_> {
         }
         // On a lock with a lease policy, or one a reaper watches, a crashed job is sometimes
         // never rerun: its holding is left to expiry, or to the reaper.
+        // Under the lifecycle only where a reaper watches: an expired holding becomes a
+        // quarantine nobody but the reaper (or an operator) frees.
+        // And never where a run reports its resource blocked: the incident stops admission
+        // (so expiry by acquire) and the reaper alike until an operator recovers it.
+        let incidents = self
+            .world
+            .params
+            .lifecycle
+            .as_ref()
+            .is_some_and(|l| l.incidents());
         let abandon = self.clients[c].crashed
-            && (self.world.params.lease.is_some() || self.world.params.reaper.is_some())
+            && !incidents
+            && ((self.world.params.lease.is_some() && self.world.params.lifecycle.is_none())
+                || self.world.params.reaper.is_some())
             && self.runs[run].sweep.is_none()
             && self.world.rng.ppm(self.world.params.profile.no_rerun_ppm);
         if abandon {

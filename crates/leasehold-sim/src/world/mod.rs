@@ -123,7 +123,9 @@ impl World {
     /// [`Params`] (the first draws of the seed).
     pub fn new(seed: u64, cfg: &SimConfig) -> Self {
         let mut rng = SimRng::new(seed);
-        let params = Params::draw(&mut rng, cfg).with_pool(seed);
+        let params = Params::draw(&mut rng, cfg)
+            .with_pool(seed)
+            .with_lifecycle(seed);
         World {
             seed,
             cfg: cfg.clone(),

@@ -7,6 +7,7 @@ use leasehold_core::time::Millis;
 use leasehold_core::LeasePolicy;
 
 use crate::fault::{Profile, REQUEST_FAULTS};
+use crate::lifecycle::LifecycleParams;
 use crate::planted::PlantedBug;
 use crate::pool::PoolParams;
 use crate::rng::SimRng;
@@ -93,6 +94,9 @@ pub struct Params {
     pub bound_ms: Millis,
     /// In a pool seed: the pool and each run's request (drawn apart, [`crate::pool`]).
     pub pool: Option<PoolParams>,
+    /// In a lifecycle seed: its cooldown, shared runners and each run's report (drawn apart,
+    /// [`crate::lifecycle`]).
+    pub lifecycle: Option<LifecycleParams>,
 }
 
 /// Which jobs record their job id (acquire's `record-job-id`), so the reaper judges their
@@ -196,6 +200,7 @@ impl Params {
             record_job_id,
             bound_ms,
             pool: None,
+            lifecycle: None,
         }
     }
 
@@ -214,6 +219,14 @@ impl Params {
         self
     }
 
+    /// Turns the lifecycle on in a lifecycle seed (its own draws, after every other one; never
+    /// in a pool seed: a pool refuses `lifecycle`).
+    pub fn with_lifecycle(mut self, seed: u64) -> Self {
+        self.lifecycle =
+            LifecycleParams::draw(seed, self.config_file, self.pool.is_some(), self.runs);
+        self
+    }
+
     /// The longest lease a holding of this lock gets: the policy's ttl, or what a job asks for
     /// with `lease-minutes`, within the ceiling.
     pub fn longest_lease(p: &LeasePolicy) -> Millis {
@@ -228,10 +241,15 @@ impl Params {
         if let Some(p) = &self.pool {
             return Some(p.json.clone());
         }
+        let lifecycle = self
+            .lifecycle
+            .as_ref()
+            .map(|l| format!(", \"lifecycle\": {}", l.block()))
+            .unwrap_or_default();
         Some(match &self.lease {
-            None => format!("{{\"capacity\": {}}}\n", self.capacity),
+            None => format!("{{\"capacity\": {}{lifecycle}}}\n", self.capacity),
             Some(p) => format!(
-                "{{\"capacity\": {}, \"lease\": {}}}\n",
+                "{{\"capacity\": {}, \"lease\": {}{lifecycle}}}\n",
                 self.capacity,
                 lease_block(p)
             ),

@@ -1,0 +1,3 @@
+import { runCleanup } from '../lib/run.mjs';
+
+await runCleanup();

@@ -1,0 +1,146 @@
+// actions/run, the composite action: its steps run in order as the runner runs them
+// (helpers/composite-runner.mjs: action.yml parsed, `if:` and `${{ }}` evaluated, each `run:`
+// started with bash and GITHUB_ACTION_PATH), each step's process against the emulator. Acquire,
+// the command under the guard, then the cleanup command with its report or a plain release,
+// the last two under `if: always()`: a failing, killed or cancelled command still releases.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { startEmulator } from './emulator/emulator.mjs';
+import { ROOT, jobContext, runAction } from './helpers/action-runner.mjs';
+import { evaluate, runComposite, stepRuns } from './helpers/composite-runner.mjs';
+
+let emu;
+let seq = 0;
+
+before(async () => {
+  emu = await startEmulator({ owner: 'octo', repo: 'app' });
+});
+after(() => emu.close());
+
+const stateOf = async (lock) => JSON.parse(await emu.readFile('leasehold-state', `locks/${lock}.json`));
+const nodeCommand = (script) => [process.execPath, '-e', script].join('\n');
+
+/** A fresh lock and job; `run(inputs, onStep)` runs actions/run in that job. */
+function job() {
+  const lock = `run-${++seq}`;
+  const context = jobContext({ runId: 8600 + seq });
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...context, GITHUB_API_URL: emu.url };
+  const run = (inputs, onStep) => runComposite('run', { inputs: { lock, 'record-job-id': 'false', ...inputs }, env, onStep });
+  return { lock, context, run, holderId: `octo/app:${context.GITHUB_RUN_ID}:build` };
+}
+
+describe('the composite runner reads expressions as GitHub does', () => {
+  test('conditions, status functions and comparisons', () => {
+    const context = { inputs: { a: '', b: 'X' }, steps: { s: { outputs: { ok: 'true' } } } };
+    const ok = { failed: false, cancelled: false };
+    const failed = { failed: true, cancelled: false };
+    const cancelled = { failed: false, cancelled: true };
+    assert.equal(stepRuns("steps.s.outputs.ok == 'true'", context, ok), true);
+    assert.equal(stepRuns("steps.s.outputs.ok == 'TRUE'", context, ok), true, 'strings compare without case');
+    assert.equal(stepRuns("steps.s.outputs.ok == 'true'", context, failed), false, 'success() is implied');
+    assert.equal(stepRuns("always() && inputs.a != ''", context, failed), false);
+    assert.equal(stepRuns("always() && !(inputs.a != '' && steps.s.outputs.ok == 'true')", context, cancelled), true);
+    assert.equal(stepRuns('${{ always() }}', context, cancelled), true);
+    assert.equal(stepRuns(undefined, context, cancelled), false);
+    assert.equal(stepRuns('failure()', context, failed), true);
+    assert.equal(evaluate('steps.nope.outputs.x || inputs.b', context).value, 'X');
+    assert.throws(() => evaluate('inputs.a ==', context));
+  });
+});
+
+describe('actions/run', { timeout: 180_000 }, () => {
+  test('acquire, run the command under the guard, release', async () => {
+    const { lock, run, holderId } = job();
+    const r = await run({ command: nodeCommand("console.log('work ' + 'done')") });
+    assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
+    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.equal(r.steps.cleanup.outcome, 'skipped');
+    assert.match(r.steps.guard.stdout, /work done/);
+    assert.equal(r.outputs.acquired, 'true');
+    assert.equal(r.outputs['holder-id'], holderId);
+    assert.equal(r.outputs.fence, '1');
+    assert.equal(r.outputs['exit-code'], '0');
+    assert.equal(r.outputs['guard-result'], 'child-exited');
+    assert.equal(r.outputs.released, 'true');
+    assert.equal(r.outputs['release-result'], 'released');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('a failing command fails the step and still releases', async () => {
+    const { lock, run } = job();
+    const r = await run({ command: nodeCommand('process.exit(3)') });
+    assert.equal(r.outcome, 'failure');
+    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.equal(r.steps.guard.outcome, 'failure');
+    assert.equal(r.outputs['exit-code'], '3');
+    assert.equal(r.outputs['release-result'], 'released');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('with a cleanup command, it runs after the command and its release replaces the plain one', async () => {
+    const { lock, run } = job();
+    const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand("console.log('cleaning ' + 'up')") });
+    assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
+    assert.deepEqual(r.order, ['acquire', 'guard', 'cleanup']);
+    assert.equal(r.steps.release.outcome, 'skipped');
+    assert.match(r.steps.cleanup.stdout, /cleaning up/);
+    assert.match(r.steps.cleanup.stdout, /cleanup confirmed, health healthy/);
+    assert.equal(r.outputs['cleanup-exit-code'], '0');
+    assert.equal(r.outputs.released, 'true');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('a command killed outright still gets its cleanup and release', async () => {
+    const { lock, run } = job();
+    const r = await run({ command: nodeCommand("process.kill(process.pid, 'SIGKILL')"), 'cleanup-command': nodeCommand('process.exit(0)') });
+    assert.equal(r.outcome, 'failure');
+    assert.equal(r.outputs['exit-code'], '137');
+    assert.deepEqual(r.order, ['acquire', 'guard', 'cleanup']);
+    assert.equal(r.outputs.released, 'true');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('a job cancelled while the command runs: the guard stops it, the release still runs', async () => {
+    const { lock, run } = job();
+    const r = await run({ command: nodeCommand("console.log('long ' + 'work'); setInterval(() => {}, 1000)") }, (id, child, cancel) => {
+      if (id !== 'guard') return;
+      child.stdout.on('data', (d) => String(d).includes('long work') && cancel());
+    });
+    assert.equal(r.outcome, 'cancelled');
+    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.equal(r.outputs['exit-code'], String(128 + 2), 'the command ended by the SIGINT passed on');
+    assert.equal(r.outputs['release-result'], 'released');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('not acquired (the lock is busy and timeout-minutes is 0): the command never runs, the release cleans up', async () => {
+    const { lock, run } = job();
+    const other = jobContext({ runId: 8599, job: 'other' });
+    const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'record-job-id': 'false' }, context: other });
+    assert.equal(a.outputs.result, 'acquired');
+    const r = await run({ command: nodeCommand("require('fs').writeFileSync('ran', 'x')"), 'cleanup-command': nodeCommand('process.exit(0)'), 'timeout-minutes': '0' });
+    assert.equal(r.outcome, 'failure');
+    assert.deepEqual(r.order, ['acquire', 'release', 'not-acquired']);
+    assert.match(r.steps['not-acquired'].stdout, /::error::leasehold run: the lock was not acquired \(acquire: timeout\)/);
+    assert.equal(r.outputs.acquired, 'false');
+    assert.equal(r.outputs['acquire-result'], 'timeout');
+    assert.equal(r.steps.guard.outcome, 'skipped');
+    assert.equal(r.steps.cleanup.outcome, 'skipped');
+    assert.match(r.outputs['release-result'], /^(noop|queue-cleaned)$/);
+    const state = await stateOf(lock);
+    assert.deepEqual(state.holders.map((h) => h.holderId), ['octo/app:8599:other']);
+    assert.deepEqual(state.queue, []);
+  });
+
+  test('every step runs a bundle of this checkout through GITHUB_ACTION_PATH, never a workspace path', () => {
+    const meta = parseYaml(readFileSync(join(ROOT, 'actions', 'run', 'action.yml'), 'utf8'));
+    for (const step of meta.runs.steps.filter((s) => s.id !== 'not-acquired')) {
+      assert.equal(step.uses, undefined, `${step.id}: a uses: in a composite action resolves against the caller's workspace`);
+      assert.match(step.run, /^exec node "\$GITHUB_ACTION_PATH\/\.\.\/\.\.\/dist\/[\w-]+\.mjs"$/, step.id);
+    }
+    assert.deepEqual(meta.runs.steps.filter((s) => /^always\(\) && /.test(s.if ?? '')).map((s) => s.id), ['cleanup', 'release', 'not-acquired'], 'cleanup and release run always');
+  });
+});
