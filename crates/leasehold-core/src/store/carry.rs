@@ -75,8 +75,20 @@ pub fn decode(
             return None;
         }
         let doc = LockState::parse(&c.content, lock).ok()?;
-        Some((c.sha, doc))
+        timeless(&doc).then_some((c.sha, doc))
     })
+}
+
+/// Whether a release may plan on this carried version without reading first. A release that
+/// sends no read has no `date` answer yet to estimate GitHub's clock by (engine/clock.rs), so it
+/// plans on the runner's clock, which may be off by minutes. That is harmless for a plain lock
+/// (a holding it hands on is stamped on the same clock it is later judged by, and nothing is
+/// freed by time there), but a lifecycle state frees cooldowns by GitHub's clock and stamps
+/// their ends by it, and a pool paces and backs off by it: a cooldown swept or ended early by a
+/// fast or slow runner is a resource handed on before it is safe (the simulation's invariant 25
+/// found exactly that). Those read first, as before the carry, and so learn GitHub's time.
+pub fn timeless(doc: &LockState) -> bool {
+    doc.schema < crate::store::lifecycle::LIFECYCLE_SCHEMA && doc.pool.is_none()
 }
 
 #[cfg(test)]
@@ -108,6 +120,21 @@ mod tests {
         // Anything that is not a carry is ignored, never an error.
         assert!(decode("not json", "octo/locks", "leasehold-state", "ci.build").is_none());
         assert!(decode("[\"{}\"]", "octo/locks", "leasehold-state", "ci.build").is_none());
+    }
+
+    #[test]
+    fn a_lifecycle_or_pool_state_is_read_not_planned_on() {
+        let mut doc = LockState::empty("ci.build");
+        doc.revision = 4;
+        let plain = encode("o/r", "b", "ci.build", "abc", doc.render()).unwrap();
+        let all = |c: &Carry| serde_json::to_string(&vec![c.value.clone()]).unwrap();
+        assert!(decode(&all(&plain), "o/r", "b", "ci.build").is_some());
+        doc.schema = crate::store::lifecycle::LIFECYCLE_SCHEMA;
+        let lifecycle = encode("o/r", "b", "ci.build", "abc", doc.render()).unwrap();
+        assert!(
+            decode(&all(&lifecycle), "o/r", "b", "ci.build").is_none(),
+            "a lifecycle state frees cooldowns by GitHub's clock: release reads it first"
+        );
     }
 
     #[test]
