@@ -324,6 +324,11 @@ impl Operation {
                 let carried = s.carried.take();
                 let mut engine = Engine::new(ReleasePlanner::new(s), target, entropy.seed)
                     .with_min_revision(min_revision);
+                // Not under the lifecycle: a plan on a carried version has no dated answer yet,
+                // so GitHub's clock is the local one, and the cooldowns it writes and frees
+                // (their `endsAt`) must be judged by GitHub's clock. Such a release reads first.
+                let carried =
+                    carried.filter(|c| c.1.schema < crate::store::lifecycle::LIFECYCLE_SCHEMA);
                 if let Some(carried) = carried {
                     let (sha, doc) = *carried;
                     engine = engine.with_carried(sha, doc);
