@@ -8,6 +8,8 @@
 // - a blocked report raises the incident: holders finish, a new acquire fails `incident` and
 //   never joins the queue, recover-incident ends it (a wrong id or no confirmation writes
 //   nothing), recover turns a quarantine into a cooldown;
+// - an acquire meeting the incident with its queue entry in, whose removal is answered 502 and
+//   whose reads then fail, finishes `incident-cleanup-failed` (the entry is left for the reaper);
 // - a schema-1 state is migrated on the next write; activation on a busy lock and a config
 //   dropping `lifecycle` while reservations stand are refused, writing nothing;
 // - every invalid report degrades to a quarantine, fails the step and leaves nothing of the
@@ -266,4 +268,35 @@ test('the reaper quarantines a dead holder, recovers an aged quarantine of a fin
       assert.equal(kinds.q1, undefined);
     }
   }
+});
+
+test('an acquire meeting the incident whose queue removal cannot be confirmed (502, then 503s) fails incident-cleanup-failed', async () => {
+  const iso = (ms) => new Date(ms).toISOString();
+  const now = Date.now();
+  const c = ctx('runner-clean');
+  const me = `octo/app:${runs}:build`;
+  const state = {
+    schema: 2, lock: 'clean', revision: 4, fence: 2, holders: [],
+    config: { capacity: 1, readAt: iso(now), lifecycle: { cooldownSeconds: 1 } },
+    queue: [{ holderId: me, nonce: 'aaaaaaaaaaaaaaaa', run: { repository: 'octo/app', runId: runs, runAttempt: 1, job: 'build', runnerName: 'runner-clean' }, leaseMs: 3_600_000, enqueuedAt: iso(now - 5000), lastSeenAt: iso(now - 5000) }],
+    incident: { id: 'clean-incident-3', holderId: 'octo/web:5:ship', fence: 1, run: { repository: 'octo/web', runId: 5, runAttempt: 1, job: 'ship' }, at: iso(now - 60_000), reason: 'account-blocked' },
+  };
+  await emu.writeFile(emu.defaultBranch, 'locks/clean.config.json', lifecycle(1));
+  await emu.writeFile('leasehold-state', 'locks/clean.json', `${JSON.stringify(state, null, 2)}\n`);
+  const path = '/repos/octo/locks/contents/locks/clean.json';
+  const put = emu.faults.add({ method: 'PUT', path, action: { status: 502 } });
+  const gets = emu.faults.add({ method: 'GET', path, skip: 1, times: 1000, action: { status: 503 } });
+  try {
+    const r = await acquire('clean', c, { 'timeout-minutes': '1' });
+    assert.equal(put.fired, 1, 'the removal was written once, answered 502');
+    assert.ok(gets.fired >= 1, 'and read back, answered 503');
+    assert.notEqual(r.code, 0, 'the step fails');
+    assert.equal(r.outputs.result, 'incident-cleanup-failed', log(r));
+    assert.equal(r.outputs.acquired, 'false');
+    assert.equal(r.outputs['error-code'], 'incident-cleanup-failed', log(r));
+  } finally {
+    emu.faults.clear();
+  }
+  // The 502 was not applied: the entry is still there for the reaper (or a rerun) to remove.
+  assert.deepEqual((await current('clean')).queue.map((e) => e.holderId), [me]);
 });

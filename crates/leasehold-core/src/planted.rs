@@ -52,6 +52,11 @@ pub enum Bug {
     ReclaimAnyRunner,
     /// admission/lifecycle.rs: the sweep frees every cooldown, ended or not.
     CooldownIgnoresEnd,
+    /// ops/recover.rs: recover frees the quarantine outright instead of turning it into a
+    /// cooldown.
+    RecoverFreesQuarantine,
+    /// ops/recover.rs: recover-incident goes ahead without `confirmed: true`.
+    RecoverIncidentUnconfirmed,
 }
 
 thread_local! {

@@ -114,3 +114,184 @@ fn a_waiter_wakes_at_the_cooldowns_end_not_a_poll_later() {
     // holding's age while it has seen no hold end: 300 s for this 50-minute-old holding.)
     assert!(sleep["untilMs"].as_u64().unwrap() >= T + 60_000, "{sleep}");
 }
+
+/// Acquire on `content` (a free slot), then release with the version acquire carried: the
+/// release's first command.
+fn release_after_carry(content: String) -> Value {
+    let inputs = |extra: &[(&str, String)]| -> RawInputs {
+        let mut m: RawInputs = [
+            ("lock", "deploy"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "deploy"),
+            ("RUNNER_NAME", "r1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        for (k, v) in extra {
+            m.insert(k.to_string(), v.clone());
+        }
+        m
+    };
+    let entropy = Entropy {
+        seed: 3,
+        nonce: "00000000000000aa".into(),
+    };
+    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs(&[]), &entropy).unwrap();
+    step(&mut op, json!({"kind": "start", "now": T}));
+    let write = step(
+        &mut op,
+        json!({"kind": "reply", "now": T + 10, "reply": {"kind": "file", "sha": "s5", "content": content}}),
+    );
+    assert_eq!(write["kind"], "writeFile", "{write}");
+    let event: Event = serde_json::from_value(
+        json!({"kind": "reply", "now": T + 20, "reply": {"kind": "written", "sha": "s6"}}),
+    )
+    .unwrap();
+    let done = serde_json::to_value(op.step(event).unwrap().command).unwrap();
+    assert_eq!(done["kind"], "finish", "{done}");
+    let carry = done["outcome"]["carry"]["value"]
+        .as_str()
+        .expect("acquire carries its version")
+        .to_string();
+    let carried = serde_json::to_string(&vec![carry]).unwrap();
+    let (mut op, _) = Operation::new(
+        OperationKind::Release,
+        &inputs(&[("carried", carried)]),
+        &entropy,
+    )
+    .unwrap();
+    step(&mut op, json!({"kind": "start", "now": T + 60_000}))
+}
+
+/// A release on a carried version has had no dated answer: GitHub's clock is its local one. Under
+/// the lifecycle it writes and frees cooldowns by GitHub's clock (`endsAt`), so it reads first
+/// (found by the simulation: a job's clock behind GitHub's freed a cooldown up to 70 s early).
+#[test]
+fn a_release_under_the_lifecycle_reads_before_it_writes_even_with_a_carry() {
+    let mut s: Value = serde_json::from_str(&state(5, false)).unwrap();
+    s["queue"] = json!([]);
+    let lifecycle = format!("{}\n", serde_json::to_string_pretty(&s).unwrap());
+    assert_eq!(release_after_carry(lifecycle)["kind"], "readFile");
+    // Without the lifecycle the carry still saves the read.
+    let o = s.as_object_mut().unwrap();
+    o["schema"] = json!(1);
+    o["config"].as_object_mut().unwrap().remove("lifecycle");
+    let plain = format!("{}\n", serde_json::to_string_pretty(&s).unwrap());
+    assert_eq!(release_after_carry(plain)["kind"], "writeFile");
+}
+
+/// A waiter's state with the lock's incident standing (its queue entry still in).
+fn incident_state(revision: u64) -> String {
+    let mut s: Value = serde_json::from_str(&state(revision, false)).unwrap();
+    s["incident"] = json!({"id": "deploy-incident-3", "holderId": "octo/web:5:ship", "fence": 3,
+        "run": {"repository": "octo/web", "runId": 5, "runAttempt": 1, "job": "ship"},
+        "at": iso(T - 5_000), "reason": "account-blocked"});
+    format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+}
+
+/// Acquire (a minute's timeout) meets the incident with its own queue entry in: it must remove
+/// the entry first. Its write is answered 502 (applied or not, nobody knows); after that every
+/// read answers `after_write` (a reply). Returns the commands it gave, the finish last.
+fn acquire_in_an_incident(after_write: impl Fn(u64) -> Value) -> Vec<Value> {
+    let inputs: RawInputs = [
+        ("lock", "deploy"),
+        ("timeout-minutes", "1"),
+        ("GITHUB_REPOSITORY", "octo/app"),
+        ("GITHUB_RUN_ID", "77"),
+        ("GITHUB_RUN_ATTEMPT", "1"),
+        ("GITHUB_JOB", "deploy"),
+        ("RUNNER_NAME", "r1"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let entropy = Entropy {
+        seed: 5,
+        nonce: "00000000000000aa".into(),
+    };
+    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+    let mut seen = vec![step(&mut op, json!({"kind": "start", "now": T}))];
+    let write = step(
+        &mut op,
+        json!({"kind": "reply", "now": T + 10, "reply": {"kind": "file", "sha": "s5", "content": incident_state(5)}}),
+    );
+    assert_eq!(write["kind"], "writeFile", "{write}");
+    let doc: Value = serde_json::from_str(write["content"].as_str().unwrap()).unwrap();
+    assert_eq!(doc["queue"], json!([]), "the write removes its own entry");
+    assert!(
+        doc["holders"].as_array().unwrap().is_empty(),
+        "and admits nobody"
+    );
+    seen.push(write);
+    let mut next = step(
+        &mut op,
+        json!({"kind": "reply", "now": T + 20, "reply": {"kind": "http", "status": 502, "message": "Server Error"}}),
+    );
+    let mut now = T + 20;
+    for _ in 0..500 {
+        seen.push(next.clone());
+        next = match next["kind"].as_str().unwrap() {
+            "finish" => return seen,
+            "sleep" => {
+                now = now.max(next["untilMs"].as_u64().unwrap());
+                step(&mut op, json!({"kind": "timer", "now": now}))
+            }
+            _ => {
+                now += 10;
+                step(
+                    &mut op,
+                    json!({"kind": "reply", "now": now, "reply": after_write(now)}),
+                )
+            }
+        };
+    }
+    panic!("acquire never finished: {seen:?}");
+}
+
+/// Acquire during an incident removes its own queue entry first; when that removal cannot be
+/// confirmed (its write answered 502, and every read after fails until the deadline passes) it
+/// finishes `incident-cleanup-failed`, naming the incident, never `incident`.
+#[test]
+fn acquire_in_an_incident_whose_queue_removal_is_unconfirmed_finishes_cleanup_failed() {
+    let seen = acquire_in_an_incident(
+        |_| json!({"kind": "http", "status": 503, "message": "Service Unavailable"}),
+    );
+    let done = seen.last().unwrap();
+    let o = &done["outcome"];
+    assert_eq!(o["result"], "incident-cleanup-failed", "{done}");
+    assert_eq!(o["success"], false);
+    assert_eq!(o["acquired"], false);
+    assert_eq!(o["error"]["code"], "incident-cleanup-failed", "{done}");
+    assert_eq!(o["lifecycle"]["incidentId"], "deploy-incident-3", "{done}");
+    // It tried to read again (it never took the 502 as a removal), and wrote only once.
+    let reads = seen.iter().filter(|c| c["kind"] == "readFile").count();
+    let writes = seen.iter().filter(|c| c["kind"] == "writeFile").count();
+    assert!(reads >= 2, "{seen:?}");
+    assert_eq!(writes, 1, "{seen:?}");
+
+    // The control: the re-read shows its entry gone (the 502 was applied). It confirms that
+    // absence with a compare-and-swap of the version it read, then finishes `incident`.
+    let gone = {
+        let mut s: Value = serde_json::from_str(&incident_state(6)).unwrap();
+        s["queue"] = json!([]);
+        format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+    };
+    let answers = std::cell::Cell::new(0);
+    let seen = acquire_in_an_incident(|_| {
+        answers.set(answers.get() + 1);
+        if answers.get() == 1 {
+            json!({"kind": "file", "sha": "s6", "content": gone})
+        } else {
+            json!({"kind": "written", "sha": "s7"})
+        }
+    });
+    let done = seen.last().unwrap();
+    assert_eq!(done["outcome"]["result"], "incident", "{seen:?}");
+    assert_eq!(
+        done["outcome"]["lifecycle"]["incidentId"],
+        "deploy-incident-3"
+    );
+}

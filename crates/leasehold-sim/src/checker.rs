@@ -57,7 +57,7 @@ pub struct Setup {
     pub initial: LockState,
     /// A pool seed's pool, for invariants 17 to 21 (FIFO, 7, is then the pool's own rule).
     pub pool: Option<crate::pool::PoolBooks>,
-    /// A lifecycle seed: invariants 22 to 25, and schema 2 allowed.
+    /// A lifecycle seed: invariants 22 to 26, and schema 2 allowed.
     pub lifecycle: bool,
     /// In a lifecycle seed, the holder ids whose release reports a confirmed cleanup (what the
     /// checker reads a release's verdict by: any other report, an expiry, the post step's
@@ -80,6 +80,8 @@ pub enum Feed<'a> {
         holder_id: &'a str,
         nonce: &'a str,
         reaper: bool,
+        /// A simulated operator's run (`recover`, `recover-incident`), and what it was told.
+        operator: Option<&'a crate::lifecycle::OperatorAct>,
         clock: Clock,
         kill_grace_ms: Millis,
     },
@@ -202,7 +204,7 @@ pub struct Tally {
     pub expiry_max_slack_ms: u64,
     pub reapable_removed: u64,
     pub max_reap_wait_permille: u64,
-    /// What the lifecycle's checks saw (invariants 22 to 25).
+    /// What the lifecycle's checks saw (invariants 22 to 26).
     pub lifecycle: crate::report::LifecycleCounters,
 }
 
@@ -234,8 +236,8 @@ struct Attempt {
     holder_id: String,
     nonce: String,
     reaper: bool,
-    /// An operator's run (`recover`), not a job's.
-    operator: bool,
+    /// An operator's run (`recover`, `recover-incident`), not a job's: what it was told.
+    operator: Option<crate::lifecycle::OperatorAct>,
     clock: Clock,
     kill_grace_ms: Millis,
     stage: Stage,
@@ -357,6 +359,7 @@ impl Checker {
                 holder_id,
                 nonce,
                 reaper,
+                operator,
                 clock,
                 kill_grace_ms,
             } => {
@@ -371,7 +374,7 @@ impl Checker {
                     holder_id: holder_id.into(),
                     nonce: nonce.into(),
                     reaper,
-                    operator: false,
+                    operator: operator.cloned(),
                     clock,
                     kill_grace_ms,
                     stage: Stage::NotStarted,
@@ -418,7 +421,9 @@ impl Checker {
                     OperationKind::Acquire => Stage::Acquire,
                     OperationKind::Release => Stage::Release,
                     OperationKind::Cleanup => Stage::Cleanup,
-                    OperationKind::Reap | OperationKind::ReportUsage => Stage::Reap,
+                    OperationKind::Reap | OperationKind::ReportUsage | OperationKind::Recover => {
+                        Stage::Reap
+                    }
                     OperationKind::Renew | OperationKind::Status => Stage::Hold,
                     // Claims are not simulated yet: no client starts one.
                     _ => Stage::Hold,
@@ -943,7 +948,7 @@ impl Checker {
             }
         }
 
-        // 22 to 25: the lifecycle's rules (crate::lifecycle).
+        // 22 to 26: the lifecycle's rules (crate::lifecycle).
         if self.setup.lifecycle {
             let completed = |run_id: u64, attempt: u32| {
                 self.attempts
@@ -953,11 +958,13 @@ impl Checker {
             };
             let w = self.history[v].write;
             let writer = match w.map(|w| (w, &self.attempts[self.writes[w].client])) {
+                Some((_, a)) if a.operator.is_some() => {
+                    crate::lifecycle::Writer::Operator(a.operator.as_ref().expect("an operator"))
+                }
                 Some((w, a)) if a.reaper => crate::lifecycle::Writer::Reaper {
                     sent_at: self.writes[w].sent_at,
                     completed: &completed,
                 },
-                Some((_, a)) if a.operator => crate::lifecycle::Writer::Operator,
                 _ => crate::lifecycle::Writer::Job,
             };
             let mut seen = std::mem::take(&mut self.tally.lifecycle);
@@ -1642,6 +1649,7 @@ mod tests {
                 holder_id: &holder_id,
                 nonce: &nonce,
                 reaper: false,
+                operator: None,
                 clock,
                 kill_grace_ms: GRACE,
             };
@@ -1662,6 +1670,7 @@ mod tests {
                 holder_id: &holder_id,
                 nonce: &nonce_of(client),
                 reaper: true,
+                operator: None,
                 clock,
                 kill_grace_ms: 0,
             };

@@ -481,7 +481,7 @@
 //!     held to 12 as well, from the same proven leases.) *Where:* `check_work`, on every work
 //!     exit, proven lease, move of its keys by another agent, and at the seed's end.
 //!
-//! ### The lifecycle after release (invariants 22–25)
+//! ### The lifecycle after release (invariants 22–26)
 //!
 //! One seed in three that has a config file and is no pool turns the lock's lifecycle on
 //! (`lifecycle.rs`, [`lifecycle::LifecycleParams`], drawn on a generator of its own, so every
@@ -499,8 +499,21 @@
 //! report was invalid on purpose fails its step by design (`report-degraded`) and counts for
 //! liveness when it left (`released`, `queue-cleaned`, `noop`); a valid report never degrades.
 //! An acquire ending `incident` is excused where a run reports blocked (nobody is admitted
-//! until an operator recovers: the simulation runs no operator yet, so the incident stands to
-//! the seed's end). A crashed job is left to nobody only where a reaper watches (an expired
+//! until an operator recovers it).
+//!
+//! **The operator** (`client/operator.rs`). In every lifecycle seed an operator looks at the
+//! lock every 1 to 5 minutes (on a generator of its own, so a seed's other draws are what they
+//! were until it starts a run), as a person reading `status` would: with a quarantine there,
+//! one look in two runs `recover` with that quarantine's exact `reservation-id` and
+//! `resource-safe: true`; with an incident standing, one look in two runs `recover-incident`
+//! with `confirmed: true`, naming the incident (three in eight) or not. One try in eight gets
+//! a wrong id (the one read, `-stale` appended) and one in eight no confirmation: the core must
+//! refuse those (`no-such-reservation`, `no-such-incident`, `unconfirmed`), write nothing and
+//! finish failed (checked by the driver at its finish; a try whose quarantine was reclaimed or
+//! recovered between the look and the run may fail `no-such-reservation` too, excused for
+//! liveness). Each try is a run of its own (run ids from 97000, job `recover`, its own runner
+//! and clock) through the same driver loop and faults as every job, never rerun. The looks stop
+//! once no job is left and the lock keeps no quarantine and no incident. A crashed job is left to nobody only where a reaper watches (an expired
 //! holding becomes a quarantine that only the reaper or an operator frees), and never in a
 //! seed with a blocked report (the incident stops expiry and the reaper alike). The expiry sweep
 //! may meet quarantines (it then times out once no abandoned holding is left) or the incident.
@@ -519,7 +532,7 @@
 //!     holder finishing, not an admission: the core allows it (seed 314) and the checker does
 //!     too, a choice for the core's owner to confirm.
 //! 24. **A quarantine leaves only on recovery, reclaim or proof.** A quarantine of the previous
-//!     version that is gone was removed by an operator's write (`recover`), by a reaper's write
+//!     version that is gone was removed by an operator's write (`recover`, held to 26), by a reaper's write
 //!     sent after GitHub's view had its run attempt completed (the reaper's proof), or by a
 //!     job's write that grants a holding, in the same write, to a waiter on the quarantine's
 //!     own runner (each such waiter reclaims one quarantine).
@@ -529,13 +542,30 @@
 //!     cooldown above 0 that the version it replaced records (schema 2), leaves a cooldown of
 //!     that holding in the version it commits (one freed in the very write that made it would
 //!     never show).
+//! 26. **An operator's recovery does only what it was told and confirmed.** A version written
+//!     by an operator's run that had to be refused (a wrong id, no confirmation) is a breach;
+//!     a quarantine that leaves by an operator's write was named by that write's `recover`
+//!     with `resource-safe: true`, and the version keeps a cooldown of the same holding (holder
+//!     id and fence); an incident of the previous version that is gone was ended by an
+//!     operator's `recover-incident` with `confirmed: true` naming it or none (no other write
+//!     ends one). The write that ends an incident admits as a job's does: a quarantine it frees
+//!     is judged as a job's reclaim (24), and its admissions as a job's (23 no longer applies).
+//!     *Where:* `lifecycle::check`, from `on_commit`; the refused run's finish in
+//!     `client/operator.rs`.
 //!
 //! Counted in the report's `lifecycle:` line: the cooldowns and quarantines that appeared in
 //! committed versions and how they left (ended, reclaimed on their runner, recovered), the
 //! incidents raised, and the releases whose report degraded. `--seeds 100000` on this branch:
 //! the lifecycle on in 21,791 seeds; cooldowns 23,736 (ended 15,126), quarantines 30,326
 //! (reclaimed on their runner 5,841, recovered by the reaper 730); incidents 4,420; releases
-//! with a degraded report 14,976; no violation.
+//! with a degraded report 14,976; no violation (before the operator). The `operator:` line
+//! counts its runs: `recover` and how many recovered, `recover-incident` and how many ended the
+//! incident, the admissions once an incident had ended, the tries told a wrong id or no
+//! confirmation (all refused), and other failures. `--seeds 20000` with the operator: the
+//! lifecycle on in 4,366 seeds; quarantines 6,236 (reclaimed 1,139, recovered 5,018, by the
+//! operator or the reaper); incidents 906 (ended 902); operator: recover 6,502 (recovered
+//! 4,941), recover-incident 1,187 (ended 900; admissions after an end 50), wrong id or
+//! unconfirmed 1,826, other failures 18; no violation.
 //!
 //! ## Core defects found, and fixed
 //!
@@ -543,6 +573,12 @@
 //! found in the core, all fixed (seeds are those of the model and core at the time; they move
 //! whenever either changes):
 //!
+//! * `carried-release-local-clock` (invariant 25; seeds 3242, 3988, 4724, 4876 on d76b3a5): a
+//!   release on the version acquire carried (no read, so no dated answer yet) estimated
+//!   GitHub's clock as its own local clock, and under the lifecycle swept cooldowns by it: a job
+//!   whose clock was behind freed a cooldown up to 70 s before its `endsAt`. Fixed: a carried
+//!   version of schema 2 is not used (the release reads first); `tests/lifecycle.rs` in the
+//!   core checks it.
 //! * `lease-clock-from-late-answer` (invariants 4 and 5): the engine estimated GitHub's clock
 //!   from the `date` of the answer it was processing as if the answer were fresh. A process
 //!   paused between GitHub answering and the core seeing the answer got an estimate late by the
@@ -647,6 +683,8 @@
 //! | `admit-during-incident`: waiters are admitted while the incident stands | core, `admission/lifecycle.rs` | 23 no admission in an incident | 266 |
 //! | `reclaim-any-runner`: a quarantine is reclaimed by the first waiter, on any runner | core, `admission/lifecycle.rs` | 24 quarantine release | 63 |
 //! | `cooldown-ignores-end`: the sweep frees every cooldown, ended or not | core, `admission/lifecycle.rs` | 25 cooldown end | 4 |
+//! | `recover-frees-quarantine`: an operator's recovery frees the quarantine outright, no cooldown | core, `ops/recover.rs` | 26 operator recovery | 13 |
+//! | `recover-incident-unconfirmed`: recover-incident goes ahead without `confirmed: true` | core, `ops/recover.rs` | 26 operator recovery | 38 |
 //!
 //! (Seeds to first catch as measured with the lifecycle seeds, `--recall`; the lifecycle
 //! changed some seeds' draws, so the earlier bugs' figures moved with it. Core of 783fe46,

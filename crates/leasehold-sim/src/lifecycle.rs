@@ -1,7 +1,7 @@
 //! The resource lifecycle after release (docs/lifecycle.md) in the simulation: which seeds turn
 //! it on and how (drawn on a generator of their own, so every other draw of a seed is what it
 //! was without it), the cleanup report each run's release gives, and the checker's own reading
-//! of the rules, invariants 22 to 25 (crate docs): it is fed the versions before and after a
+//! of the rules, invariants 22 to 26 (crate docs): it is fed the versions before and after a
 //! commit and who wrote it, and never calls the core's lifecycle code.
 
 use leasehold_core::lifecycle::{ReservationKind, LIFECYCLE_SCHEMA};
@@ -151,6 +151,53 @@ impl LifecycleParams {
     }
 }
 
+/// What a simulated operator's run was told to do (`recover` or `recover-incident`), from a
+/// state it read: sometimes with a wrong id or without the confirmation, which the core must
+/// refuse without writing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OperatorAct {
+    /// `operation: recover`, this `reservation-id`, `resource-safe` as given.
+    Quarantine { id: String, confirmed: bool },
+    /// `operation: recover-incident`, this `incident-id` or none, `confirmed` as given.
+    Incident { id: Option<String>, confirmed: bool },
+}
+
+/// The suffix a wrong id gets: no id the core makes ends with it.
+pub const WRONG_ID: &str = "-stale";
+
+impl OperatorAct {
+    /// The operation's inputs.
+    pub fn inputs(&self) -> Vec<(&'static str, String)> {
+        match self {
+            OperatorAct::Quarantine { id, confirmed } => vec![
+                ("operation", "recover".into()),
+                ("reservation-id", id.clone()),
+                ("resource-safe", confirmed.to_string()),
+            ],
+            OperatorAct::Incident { id, confirmed } => {
+                let mut v = vec![
+                    ("operation", "recover-incident".into()),
+                    ("confirmed", confirmed.to_string()),
+                ];
+                if let Some(id) = id {
+                    v.push(("incident-id", id.clone()));
+                }
+                v
+            }
+        }
+    }
+
+    /// Whether the core must refuse it whatever the state: unconfirmed, or a wrong id.
+    pub fn refused(&self) -> bool {
+        match self {
+            OperatorAct::Quarantine { id, confirmed } => !confirmed || id.ends_with(WRONG_ID),
+            OperatorAct::Incident { id, confirmed } => {
+                !confirmed || id.as_ref().is_some_and(|i| i.ends_with(WRONG_ID))
+            }
+        }
+    }
+}
+
 /// Who wrote a version, as far as the lifecycle's rules care.
 pub enum Writer<'a> {
     /// A job's operation (acquire, release, renew, the post step's cleanup).
@@ -161,8 +208,8 @@ pub enum Writer<'a> {
         sent_at: Millis,
         completed: &'a dyn Fn(u64, u32) -> Option<Millis>,
     },
-    /// An operator's `recover` or `recover-incident`.
-    Operator,
+    /// An operator's `recover` or `recover-incident`, as it was told.
+    Operator(&'a OperatorAct),
 }
 
 /// What one commit is checked with.
@@ -201,7 +248,7 @@ fn short(holder_id: &str) -> &str {
     holder_id.rsplit_once(':').map_or(holder_id, |(_, s)| s)
 }
 
-/// Invariants 22 to 25 over one commit; what it saw is added to `seen`.
+/// Invariants 22 to 26 over one commit; what it saw is added to `seen`.
 pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, String)> {
     let (v, prev, state) = (c.v, c.prev, c.state);
     let mut problems = Vec::new();
@@ -220,6 +267,42 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
     }
     if state.incident.is_some() && prev.incident.is_none() {
         seen.incidents += 1;
+    }
+    // 26: an operator's write that must be refused commits nothing ...
+    if let Writer::Operator(act) = &c.writer {
+        if act.refused() {
+            problems.push((
+                Invariant::OperatorRecovery,
+                format!("version {v} was written by a recovery the core must refuse ({act:?})"),
+            ));
+        }
+    }
+    // ... and an incident ends only by a confirmed recover-incident naming it or none.
+    if let Some(i) = &prev.incident {
+        if state.incident.as_ref().is_none_or(|s| s.id != i.id) {
+            match &c.writer {
+                Writer::Operator(OperatorAct::Incident {
+                    id,
+                    confirmed: true,
+                }) if id.as_ref().is_none_or(|id| *id == i.id) => {
+                    seen.incidents_ended += 1;
+                }
+                Writer::Operator(act) => problems.push((
+                    Invariant::OperatorRecovery,
+                    format!(
+                        "version {v} ended incident {} by an operator told {act:?}",
+                        i.id
+                    ),
+                )),
+                _ => problems.push((
+                    Invariant::OperatorRecovery,
+                    format!(
+                        "version {v} ended incident {} without an operator's recover-incident",
+                        i.id
+                    ),
+                )),
+            }
+        }
     }
     // 22: holders and reservations together within the capacity.
     let taken = state.holders.len() + state.reservations.len();
@@ -241,6 +324,13 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
         ));
     }
     let grants = granted(prev, state);
+    // Admissions resume once an incident has ended (in the write that ends it, or later).
+    if state.incident.is_none() && seen.incidents_ended > 0 {
+        seen.operator.admitted_after_end += grants
+            .iter()
+            .filter(|h| !prev.holders.iter().any(|p| p.holder_id == h.holder_id))
+            .count() as u64;
+    }
     // 23: nobody admitted while an incident stands (a write that ends it may admit). A rerun
     //     taking over its own holder id's holding is that holder finishing, not an admission.
     if let Some(incident) = &state.incident {
@@ -273,9 +363,33 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
         // A recovery turns it into a cooldown (none with a cooldown of 0, or one already
         // over); only an operator's write or the reaper's, on proof, may.
         let how = match &c.writer {
-            Writer::Operator => {
-                seen.recovered += 1;
+            // 26: an operator's recovery names it, confirmed, and keeps the slot as a cooldown
+            //     of the same holding.
+            Writer::Operator(OperatorAct::Quarantine {
+                id,
+                confirmed: true,
+            }) if *id == q.id => {
+                let cooled = state.reservations.iter().any(|r| {
+                    r.kind == ReservationKind::Cooldown
+                        && r.holder_id == q.holder_id
+                        && r.fence == q.fence
+                });
+                if cooled {
+                    seen.recovered += 1;
+                } else {
+                    problems.push((
+                        Invariant::OperatorRecovery,
+                        format!(
+                            "version {v}: the recovery of quarantine {} of {} left no cooldown of its holding",
+                            q.id,
+                            short(&q.holder_id)
+                        ),
+                    ));
+                }
                 Ok("recovered")
+            }
+            Writer::Operator(act @ OperatorAct::Quarantine { .. }) => {
+                Err(format!("an operator told {act:?} freed it"))
             }
             Writer::Reaper { sent_at, completed } => match completed(q.run.run_id, q.run.run_attempt) {
                 Some(done) if done <= *sent_at => {
@@ -291,7 +405,8 @@ pub fn check(c: &Commit<'_>, seen: &mut LifecycleCounters) -> Vec<(Invariant, St
                     q.run.run_id, q.run.run_attempt
                 )),
             },
-            Writer::Job => {
+            // The write that ends an incident admits as a job's does (a reclaim included).
+            Writer::Job | Writer::Operator(OperatorAct::Incident { .. }) => {
                 let runner = q.run.runner_name.as_str();
                 match reclaimers
                     .iter()

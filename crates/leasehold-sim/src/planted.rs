@@ -70,10 +70,16 @@ pub enum PlantedBug {
     ReclaimAnyRunner,
     /// core (`admission/lifecycle.rs`, `sweep`): every cooldown is freed, ended or not.
     CooldownIgnoresEnd,
+    /// core (`ops/recover.rs`, `quarantine`): an operator's recovery frees the quarantine
+    /// outright instead of turning it into a cooldown.
+    RecoverFreesQuarantine,
+    /// core (`ops/recover.rs`, `start`): recover-incident ends the incident without
+    /// `confirmed: true`.
+    RecoverIncidentUnconfirmed,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 24] = [
+    pub const ALL: [PlantedBug; 26] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -98,6 +104,8 @@ impl PlantedBug {
         PlantedBug::AdmitDuringIncident,
         PlantedBug::ReclaimAnyRunner,
         PlantedBug::CooldownIgnoresEnd,
+        PlantedBug::RecoverFreesQuarantine,
+        PlantedBug::RecoverIncidentUnconfirmed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -126,6 +134,8 @@ impl PlantedBug {
             PlantedBug::AdmitDuringIncident => "admit-during-incident",
             PlantedBug::ReclaimAnyRunner => "reclaim-any-runner",
             PlantedBug::CooldownIgnoresEnd => "cooldown-ignores-end",
+            PlantedBug::RecoverFreesQuarantine => "recover-frees-quarantine",
+            PlantedBug::RecoverIncidentUnconfirmed => "recover-incident-unconfirmed",
         }
     }
 
@@ -164,6 +174,8 @@ impl PlantedBug {
             }
             PlantedBug::ReclaimAnyRunner => "core: admission/lifecycle.rs, reclaim",
             PlantedBug::CooldownIgnoresEnd => "core: admission/lifecycle.rs, sweep",
+            PlantedBug::RecoverFreesQuarantine => "core: ops/recover.rs, quarantine",
+            PlantedBug::RecoverIncidentUnconfirmed => "core: ops/recover.rs, start",
         }
     }
 
@@ -209,6 +221,8 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::AdmitDuringIncident => Some(Bug::AdmitDuringIncident),
             PlantedBug::ReclaimAnyRunner => Some(Bug::ReclaimAnyRunner),
             PlantedBug::CooldownIgnoresEnd => Some(Bug::CooldownIgnoresEnd),
+            PlantedBug::RecoverFreesQuarantine => Some(Bug::RecoverFreesQuarantine),
+            PlantedBug::RecoverIncidentUnconfirmed => Some(Bug::RecoverIncidentUnconfirmed),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -345,8 +345,14 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let l = &c.lifecycle;
     let _ = writeln!(
         s,
-        "lifecycle: on in {} seeds; reservations committed: cooldowns {} (ended {}), quarantines {} (reclaimed on their runner {}, recovered {}); incidents {}; releases with a degraded report {}",
-        l.seeds, l.cooldowns, l.cooldowns_ended, l.quarantines, l.reclaimed, l.recovered, l.incidents, l.degraded
+        "lifecycle: on in {} seeds; reservations committed: cooldowns {} (ended {}), quarantines {} (reclaimed on their runner {}, recovered {}); incidents {} (ended {}); releases with a degraded report {}",
+        l.seeds, l.cooldowns, l.cooldowns_ended, l.quarantines, l.reclaimed, l.recovered, l.incidents, l.incidents_ended, l.degraded
+    );
+    let o = &l.operator;
+    let _ = writeln!(
+        s,
+        "operator: recover {} (recovered {}), recover-incident {} (incident-recovered {}; admissions after an incident ended {}); told a wrong id or no confirmation {} (all refused, nothing written); other failures {}",
+        o.recover, o.recovered, o.recover_incident, o.incident_recovered, o.admitted_after_end, o.refused, o.failed
     );
     let _ = writeln!(
         s,
@@ -503,6 +509,10 @@ pub struct LifecycleCounters {
     pub reclaimed: u64,
     pub recovered: u64,
     pub incidents: u64,
+    /// Incidents ended by an operator's confirmed recover-incident.
+    pub incidents_ended: u64,
+    /// The simulated operator's runs (driver side): started, and how they finished.
+    pub operator: OperatorCounters,
     /// Releases that finished with `report-degraded` (their run gave an invalid report).
     pub degraded: u64,
 }
@@ -516,6 +526,37 @@ impl LifecycleCounters {
         self.reclaimed += o.reclaimed;
         self.recovered += o.recovered;
         self.incidents += o.incidents;
+        self.incidents_ended += o.incidents_ended;
+        self.operator.add(&o.operator);
         self.degraded += o.degraded;
+    }
+}
+
+/// What the simulated operator did: its runs, by what it was told and how they finished.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperatorCounters {
+    /// `recover` runs, and those that finished `recovered`.
+    pub recover: u64,
+    pub recovered: u64,
+    /// `recover-incident` runs, and those that finished `incident-recovered`.
+    pub recover_incident: u64,
+    pub incident_recovered: u64,
+    /// Runs told a wrong id or no confirmation (each must finish failed, having written
+    /// nothing), and the other runs that failed (the quarantine was reclaimed meanwhile, faults).
+    pub refused: u64,
+    pub failed: u64,
+    /// Admissions after an incident ended (in the write that ended it, or later).
+    pub admitted_after_end: u64,
+}
+
+impl OperatorCounters {
+    pub fn add(&mut self, o: &OperatorCounters) {
+        self.recover += o.recover;
+        self.recovered += o.recovered;
+        self.recover_incident += o.recover_incident;
+        self.incident_recovered += o.incident_recovered;
+        self.refused += o.refused;
+        self.failed += o.failed;
+        self.admitted_after_end += o.admitted_after_end;
     }
 }

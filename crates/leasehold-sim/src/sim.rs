@@ -159,6 +159,11 @@ impl Sim {
         if let Some(r) = w.params.reaper.clone() {
             w.queue.push(T0 + r.first_ms, Ev::ReapTick(0));
         }
+        if w.params.lifecycle.is_some() {
+            let (lo, hi) = crate::client::operator::OPERATOR_LOOK_MS;
+            let at = T0 + w.operator_rng.between(lo, hi);
+            w.queue.push(at, Ev::OperatorTick(0));
+        }
         w.counters.seeds = 1;
         w.counters.leased_seeds = u64::from(w.params.lease.is_some());
         w.counters.pool_seeds = u64::from(w.params.pool.is_some());
@@ -248,8 +253,11 @@ impl Sim {
         r.reapable_removed += t.reapable_removed;
         r.max_reap_wait_permille = t.max_reap_wait_permille;
         let degraded = w.counters.lifecycle.degraded;
+        let mut operator = w.counters.lifecycle.operator.clone();
+        operator.admitted_after_end = t.lifecycle.operator.admitted_after_end;
         w.counters.lifecycle = t.lifecycle.clone();
         w.counters.lifecycle.degraded = degraded;
+        w.counters.lifecycle.operator = operator;
         w.counters.lifecycle.seeds = u64::from(w.params.lifecycle.is_some());
         if let (Some(v), Some(t)) = (&w.violation, w.trace.as_mut()) {
             let _ = writeln!(t, "{}", v.line());

@@ -95,6 +95,10 @@ pub enum Invariant {
     QuarantineRelease,
     /// 25: a cooldown frees its slot no earlier than its end, by GitHub's clock.
     CooldownEnd,
+    /// 26: an operator's recovery does only what it was told and confirmed: a quarantine it
+    /// names becomes a cooldown of the same holding, an incident ends only by a confirmed
+    /// recover-incident, and a recovery that must be refused commits nothing.
+    OperatorRecovery,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -128,6 +132,7 @@ impl Invariant {
             Invariant::IncidentAdmission => "23 no admission in an incident",
             Invariant::QuarantineRelease => "24 quarantine release",
             Invariant::CooldownEnd => "25 cooldown end",
+            Invariant::OperatorRecovery => "26 operator recovery",
             Invariant::Protocol => "protocol",
         }
     }

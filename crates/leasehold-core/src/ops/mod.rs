@@ -324,6 +324,8 @@ impl Operation {
                 let carried = s.carried.take();
                 let mut engine = Engine::new(ReleasePlanner::new(s), target, entropy.seed)
                     .with_min_revision(min_revision);
+                // Only a plain lock's version is carried this far (`store::carry::timeless`):
+                // one under the lifecycle or a pool is read first, for GitHub's clock.
                 if let Some(carried) = carried {
                     let (sha, doc) = *carried;
                     engine = engine.with_carried(sha, doc);

@@ -187,6 +187,10 @@ impl RecoverPlanner {
         let mut doc = st.clone();
         let cooldown =
             super::lifecycle::cool_down(&mut doc, id, &lifecycle, ctx.server_now, "recover");
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::RecoverFreesQuarantine) {
+            doc.reservations.retain(|r| r.id != cooldown);
+        }
         ctx.info(format!(
             "turning the quarantine {id} of {} into the cooldown {cooldown} of {seconds} s",
             self.s.lock
@@ -259,6 +263,12 @@ impl Planner for RecoverPlanner {
     }
 
     fn start(&mut self, _now: Millis) -> Option<Outcome> {
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::RecoverIncidentUnconfirmed)
+            && matches!(self.s.recovery, Recovery::Incident { .. })
+        {
+            return None;
+        }
         if self.s.confirmed {
             return None;
         }

@@ -113,6 +113,9 @@ pub struct Run {
     /// A pool's usage reporter instead (a run of its own, like the reaper's: never rerun, not a
     /// job of the lock): the index of the reading it reports with `report-usage`.
     pub usage: Option<usize>,
+    /// A lifecycle seed's operator instead (a run of its own, like the reaper's): what it
+    /// recovers, as it read the lock.
+    pub operator: Option<crate::lifecycle::OperatorAct>,
 }
 
 impl Run {
@@ -128,6 +131,7 @@ impl Run {
             sweep: None,
             reaper,
             usage: None,
+            operator: None,
         }
     }
 }

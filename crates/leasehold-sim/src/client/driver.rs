@@ -6,8 +6,8 @@
 
 use leasehold_core::guard::Phase;
 use leasehold_core::{
-    Call, Command, Entropy, Event, Operation, OperationKind, Outcome, Reply, ResultWord,
-    SleepReason,
+    Call, Command, Entropy, Event, FailureCode, Operation, OperationKind, Outcome, Reply,
+    ResultWord, SleepReason,
 };
 
 use crate::checker::Feed;
@@ -53,6 +53,13 @@ impl Env<'_> {
             cl.stage = Stage::Reap;
             self.world.counters.usage_reports += 1;
             self.log(|w| format!("{} ReportUsage starts", w.who(c)));
+            let now = self.clients[c].clock.local(self.now);
+            return self.feed(c, Event::Start { now });
+        }
+        if kind == OperationKind::Recover {
+            // An operator's one operation: a run of its own, as a reap is.
+            cl.stage = Stage::Reap;
+            self.log(|w| format!("{} Recover starts", w.who(c)));
             let now = self.clients[c].clock.local(self.now);
             return self.feed(c, Event::Start { now });
         }
@@ -397,6 +404,7 @@ impl Env<'_> {
             Stage::Hold => "renew",
             Stage::Release => "release",
             Stage::Reap if self.runs[self.clients[c].run].usage.is_some() => "report-usage",
+            Stage::Reap if self.runs[self.clients[c].run].operator.is_some() => "recover",
             Stage::Reap => "reap",
             _ => "cleanup",
         };
@@ -471,6 +479,21 @@ impl Env<'_> {
                         ResultWord::Released | ResultWord::QueueCleaned | ResultWord::Noop
                     )
             }
+            // An operator's recovery fails by design when told a wrong id or no confirmation,
+            // and when what it read is gone by the time it runs (reclaimed, recovered by the
+            // reaper or another of its runs).
+            Stage::Reap => self.runs[self.clients[c].run]
+                .operator
+                .as_ref()
+                .is_some_and(|act| {
+                    act.refused()
+                        || outcome.error.as_ref().is_some_and(|e| {
+                            matches!(
+                                e.code,
+                                FailureCode::NoSuchReservation | FailureCode::NoSuchIncident
+                            )
+                        })
+                }),
             _ => false,
         };
         if outcome
@@ -574,6 +597,11 @@ impl Env<'_> {
                 self.job_ended(c, released || removed);
             }
             Stage::Hold => self.renewal_finished(c, outcome),
+            Stage::Reap if self.runs[self.clients[c].run].operator.is_some() => {
+                self.operator_finished(c, &outcome);
+                self.clients[c].stage = Stage::Done;
+                self.job_ended(c, outcome.success);
+            }
             Stage::Reap if self.runs[self.clients[c].run].usage.is_some() => {
                 self.clients[c].stage = Stage::Done;
                 self.job_ended(c, outcome.success);

@@ -128,7 +128,9 @@ impl Env<'_> {
         put("GITHUB_RUN_ATTEMPT", cl.attempt.to_string());
         put(
             "GITHUB_JOB",
-            if cl.is_reaper() {
+            if run.operator.is_some() {
+                "recover".into()
+            } else if cl.is_reaper() {
                 "reap".into()
             } else {
                 "build".into()
@@ -220,6 +222,11 @@ impl Env<'_> {
                 let reading = run.usage.and_then(|i| pool?.readings.get(i));
                 for (k, v) in reading.map(|r| r.inputs()).unwrap_or_default() {
                     put(&k, v);
+                }
+            }
+            OperationKind::Recover => {
+                for (k, v) in run.operator.iter().flat_map(|a| a.inputs()) {
+                    put(k, v);
                 }
             }
             // Nobody runs status.

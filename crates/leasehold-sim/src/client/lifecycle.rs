@@ -84,7 +84,9 @@ impl Env<'_> {
             attempt,
             holder_id: &cl.holder_id,
             nonce: &cl.nonce,
-            reaper: r.reaper,
+            // An operator's writes are judged as an operator's (never by the reaper's proof).
+            reaper: r.reaper && r.operator.is_none(),
+            operator: r.operator.as_ref(),
             clock,
             kill_grace_ms,
         };
@@ -136,6 +138,9 @@ impl Env<'_> {
                 });
                 if self.runs[self.clients[c].run].usage.is_some() {
                     return self.start_op(c, OperationKind::ReportUsage);
+                }
+                if self.runs[self.clients[c].run].operator.is_some() {
+                    return self.start_op(c, OperationKind::Recover);
                 }
                 if self.clients[c].is_reaper() {
                     return self.start_op(c, OperationKind::Reap);
@@ -234,6 +239,7 @@ impl Env<'_> {
             }
             Ev::SweepStart => self.start_sweep(),
             Ev::ReapTick(k) => self.reap_tick(k),
+            Ev::OperatorTick(k) => self.operator_tick(k),
             Ev::DeclaredLost(run) => {
                 self.declare_lost(run);
                 // The run is rerun shortly after (an operator, or an automation that reruns

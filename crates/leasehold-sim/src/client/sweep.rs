@@ -176,6 +176,7 @@ impl Env<'_> {
             sweep: Some(limit),
             reaper: false,
             usage: None,
+            operator: None,
         });
         self.world.counters.runs += 1;
         self.world.counters.guard.sweeps += 1;

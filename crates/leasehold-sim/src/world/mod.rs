@@ -53,6 +53,8 @@ pub enum Ev {
     DeclaredLost(usize),
     /// The reaper's schedule fires (the tick's number).
     ReapTick(u64),
+    /// A lifecycle seed's operator looks at the lock (the look's number).
+    OperatorTick(u64),
 }
 
 struct Queued {
@@ -104,6 +106,9 @@ impl Queue {
     }
 }
 
+/// The generator of the operator's looks: apart from the seed's own.
+const OPERATOR_STREAM: u64 = 0x6f70_6572_6174_6f72;
+
 /// The scheduler's state: what every part of the model reads time, randomness and the seed's
 /// draws from, and where counters, the trace and the first violation go.
 pub struct World {
@@ -111,6 +116,9 @@ pub struct World {
     pub cfg: SimConfig,
     pub params: Params,
     pub rng: SimRng,
+    /// The operator's looks (`client/operator.rs`): a generator of their own, so a seed's
+    /// other draws are what they were until the operator starts a run.
+    pub operator_rng: SimRng,
     pub now: Millis,
     pub queue: Queue,
     pub counters: Counters,
@@ -131,6 +139,7 @@ impl World {
             cfg: cfg.clone(),
             params,
             rng,
+            operator_rng: SimRng::new(seed ^ OPERATOR_STREAM),
             now: T0,
             queue: Queue::default(),
             counters: Counters::default(),
