@@ -175,3 +175,42 @@ describe('the lock verbs against the emulator', () => {
     assert.equal(oneDocument(await cli(['status', '--lock', 'cli-e', '--json', '--human'], envOf(fresh())), 'status').status, 'usage');
   });
 });
+
+describe('the lifecycle verbs and statuses (docs/lifecycle.md) from the command line', () => {
+  // The exit codes only a lock under the lifecycle ends with: 19 a degraded cleanup report,
+  // 18 an acquire during the lock's incident, 22 a refused recovery; each by its table row.
+  let emu;
+  let run = 7600;
+  const config = `${JSON.stringify({ capacity: 2, lifecycle: { cooldownSeconds: 1 } })}\n`;
+  before(async () => {
+    emu = await startEmulator({ owner: 'octo', repo: 'app', tokens: ['test-token'], files: { 'locks/life.config.json': config } });
+  });
+  after(() => emu.close());
+  const envOf = (context) => ({ ...context, GITHUB_API_URL: emu.url, GITHUB_TOKEN: 'test-token' });
+  const fresh = () => jobContext({ runId: ++run });
+  const acquire = (c) => cli(['acquire', '--lock', 'life', '--timeout-minutes', '0', '--record-job-id', 'false'], envOf(c));
+
+  test('19 report-degraded, 18 incident, 22 recover-refused, 0 incident-recovered', async () => {
+    const a = fresh();
+    assert.equal(oneDocument(await acquire(a), 'acquire').status, 'acquired');
+    // A contradictory report (confirmed, yet blocked) still releases this holder, as a quarantine.
+    const degraded = oneDocument(await cli(['release', '--lock', 'life', '--cleanup', 'confirmed', '--health', 'blocked'], envOf(a)), 'release');
+    assert.equal(degraded.status, 'report-degraded');
+    assert.equal(degraded.exitCode, 19);
+
+    const b = fresh();
+    assert.equal(oneDocument(await acquire(b), 'acquire').status, 'acquired');
+    const blocked = oneDocument(await cli(['release', '--lock', 'life', '--cleanup', 'unknown', '--health', 'blocked'], envOf(b)), 'release');
+    assert.equal(blocked.exitCode, 0, JSON.stringify(blocked));
+    const incident = oneDocument(await acquire(fresh()), 'acquire');
+    assert.equal(incident.status, 'incident');
+    assert.equal(incident.exitCode, 18);
+
+    const refused = oneDocument(await cli(['recover', '--operation', 'recover', '--lock', 'life', '--reservation-id', 'q999', '--resource-safe'], envOf(fresh())), 'recover');
+    assert.equal(refused.status, 'recover-refused');
+    assert.equal(refused.exitCode, 22);
+    const ended = oneDocument(await cli(['recover', '--operation', 'recover-incident', '--lock', 'life', '--confirmed'], envOf(fresh())), 'recover');
+    assert.equal(ended.status, 'incident-recovered');
+    assert.equal(ended.exitCode, 0);
+  });
+});

@@ -151,10 +151,17 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     ok(out);
     assert.equal(out.outputs.result, 'acquired');
     const seen = emu.log.filter((e) => e.seq > seq).map((e) => `${e.method} ${e.path.replace('/repos/octo/app', '').replace(/\?.*/, '')} ${e.status}`);
-    assert.ok(seen.includes('PUT /contents/locks/first.json 404'), seen.join('\n'));
+    // The read's 404 names the missing ref, so the branch is made before the first write: no
+    // write is sent against a branch that does not exist (a write that still meets a missing
+    // branch creates it and sends the same write again: fixture
+    // acquire-first-use-write-finds-no-branch).
+    assert.ok(seen.includes('GET /contents/locks/first.json 404'), seen.join('\n'));
+    assert.ok(!seen.includes('PUT /contents/locks/first.json 404'), seen.join('\n'));
     const create = ['POST /git/trees 201', 'POST /git/commits 201', 'POST /git/refs 201'];
     assert.deepEqual(seen.filter((s) => s.startsWith('POST')), create);
     assert.equal(seen.at(-1), 'PUT /contents/locks/first.json 201');
+    const lockRepository = seen.filter((s) => !s.includes('/actions/'));
+    assert.ok(lockRepository.length <= 6, `first use in at most 6 requests: ${lockRepository.join(', ')}`);
   });
 
   // ---- docs/github-semantics.md#many-files-on-one-branch ----------------------------------
