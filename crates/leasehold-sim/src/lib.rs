@@ -577,8 +577,9 @@
 //!   release on the version acquire carried (no read, so no dated answer yet) estimated
 //!   GitHub's clock as its own local clock, and under the lifecycle swept cooldowns by it: a job
 //!   whose clock was behind freed a cooldown up to 70 s before its `endsAt`. Fixed: a carried
-//!   version of schema 2 is not used (the release reads first); `tests/lifecycle.rs` in the
-//!   core checks it.
+//!   version of schema 2, or of a pool, is not planned on (`store::carry::timeless`; the
+//!   release reads first); `tests/lifecycle.rs` and `store/carry.rs`'s tests in the core check
+//!   it.
 //! * `lease-clock-from-late-answer` (invariants 4 and 5): the engine estimated GitHub's clock
 //!   from the `date` of the answer it was processing as if the answer were fresh. A process
 //!   paused between GitHub answering and the core seeing the answer got an estimate late by the
