@@ -90,10 +90,12 @@ impl<P: Planner> Engine<P> {
         let removed = std::mem::take(&mut ctx.removed);
         match decision {
             Decision::Write { mut doc, action } => {
-                // Another job joined the lock less than a second ago: a crowd is arriving. Let
-                // it settle, then read again and plan on what is there by then
-                // (`policy::settle_delay` says when, and why only then).
-                if known.provenance == Provenance::Read {
+                // Another job joined the lock less than a second ago and this write joins it
+                // too: a crowd is arriving. Let it settle, then read again and plan on what is
+                // there by then (`policy::settle_delay` says when, and why only then). A write
+                // that frees or keeps a slot (a release, a renewal, a timeout) never waits for
+                // the crowd: it is what the crowd is waiting for.
+                if known.provenance == Provenance::Read && action.is_arrival() {
                     if let Some(delay) = settle_delay(
                         known.doc.last_change(),
                         &self.target.holder_id,

@@ -352,9 +352,11 @@ impl<P: Planner> Engine<P> {
         outcome.stats = self.stats.clone();
         if let Some(known) = &self.known {
             known.doc.report(&mut outcome);
-            if let (true, true, Some(sha)) =
-                (self.planner.carries(), self.in_file(), known.sha.as_deref())
-            {
+            if let (true, true, Some(sha)) = (
+                self.planner.carries(&known.doc),
+                self.in_file(),
+                known.sha.as_deref(),
+            ) {
                 outcome.carry = store::carry::encode(
                     &self.target.repository,
                     &self.target.state_branch,

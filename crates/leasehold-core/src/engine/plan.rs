@@ -156,9 +156,9 @@ pub trait Planner {
     fn probe_deadline(&self) -> Option<Millis> {
         self.retry_deadline()
     }
-    /// Whether the last version known is carried to the job's later steps when this operation
-    /// finishes (acquire's, so that release can write without reading first).
-    fn carries(&self) -> bool {
+    /// Whether the last version known, `doc`, is carried to the job's later steps when this
+    /// operation finishes (acquire's, so that release can write without reading first).
+    fn carries(&self, _doc: &Self::Doc) -> bool {
         false
     }
     /// A question to ask before the first read of the state (acquire looks up its job id).

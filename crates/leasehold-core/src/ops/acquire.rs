@@ -256,8 +256,8 @@ impl Planner for AcquirePlanner {
         true
     }
 
-    fn carries(&self) -> bool {
-        true
+    fn carries(&self, doc: &LockState) -> bool {
+        crate::store::carry::uncontended(doc)
     }
 
     fn start(&mut self, now: Millis) -> Option<Outcome> {

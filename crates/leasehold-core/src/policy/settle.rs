@@ -14,7 +14,7 @@
 use super::jitter::Rng;
 use super::limits::{MAX_BUSY_DEFERRALS, MIN_WRITE_GAP_MS};
 use crate::wire::time::Millis;
-use crate::wire::{Change, ChangeAction};
+use crate::wire::Change;
 
 /// How long to wait before reading again instead of writing, if at all: `last` is the version's
 /// last change, `me` this writer, `server_now` GitHub's clock, `deferrals` the writes put off
@@ -28,7 +28,7 @@ pub fn settle_delay(
     rng: &mut Rng,
 ) -> Option<Millis> {
     let c = last?;
-    let arrival = matches!(c.action, ChangeAction::Acquire | ChangeAction::Enqueue);
+    let arrival = c.action.is_arrival();
     let settle = c.at.saturating_add(MIN_WRITE_GAP_MS);
     if c.by == me || !arrival || server_now >= settle || deferrals >= MAX_BUSY_DEFERRALS {
         return None;
@@ -41,6 +41,7 @@ pub fn settle_delay(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ChangeAction;
 
     fn change(action: ChangeAction, at: Millis) -> Change {
         Change {

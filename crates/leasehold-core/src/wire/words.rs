@@ -252,6 +252,15 @@ words! {
     }
 }
 
+impl ChangeAction {
+    /// Whether a write of this action joins the lock (takes a slot or a place in the queue): the
+    /// writes an arriving crowd makes, which put each other off (`policy::settle`) and back off
+    /// each other's conflicts. Every other write frees, keeps or repairs something.
+    pub fn is_arrival(&self) -> bool {
+        matches!(self, ChangeAction::Acquire | ChangeAction::Enqueue)
+    }
+}
+
 words! {
     /// What the reaper concluded about one entry (`reaped[].entries[].reason`).
     pub enum ReapReason {
