@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
 import { ROOT, jobContext, runAction } from './helpers/action-runner.mjs';
+import { readPid } from './helpers/pid-file.mjs';
 
 const POLICY = { ttlSeconds: 30, renewSeconds: 10, graceSeconds: 0, maxTtlSeconds: 3600, skewSeconds: 0, minRemainingSeconds: 3 };
 let emu;
@@ -107,8 +108,7 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     const pidFile = join(scratch, `pid-${seq}`);
     const run = cliGuard(h, sleeper(60, pidFile));
     await run.started;
-    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
-    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    const grandchild = await readPid(pidFile);
     // Another claim takes the holding over (as a rerun would).
     const state = await stateOf(h.lock);
     state.revision += 1;

@@ -4,12 +4,13 @@
 // by the reaper, also when the Actions API fails.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
 import { ROOT, jobContext, runAction } from './helpers/action-runner.mjs';
+import { killPid, readPid } from './helpers/pid-file.mjs';
 
 // A short lease, so a renewal tick is seconds away; the expiry test moves GitHub's clock instead
 // of waiting.
@@ -56,11 +57,10 @@ async function killedHolder(e, lock, runId) {
     [join(ROOT, 'dist/cli.mjs'), 'guard', '--lock', lock, '--nonce', a.outputs.nonce, '--', 'sh', '-c', `sleep 300 & echo $! > ${pidFile}; wait`],
     { env: { PATH: process.env.PATH, ...context, GITHUB_API_URL: e.url, GITHUB_TOKEN: 'test-token' }, stdio: 'ignore' },
   );
-  for (let i = 0; i < 200 && !existsSync(pidFile); i++) await sleep(50);
-  const work = Number(readFileSync(pidFile, 'utf8'));
+  const work = await readPid(pidFile);
   const gone = new Promise((r) => guard.on('close', r));
   guard.kill('SIGKILL');
-  process.kill(work, 'SIGKILL');
+  killPid(work, 'SIGKILL');
   await gone;
   return { context, jobId, holderId: a.outputs['holder-id'] };
 }
