@@ -506,3 +506,40 @@ fn jobs_starting_together_on_a_new_repository_create_the_branch_once() {
     }
     assert!(jobs.iter().all(|j| j.released.is_some()));
 }
+
+#[test]
+fn a_release_conflict_on_a_small_lock_backs_off_briefly() {
+    // The two holders of a lock of capacity 2 release at the same instant (each reading first):
+    // one write conflicts. A release contends only with the other holdings (and arrivals, which
+    // back off on their own), so its backoff is sized by the two holdings: at most a quarter of
+    // the 2 s an arrival's first conflict may wait. Ten pairs, each with its own entropy.
+    let mut sleeps = Vec::new();
+    for pair in 0..10 {
+        let mut gh = GitHub::new("main");
+        config(&mut gh, 2);
+        let at = warm(&mut gh) + 10_000;
+        let mut jobs = [
+            Job::new(2 * pair, at, 0),
+            Job::new(2 * pair + 1, at + 500, 0),
+        ];
+        for j in &mut jobs {
+            j.release_at = Some(at + 5_000);
+            j.no_carry = true;
+        }
+        run(&mut gh, &mut jobs);
+        let conflicts = jobs
+            .iter()
+            .flat_map(|j| &j.requests)
+            .filter(|r| r.0 == OperationKind::Release && r.2 == Some(409))
+            .count();
+        assert_eq!(conflicts, 1, "pair {pair}");
+        sleeps.extend(
+            jobs.iter()
+                .flat_map(|j| &j.sleeps)
+                .filter(|s| s.0 == OperationKind::Release && s.1 == SleepReason::Contention)
+                .map(|s| s.2),
+        );
+    }
+    assert_eq!(sleeps.len(), 10);
+    assert!(sleeps.iter().all(|&s| s <= 500), "{sleeps:?}");
+}

@@ -4,8 +4,8 @@
 
 use super::{ConfigKnowledge, Engine, Known, Pending, Planner, Provenance, Wake};
 use crate::policy::limits::{
-    CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_MAX_DOUBLINGS, CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY,
-    MAX_CONFLICTS_IN_ROW,
+    CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_FULL_CROWD, CONFLICT_BACKOFF_MAX_DOUBLINGS,
+    CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY, MAX_CONFLICTS_IN_ROW,
 };
 use crate::policy::{next_attempt_at, Class, RetryPolicy, Rng};
 use crate::store::{self, Document};
@@ -112,7 +112,14 @@ impl<P: Planner> Engine<P> {
             }
             (Class::AlreadyExists, Pending::Branch) => self.branch_created_elsewhere(now, log),
             (Class::Conflict, _) => {
-                self.pending_doc = None;
+                // Whether the refused write joined the lock, and how many holdings the version
+                // it was planned on had: what the backoff below is sized by.
+                let arrival = self
+                    .pending_doc
+                    .take()
+                    .and_then(|d| d.last_change().map(|c| c.action.is_arrival()))
+                    .unwrap_or(true);
+                let holdings = self.known.as_ref().map_or(1, |k| k.doc.holdings());
                 self.batch = None;
                 #[cfg(feature = "planted-bugs")]
                 if crate::planted::active(crate::planted::Bug::ConflictIsFailure) {
@@ -152,7 +159,15 @@ impl<P: Planner> Engine<P> {
                 // Every conflict means somebody else's write landed. Back off with full jitter,
                 // doubling per conflict in a row, so contenders spread out instead of colliding
                 // again (and a crowd starting together stays under GitHub's 80 writes a minute).
-                let spread = (CONFLICT_BACKOFF_MS
+                // A write that is no arrival contends with the other holdings (and arrivals,
+                // which back off on their own): its backoff starts smaller on a small lock.
+                let base = if arrival {
+                    CONFLICT_BACKOFF_MS
+                } else {
+                    let crowd = holdings.clamp(1, CONFLICT_BACKOFF_FULL_CROWD) as Millis;
+                    CONFLICT_BACKOFF_MS * crowd / CONFLICT_BACKOFF_FULL_CROWD as Millis
+                };
+                let spread = (base
                     << (self.conflicts_in_row - 1).min(CONFLICT_BACKOFF_MAX_DOUBLINGS))
                 .min(CONFLICT_BACKOFF_CAP_MS);
                 let until = now + self.rng.up_to(spread);

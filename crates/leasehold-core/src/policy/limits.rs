@@ -94,6 +94,11 @@ pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
 /// Backoff after a compare-and-swap conflict: full jitter up to this, doubling per conflict in
 /// a row (at most [`CONFLICT_BACKOFF_MAX_DOUBLINGS`] times), up to [`CONFLICT_BACKOFF_CAP_MS`].
 pub const CONFLICT_BACKOFF_MS: Millis = 2_000;
+/// A write that is no arrival (a release, a renewal, a timeout) contends with the lock's other
+/// holdings and with arrivals, which back off on their own: its conflict backoff starts at
+/// [`CONFLICT_BACKOFF_MS`] scaled by the holdings, full from this many on (a matrix of 40
+/// releasing together backs off as before; two holders of a capacity-2 lock start at a quarter).
+pub const CONFLICT_BACKOFF_FULL_CROWD: usize = 8;
 /// Doublings of the conflict backoff, at most (2 s · 2⁶ is past the cap anyway).
 pub const CONFLICT_BACKOFF_MAX_DOUBLINGS: u32 = 6;
 /// The longest conflict backoff: contenders spread over half a minute stay under 80 writes a

@@ -128,6 +128,10 @@ impl Document for LockState {
         self.last_change.as_ref()
     }
 
+    fn holdings(&self) -> usize {
+        self.holders.len()
+    }
+
     fn config_record(&self) -> Option<&ConfigRecord> {
         self.config.as_ref()
     }

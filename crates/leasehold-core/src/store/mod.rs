@@ -93,6 +93,12 @@ pub trait Document: Clone + PartialEq + Sized {
     fn stamp(&mut self, at: Millis, by: &str, action: ChangeAction, removed: Vec<Removal>);
     /// Who wrote this version, when and why.
     fn last_change(&self) -> Option<&Change>;
+    /// How many holdings this version has: besides arrivals, the jobs that may write it next
+    /// (their releases and renewals). It sizes the conflict backoff of a write that is no
+    /// arrival (`engine/failure.rs`).
+    fn holdings(&self) -> usize {
+        1
+    }
     /// The config record shared through the document (capacity and lease policy, when read).
     fn config_record(&self) -> Option<&ConfigRecord>;
     fn set_config_record(&mut self, record: ConfigRecord);
