@@ -222,6 +222,23 @@ fn warm(gh: &mut GitHub) -> Millis {
     first[0].next_at
 }
 
+/// The calls one job's release sent, with the failure status of each.
+fn release_calls(j: &Job) -> Vec<(&str, Option<u16>)> {
+    j.requests
+        .iter()
+        .filter(|r| r.0 == OperationKind::Release)
+        .map(|r| (r.1.as_str(), r.2))
+        .collect()
+}
+
+/// A lock of `capacity` used a moment ago by another job, and an instant ten seconds later.
+fn warm_lock(capacity: u32) -> (GitHub, Millis) {
+    let mut gh = GitHub::new("main");
+    config(&mut gh, capacity);
+    let at = warm(&mut gh) + 10_000;
+    (gh, at)
+}
+
 #[test]
 fn an_uncontended_acquire_and_release_take_three_requests() {
     let mut gh = GitHub::new("main");
@@ -246,19 +263,12 @@ fn an_uncontended_acquire_and_release_take_three_requests() {
 
 #[test]
 fn a_release_on_an_out_of_date_carried_version_reads_then_releases() {
-    let mut gh = GitHub::new("main");
-    config(&mut gh, 2);
-    let at = warm(&mut gh) + 10_000;
+    let (mut gh, at) = warm_lock(2);
     // Job 1 acquires and holds; job 2 acquires while it holds, so job 1's carried version is
     // out of date by the time it releases.
     let mut jobs = [Job::new(1, at, 3_000), Job::new(2, at + 1_000, 3_000)];
     run(&mut gh, &mut jobs);
-    let release: Vec<_> = jobs[0]
-        .requests
-        .iter()
-        .filter(|r| r.0 == OperationKind::Release)
-        .map(|r| (r.1.as_str(), r.2))
-        .collect();
+    let release = release_calls(&jobs[0]);
     assert_eq!(
         release,
         [
@@ -291,19 +301,12 @@ fn acquire_carries_its_version_only_when_it_holds_the_lock_alone() {
     // release or any arrival will most likely have changed the version, and writing on a stale
     // carried one costs a conflict, a read and the second another write waits. So nothing is
     // carried, and release reads first: two requests, no wait.
-    let mut gh = GitHub::new("main");
-    config(&mut gh, 2);
-    let at = warm(&mut gh) + 10_000;
+    let (mut gh, at) = warm_lock(2);
     let mut jobs = [Job::new(0, at, 10_000), Job::new(1, at + 1_000, 3_000)];
     run(&mut gh, &mut jobs);
     assert!(jobs[0].carry.is_some(), "job 0 acquired alone and carries");
     assert!(jobs[1].carry.is_none(), "job 1 acquired beside job 0");
-    let release: Vec<_> = jobs[1]
-        .requests
-        .iter()
-        .filter(|r| r.0 == OperationKind::Release)
-        .map(|r| (r.1.as_str(), r.2))
-        .collect();
+    let release = release_calls(&jobs[1]);
     assert_eq!(release, [("readFile", None), ("writeFile", None)]);
 }
 
@@ -316,9 +319,7 @@ fn a_release_among_arrivals_is_not_put_off() {
     // by it: the release reads late in a second, the crowd arrives earlier in the same one.
     let mut deferred_enqueues = 0;
     for lead in (300..=800).step_by(100) {
-        let mut gh = GitHub::new("main");
-        config(&mut gh, 1);
-        let at = warm(&mut gh) + 10_000;
+        let (mut gh, at) = warm_lock(1);
         let release_at = (at / 1_000 + 5) * 1_000 + 900;
         let mut jobs: Vec<Job> = (0..5)
             .map(|i| Job::new(i, release_at - lead + i as Millis * 30, 500))
@@ -352,9 +353,7 @@ fn a_release_among_arrivals_is_not_put_off() {
 /// `n` jobs starting `gap_ms` apart on a warm lock of capacity 2, each holding `hold_ms`: the
 /// requests and compare-and-swap conflicts of all of them.
 fn crowd(n: usize, gap_ms: Millis, hold_ms: Millis) -> (usize, usize, Vec<Job>) {
-    let mut gh = GitHub::new("main");
-    config(&mut gh, 2);
-    let at = warm(&mut gh) + 10_000;
+    let (mut gh, at) = warm_lock(2);
     let mut jobs: Vec<Job> = (0..n)
         .map(|i| Job::new(i, at + i as Millis * gap_ms, hold_ms))
         .collect();
@@ -404,9 +403,7 @@ fn conflicts_back_off_so_a_crowd_of_releases_does_not_storm() {
     // against 165 with it. (Even 165 is past GitHub's 80 a minute for one token: a crowd of
     // this size is then also paced by GitHub's rate-limit answers, which the retry policy
     // honours.)
-    let mut gh = GitHub::new("main");
-    config(&mut gh, 40);
-    let at = warm(&mut gh) + 10_000;
+    let (mut gh, at) = warm_lock(40);
     let mut jobs: Vec<Job> = (0..40)
         .map(|i| {
             let mut j = Job::new(i, at + i as Millis * 1_500, 0);
@@ -515,9 +512,7 @@ fn a_release_conflict_on_a_small_lock_backs_off_briefly() {
     // the 2 s an arrival's first conflict may wait. Ten pairs, each with its own entropy.
     let mut sleeps = Vec::new();
     for pair in 0..10 {
-        let mut gh = GitHub::new("main");
-        config(&mut gh, 2);
-        let at = warm(&mut gh) + 10_000;
+        let (mut gh, at) = warm_lock(2);
         let mut jobs = [
             Job::new(2 * pair, at, 0),
             Job::new(2 * pair + 1, at + 500, 0),
