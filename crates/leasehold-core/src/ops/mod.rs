@@ -133,6 +133,70 @@ pub struct Plan {
     pub warnings: Vec<String>,
 }
 
+/// The lock an operation works on and who it writes as: what its plan and its engine's target
+/// both name.
+struct OnLock<'a> {
+    lock: &'a str,
+    repository: &'a str,
+    state_branch: &'a str,
+    /// The holder the plan names (none for an operator's verb).
+    holder_id: &'a str,
+    /// Who the engine's writes are stamped by: the holder, or the operator's verb.
+    writer: &'a str,
+}
+
+impl<'a> OnLock<'a> {
+    /// A holder's operation (acquire, release, renew): it writes as the holder.
+    fn holder(
+        lock: &'a str,
+        repository: &'a str,
+        state_branch: &'a str,
+        holder_id: &'a str,
+    ) -> Self {
+        OnLock {
+            lock,
+            repository,
+            state_branch,
+            holder_id,
+            writer: holder_id,
+        }
+    }
+
+    /// An operator's verb (status, recover, report-usage): no holder; it writes as the verb.
+    fn operator(lock: &'a str, repository: &'a str, state_branch: &'a str, verb: &'a str) -> Self {
+        OnLock {
+            lock,
+            repository,
+            state_branch,
+            holder_id: "",
+            writer: verb,
+        }
+    }
+
+    fn plan(&self, kind: OperationKind, nonce: String, warnings: Vec<String>) -> Plan {
+        Plan {
+            kind,
+            lock: self.lock.into(),
+            repository: self.repository.into(),
+            state_branch: self.state_branch.into(),
+            holder_id: self.holder_id.into(),
+            nonce,
+            warnings,
+        }
+    }
+
+    fn target(&self, retry: &RetryPolicy) -> Target {
+        Target {
+            lock: self.lock.into(),
+            repository: self.repository.into(),
+            repository_id: None,
+            state_branch: self.state_branch.into(),
+            holder_id: self.writer.into(),
+            retry: retry.clone(),
+        }
+    }
+}
+
 /// One lock operation, whichever it is: the registry of operations (a new operation is a
 /// file in this directory, a variant here and an arm in [`Operation::new`] and
 /// [`Operation::step`]).
@@ -269,23 +333,9 @@ impl Operation {
             }
             OperationKind::Acquire => {
                 let (s, warnings) = AcquireSettings::parse(inputs, entropy)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce: s.nonce.clone(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
+                let on = OnLock::holder(&s.lock, &s.repository, &s.state_branch, &s.holder_id);
+                let plan = on.plan(kind, s.nonce.clone(), warnings);
+                let target = on.target(&s.retry);
                 (
                     Operation::Acquire(Box::new(Engine::new(
                         AcquirePlanner::new(s),
@@ -302,23 +352,9 @@ impl Operation {
                     ReleaseSettings::parse(inputs)?
                 };
                 let nonce = s.claim_nonce.clone().unwrap_or_default();
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce,
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
+                let on = OnLock::holder(&s.lock, &s.repository, &s.state_branch, &s.holder_id);
+                let plan = on.plan(kind, nonce, warnings);
+                let target = on.target(&s.retry);
                 // Revision 0 is the empty state of a missing file: a 404 does not contradict it.
                 let min_revision = s.min_revision.filter(|&r| r > 0);
                 let carried = s.carried.take();
@@ -334,23 +370,9 @@ impl Operation {
             }
             OperationKind::Renew => {
                 let (s, warnings) = RenewSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    nonce: s.nonce.clone(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: s.holder_id.clone(),
-                    retry: s.retry.clone(),
-                };
+                let on = OnLock::holder(&s.lock, &s.repository, &s.state_branch, &s.holder_id);
+                let plan = on.plan(kind, s.nonce.clone(), warnings);
+                let target = on.target(&s.retry);
                 (
                     Operation::Renew(Engine::new(RenewPlanner::new(s), target, entropy.seed)),
                     plan,
@@ -371,23 +393,9 @@ impl Operation {
             }
             OperationKind::ReportUsage => {
                 let (s, warnings) = UsageSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: String::new(),
-                    nonce: String::new(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: "report-usage".into(),
-                    retry: s.retry.clone(),
-                };
+                let on = OnLock::operator(&s.lock, &s.repository, &s.state_branch, "report-usage");
+                let plan = on.plan(kind, String::new(), warnings);
+                let target = on.target(&s.retry);
                 (
                     Operation::ReportUsage(Engine::new(UsagePlanner { s }, target, entropy.seed)),
                     plan,
@@ -395,23 +403,9 @@ impl Operation {
             }
             OperationKind::Recover => {
                 let (s, warnings) = RecoverSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: String::new(),
-                    nonce: String::new(),
-                    warnings,
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: "recover".into(),
-                    retry: s.retry.clone(),
-                };
+                let on = OnLock::operator(&s.lock, &s.repository, &s.state_branch, "recover");
+                let plan = on.plan(kind, String::new(), warnings);
+                let target = on.target(&s.retry);
                 (
                     Operation::Recover(Engine::new(RecoverPlanner::new(s), target, entropy.seed)),
                     plan,
@@ -419,23 +413,9 @@ impl Operation {
             }
             OperationKind::Status => {
                 let s = StatusSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: String::new(),
-                    nonce: String::new(),
-                    warnings: Vec::new(),
-                };
-                let target = Target {
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    repository_id: None,
-                    state_branch: s.state_branch.clone(),
-                    holder_id: "status".into(),
-                    retry: RetryPolicy::default(),
-                };
+                let on = OnLock::operator(&s.lock, &s.repository, &s.state_branch, "status");
+                let plan = on.plan(kind, String::new(), Vec::new());
+                let target = on.target(&RetryPolicy::default());
                 (
                     Operation::Status(Engine::new(StatusPlanner { s }, target, entropy.seed)),
                     plan,
