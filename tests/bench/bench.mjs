@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startEmulator } from '../emulator/emulator.mjs';
 import { ROOT, jobContext, runAction } from '../helpers/action-runner.mjs';
-import { WORKLOADS, describeRun, runWorkload } from './workloads.mjs';
+import { WORKLOADS, describeRun, fmt, handoffTimes, median, percentile, runWorkload } from './workloads.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,16 +23,7 @@ const HOLD_MS = arg('hold-seconds', QUICK ? 2 : 5) * 1000;
 const POLL_SECONDS = arg('poll-seconds', 10);
 const RUNS = QUICK ? 3 : 10;
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
-};
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
-};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** Stats the core reported at the end of a step (the summary's last line). */
 function stepStats(result) {
@@ -142,18 +133,7 @@ try {
 
   // Handoff: the commit whose release admitted a waiter → that waiter's acquire step ends.
   const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/contended.json');
-  const acquiredAt = new Map(jobs.map((j) => [j.holderId, j.acquiredAt]));
-  const handoffs = [];
-  let previous = new Set();
-  for (const { content } of history) {
-    const state = JSON.parse(content);
-    const now = new Set(state.holders.map((h) => h.holderId));
-    if (state.lastChange?.action === 'release') {
-      const releasedAt = Date.parse(state.lastChange.at);
-      for (const id of now) if (!previous.has(id) && acquiredAt.has(id)) handoffs.push(acquiredAt.get(id) - releasedAt);
-    }
-    previous = now;
-  }
+  const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])));
   const cyclesPerMinute = (JOBS / elapsed) * 60;
   const writesPerCycle = log.filter((q) => q.method === 'PUT' && q.status < 300).length / JOBS;
   out(`  ${failed.length ? `${failed.length} JOBS FAILED; ` : ''}all ${JOBS} jobs held the lock once; ${fmt(elapsed)} s in all`);

@@ -8,15 +8,35 @@ import { startEmulator } from '../emulator/emulator.mjs';
 import { jobContext, runAction } from '../helpers/action-runner.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
 };
-const percentile = (xs, p) => {
+export const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
 };
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/**
+ * Handoff times (ms) from a lock's history: for each commit whose release admitted a waiter, the
+ * time from that commit (`lastChange.at`) to the end of the admitted waiter's acquire step
+ * (`acquiredAt`: holder id → local ms).
+ */
+export function handoffTimes(history, acquiredAt) {
+  const handoffs = [];
+  let previous = new Set();
+  for (const { content } of history) {
+    const state = JSON.parse(content);
+    const now = new Set(state.holders.map((h) => h.holderId));
+    if (state.lastChange?.action === 'release') {
+      const at = Date.parse(state.lastChange.at);
+      for (const id of now) if (!previous.has(id) && acquiredAt.has(id)) handoffs.push(acquiredAt.get(id) - at);
+    }
+    previous = now;
+  }
+  return handoffs;
+}
 
 export const WORKLOADS = {
   eight: { name: '8 jobs from 3 repositories, fresh lock of capacity 2, hold 1 s, poll-seconds 2', jobs: 8, repos: 3, capacity: 2, holdMs: 1000, poll: 2, fresh: true, gapMs: 50 },
@@ -59,18 +79,7 @@ export async function runWorkload(w, { carry = true } = {}) {
     const log = emu.log.slice(from);
     const counted = log.filter((q) => q.status !== 304).length;
     const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/shared.json');
-    const acquiredAt = new Map(jobs.map((j) => [j.holderId, j.acquiredAt]));
-    const handoffs = [];
-    let previous = new Set();
-    for (const { content } of history) {
-      const state = JSON.parse(content);
-      const now = new Set(state.holders.map((h) => h.holderId));
-      if (state.lastChange?.action === 'release') {
-        const at = Date.parse(state.lastChange.at);
-        for (const id of now) if (!previous.has(id) && acquiredAt.has(id)) handoffs.push(acquiredAt.get(id) - at);
-      }
-      previous = now;
-    }
+    const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])));
     return {
       failed,
       requests: log.length,
