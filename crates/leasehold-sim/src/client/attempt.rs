@@ -32,6 +32,26 @@ pub struct JobSettings {
     pub record_job_id: bool,
 }
 
+impl JobSettings {
+    /// The settings of a one-step service run (the reaper, a usage reporter, an operator): it
+    /// holds nothing, so none of the lock job's knobs apply.
+    pub fn service() -> Self {
+        JobSettings {
+            poll_s: 10,
+            timeout_min: 0,
+            lease_min: None,
+            hold_ms: 0,
+            deadline_s: None,
+            release_on_exit: false,
+            guard_mode: GuardMode::Verify,
+            kill_grace_ms: 0,
+            renew_names_holder: false,
+            renew_if_due: false,
+            record_job_id: false,
+        }
+    }
+}
+
 /// What a client is: a job of the workflow that uses the lock, or a run of the scheduled reaper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {

@@ -16,7 +16,7 @@ use crate::lifecycle::{OperatorAct, WRONG_ID};
 use crate::types::{Invariant, REPOSITORY, T0};
 use crate::world::Ev;
 
-use super::attempt::{GuardMode, JobSettings, Run};
+use super::attempt::{JobSettings, Run};
 use super::env::Env;
 
 /// Operator runs get run ids from here on.
@@ -89,19 +89,7 @@ impl Env<'_> {
     fn new_operator(&mut self, act: OperatorAct, at: Millis) -> usize {
         let run = self.runs.len();
         let k = self.runs.iter().filter(|r| r.operator.is_some()).count() as u64;
-        let settings = JobSettings {
-            poll_s: 10,
-            timeout_min: 0,
-            lease_min: None,
-            hold_ms: 0,
-            deadline_s: None,
-            release_on_exit: false,
-            guard_mode: GuardMode::Verify,
-            kill_grace_ms: 0,
-            renew_names_holder: false,
-            renew_if_due: false,
-            record_job_id: false,
-        };
+        let settings = JobSettings::service();
         let run_id = OPERATOR_RUN_BASE + k;
         let mut r = Run::new(run_id, settings, true);
         match &act {

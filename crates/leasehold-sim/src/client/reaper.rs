@@ -16,7 +16,7 @@ use crate::types::{Stage, Told, JOB_ID_BASE, REPOSITORY, T0};
 use crate::world::params::{REAPER_RUN_BASE, REAP_LATE_MAX_MS, REPORTER_RUN_BASE};
 use crate::world::Ev;
 
-use super::attempt::{GuardMode, JobSettings, Run};
+use super::attempt::{JobSettings, Run};
 use super::env::Env;
 
 impl Env<'_> {
@@ -121,19 +121,7 @@ impl Env<'_> {
     pub(crate) fn new_reaper(&mut self) -> usize {
         let run = self.runs.len();
         let k = self.runs.iter().filter(|r| r.reaper).count() as u64;
-        let settings = JobSettings {
-            poll_s: 10,
-            timeout_min: 0,
-            lease_min: None,
-            hold_ms: 0,
-            deadline_s: None,
-            release_on_exit: false,
-            guard_mode: GuardMode::Verify,
-            kill_grace_ms: 0,
-            renew_names_holder: false,
-            renew_if_due: false,
-            record_job_id: false,
-        };
+        let settings = JobSettings::service();
         self.runs
             .push(Run::new(REAPER_RUN_BASE + k, settings, true));
         let by = format!("reaper {REPOSITORY}:{}:reap", REAPER_RUN_BASE + k);
@@ -151,19 +139,7 @@ impl Env<'_> {
     /// A run that reports the pool's reading `i` (`report-usage`), starting at `at`.
     pub(crate) fn new_reporter(&mut self, i: usize, at: Millis) -> usize {
         let run = self.runs.len();
-        let settings = JobSettings {
-            poll_s: 10,
-            timeout_min: 0,
-            lease_min: None,
-            hold_ms: 0,
-            deadline_s: None,
-            release_on_exit: false,
-            guard_mode: GuardMode::Verify,
-            kill_grace_ms: 0,
-            renew_names_holder: false,
-            renew_if_due: false,
-            record_job_id: false,
-        };
+        let settings = JobSettings::service();
         let run_id = REPORTER_RUN_BASE + i as u64;
         let mut r = Run::new(run_id, settings, true);
         r.usage = Some(i);
