@@ -34,27 +34,38 @@ fn step(op: &mut Operation, event: Value) -> Value {
     serde_json::to_value(op.step(event).unwrap().command).unwrap()
 }
 
+/// An operation of the job `octo/app` run 77 on the lock `deploy` (runner `r1`), with `extra`
+/// inputs and the entropy `seed`.
+fn job_op(kind: OperationKind, extra: &[(&str, &str)], seed: u64) -> Operation {
+    let mut inputs: RawInputs = [
+        ("lock", "deploy"),
+        ("GITHUB_REPOSITORY", "octo/app"),
+        ("GITHUB_RUN_ID", "77"),
+        ("GITHUB_RUN_ATTEMPT", "1"),
+        ("GITHUB_JOB", "deploy"),
+        ("RUNNER_NAME", "r1"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for (k, v) in extra {
+        inputs.insert(k.to_string(), v.to_string());
+    }
+    let entropy = Entropy {
+        seed,
+        nonce: "00000000000000aa".into(),
+    };
+    Operation::new(kind, &inputs, &entropy).unwrap().0
+}
+
 #[test]
 fn a_waiter_wakes_at_the_cooldowns_end_not_a_poll_later() {
     for seed in 0..20 {
-        let inputs: RawInputs = [
-            ("lock", "deploy"),
-            ("poll-seconds", "600"),
-            ("timeout-minutes", "60"),
-            ("GITHUB_REPOSITORY", "octo/app"),
-            ("GITHUB_RUN_ID", "77"),
-            ("GITHUB_RUN_ATTEMPT", "1"),
-            ("GITHUB_JOB", "deploy"),
-            ("RUNNER_NAME", "r1"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let entropy = Entropy {
+        let mut op = job_op(
+            OperationKind::Acquire,
+            &[("poll-seconds", "600"), ("timeout-minutes", "60")],
             seed,
-            nonce: "00000000000000aa".into(),
-        };
-        let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+        );
         assert_eq!(
             step(&mut op, json!({"kind": "start", "now": T}))["kind"],
             "readFile"
@@ -86,23 +97,7 @@ fn a_waiter_wakes_at_the_cooldowns_end_not_a_poll_later() {
         );
     }
     // Without a cooldown the same waiter, behind a long holding, sleeps minutes, not seconds.
-    let inputs: RawInputs = [
-        ("lock", "deploy"),
-        ("poll-seconds", "600"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "deploy"),
-        ("RUNNER_NAME", "r1"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let entropy = Entropy {
-        seed: 1,
-        nonce: "00000000000000aa".into(),
-    };
-    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+    let mut op = job_op(OperationKind::Acquire, &[("poll-seconds", "600")], 1);
     step(&mut op, json!({"kind": "start", "now": T}));
     let mut s: Value = serde_json::from_str(&state(5, false)).unwrap();
     s["holders"] = json!([{"holderId": "octo/web:5:ship", "nonce": "bbbbbbbbbbbbbbbb", "fence": 4, "run": {"repository": "octo/web", "runId": 5, "runAttempt": 1, "job": "ship"}, "acquiredAt": iso(T - 3_000_000), "expiresAt": iso(T + 3_600_000), "leaseMs": 3_600_000, "ceilingAt": iso(T + 3_600_000)}]);
@@ -118,28 +113,7 @@ fn a_waiter_wakes_at_the_cooldowns_end_not_a_poll_later() {
 /// Acquire on `content` (a free slot), then release with the version acquire carried: the
 /// release's first command.
 fn release_after_carry(content: String) -> Value {
-    let inputs = |extra: &[(&str, String)]| -> RawInputs {
-        let mut m: RawInputs = [
-            ("lock", "deploy"),
-            ("GITHUB_REPOSITORY", "octo/app"),
-            ("GITHUB_RUN_ID", "77"),
-            ("GITHUB_RUN_ATTEMPT", "1"),
-            ("GITHUB_JOB", "deploy"),
-            ("RUNNER_NAME", "r1"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        for (k, v) in extra {
-            m.insert(k.to_string(), v.clone());
-        }
-        m
-    };
-    let entropy = Entropy {
-        seed: 3,
-        nonce: "00000000000000aa".into(),
-    };
-    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs(&[]), &entropy).unwrap();
+    let mut op = job_op(OperationKind::Acquire, &[], 3);
     step(&mut op, json!({"kind": "start", "now": T}));
     let write = step(
         &mut op,
@@ -157,12 +131,7 @@ fn release_after_carry(content: String) -> Value {
         .expect("acquire carries its version")
         .to_string();
     let carried = serde_json::to_string(&vec![carry]).unwrap();
-    let (mut op, _) = Operation::new(
-        OperationKind::Release,
-        &inputs(&[("carried", carried)]),
-        &entropy,
-    )
-    .unwrap();
+    let mut op = job_op(OperationKind::Release, &[("carried", &carried)], 3);
     step(&mut op, json!({"kind": "start", "now": T + 60_000}))
 }
 
@@ -196,23 +165,7 @@ fn incident_state(revision: u64) -> String {
 /// the entry first. Its write is answered 502 (applied or not, nobody knows); after that every
 /// read answers `after_write` (a reply). Returns the commands it gave, the finish last.
 fn acquire_in_an_incident(after_write: impl Fn(u64) -> Value) -> Vec<Value> {
-    let inputs: RawInputs = [
-        ("lock", "deploy"),
-        ("timeout-minutes", "1"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "deploy"),
-        ("RUNNER_NAME", "r1"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    let entropy = Entropy {
-        seed: 5,
-        nonce: "00000000000000aa".into(),
-    };
-    let (mut op, _) = Operation::new(OperationKind::Acquire, &inputs, &entropy).unwrap();
+    let mut op = job_op(OperationKind::Acquire, &[("timeout-minutes", "1")], 5);
     let mut seen = vec![step(&mut op, json!({"kind": "start", "now": T}))];
     let write = step(
         &mut op,
