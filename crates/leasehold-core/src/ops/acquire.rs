@@ -113,7 +113,7 @@ pub struct AcquirePlanner {
     pool_seen: Option<Box<PoolConfig>>,
     /// The lock's incident, once seen (ops/lifecycle.rs): this claim only leaves.
     incident: Option<String>,
-    /// The hold times seen end while waiting: when the next release is due.
+    /// The hold times learned from the versions read while waiting: when the next release is due.
     holds: HoldBook,
 }
 
