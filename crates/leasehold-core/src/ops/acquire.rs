@@ -113,7 +113,7 @@ pub struct AcquirePlanner {
     pool_seen: Option<Box<PoolConfig>>,
     /// The lock's incident, once seen (ops/lifecycle.rs): this claim only leaves.
     incident: Option<String>,
-    /// The hold times seen end while waiting: when the next release is due.
+    /// The hold times learned from the versions read while waiting: when the next release is due.
     holds: HoldBook,
 }
 
@@ -336,8 +336,12 @@ impl Planner for AcquirePlanner {
         }
         let now = ctx.now;
         let st = ctx.state;
-        self.holds.observe(st);
         let id = self.s.holder_id.as_str();
+        let waiting = matches!(
+            st.find_claim(id, &self.s.nonce),
+            Some(ClaimPlace::Queued(_))
+        );
+        self.holds.observe(st, ctx.capacity(), waiting);
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
         let gave_up = if self.cancelled {
             ResultWord::Cancelled

@@ -2,15 +2,32 @@
 //!
 //! A release hands the slot to the next waiter in its own write; the waiter learns it at its
 //! next read. So the waiter's poll is spaced by when its admission is due: from the hold
-//! times it has seen end (a [`HoldBook`]), the holdings' start times and its place in the
+//! times it has learned (a [`HoldBook`]), the holdings' start times and its place in the
 //! queue, it estimates the release that will admit it and halves the distance to it at each
 //! poll, down to [`HANDOFF_POLL_MS`] (its reads conditional: an unchanged state answers 304,
 //! which costs nothing of GitHub's primary limit). Past the estimate it looks often at first,
-//! then less. Without hold times, a waiter next in line polls at about a tenth of the time the
-//! oldest holding has lasted. Never more often than [`HANDOFF_POLL_MS`] times the waiter's group
-//! (further groups proportionally less often) and, for the next `capacity` waiters together, at
-//! most [`HANDOFF_POLLS_PER_SECOND`]; never less often than the position rule of `poll.rs`
-//! (`poll-seconds` for the next in line).
+//! then less.
+//!
+//! A waiter polls rarely, so several releases often happen between two of its reads. The book
+//! learns hold times from each pair of versions it reads:
+//! - exactly, when the newer one's `lastChange` is the release of a holding the older one had;
+//! - by handover, while the waiter waited in both and the lock was full in both (a plain lock:
+//!   every slot freed in between went straight to the queue's head, in the same write, so the
+//!   admitted holding's `acquiredAt` is the releasing write's time): when every admission since
+//!   the older version is still holding (the fence grew by as many as the new holdings), the
+//!   k-th earliest holding that went ended at the k-th earliest new holding's `acquiredAt`. A
+//!   pair whose holding's lease had run out by then is skipped (it may have been removed on
+//!   expiry or by a reap, not released), and so is one ending before it started;
+//! - by rate, the same way, when holdings came and went unseen in between: `capacity` times
+//!   the time between the two versions' latest admissions, over the admissions made since.
+//!
+//! Without hold times, a waiter next in line polls at about a tenth of the time the oldest
+//! holding has lasted; a waiter further back takes that age as the hold time (each holding
+//! lasts at least as long as it has so far), so it looks soon when the holdings are old and its
+//! turn may be near, and backs off as the estimate moves out. Never more often than
+//! [`HANDOFF_POLL_MS`] times the waiter's group (further groups proportionally less often) and,
+//! for the next `capacity` waiters together, at most [`HANDOFF_POLLS_PER_SECOND`]; never less
+//! often than the position rule of `poll.rs` (`poll-seconds` for the next in line).
 
 use std::collections::VecDeque;
 
@@ -20,45 +37,129 @@ use super::limits::{
 };
 use super::poll::{poll_base, rank};
 use crate::wire::time::Millis;
-use crate::wire::{ChangeAction, LockState};
+use crate::wire::{ChangeAction, Holder, LockState};
 
-/// The hold times one waiter has seen end: a holding present in one version it read and
-/// released in the next (by GitHub's clock, the release's `lastChange.at` less `acquiredAt`).
+/// The hold times one waiter has learned from the versions it read (by GitHub's clock).
 #[derive(Clone, Debug, Default)]
 pub struct HoldBook {
     revision: u64,
-    holders: Vec<(String, Millis)>,
+    /// The last fence handed out as of the version last read.
+    fence: u64,
+    holders: Vec<Seen>,
+    /// Whether the version last read was paced by releases: this waiter waited in it and the
+    /// plain lock was full, so every slot freed after it was handed over in the freeing write.
+    paced: bool,
     holds: VecDeque<Millis>,
 }
 
+/// A holding as seen in the version last read.
+#[derive(Clone, Debug)]
+struct Seen {
+    id: String,
+    fence: u64,
+    acquired_at: Millis,
+    expires_at: Millis,
+}
+
+impl Seen {
+    fn is(&self, h: &Holder) -> bool {
+        // An adoption gives a holding a new fence and nonce but keeps its start.
+        self.id == h.holder_id && self.acquired_at == h.acquired_at
+    }
+}
+
 impl HoldBook {
-    /// Takes in a version of the state (older or repeated ones change nothing).
-    pub fn observe(&mut self, st: &LockState) {
+    /// Takes in a version of the state (older or repeated ones change nothing): `capacity` is
+    /// the lock's, when known, and `waiting` whether this waiter is queued in it.
+    pub fn observe(&mut self, st: &LockState, capacity: Option<u32>, waiting: bool) {
         if st.revision <= self.revision {
             return;
         }
-        if let Some(c) = st
+        let paced = waiting
+            && st.pool.is_none()
+            && capacity.is_some_and(|c| c > 0 && st.holders.len() == c as usize);
+        let exact = st
             .last_change
             .as_ref()
             .filter(|c| c.action == ChangeAction::Release)
-        {
-            let gone = self.holders.iter().find(|(id, _)| *id == c.by);
-            if let Some((_, since)) = gone.filter(|_| st.holder(&c.by).is_none()) {
-                if self.holds.len() == HOLD_SAMPLES {
-                    self.holds.pop_front();
-                }
-                self.holds.push_back(c.at.saturating_sub(*since));
+            .and_then(|c| {
+                let gone = self.holders.iter().find(|p| p.id == c.by)?;
+                st.holder(&c.by)
+                    .is_none()
+                    .then(|| (gone.id.clone(), c.at.saturating_sub(gone.acquired_at)))
+            });
+        if let Some((_, hold)) = &exact {
+            self.learn(*hold);
+        }
+        if self.paced && paced {
+            let exact = exact.as_ref().map(|(id, _)| id.as_str());
+            for hold in self.handovers(st, capacity.unwrap_or(1), exact) {
+                self.learn(hold);
             }
         }
         self.revision = st.revision;
+        self.fence = st.fence;
+        self.paced = paced;
         self.holders = st
             .holders
             .iter()
-            .map(|h| (h.holder_id.clone(), h.acquired_at))
+            .map(|h| Seen {
+                id: h.holder_id.clone(),
+                fence: h.fence,
+                acquired_at: h.acquired_at,
+                expires_at: h.expires_at,
+            })
             .collect();
     }
 
-    /// The median of the hold times seen, if any.
+    /// The hold times `st` tells of beyond the exact release (of `exact`, learned already),
+    /// the version last read and `st` both paced by releases.
+    fn handovers(&self, st: &LockState, capacity: u32, exact: Option<&str>) -> Vec<Millis> {
+        let mut gone: Vec<&Seen> = self
+            .holders
+            .iter()
+            .filter(|p| !st.holders.iter().any(|h| p.is(h)))
+            .filter(|p| exact != Some(p.id.as_str()))
+            .collect();
+        gone.sort_by_key(|p| (p.acquired_at, p.fence));
+        let mut new: Vec<&Holder> = st
+            .holders
+            .iter()
+            .filter(|h| !self.holders.iter().any(|p| p.is(h)))
+            .collect();
+        new.sort_by_key(|h| (h.acquired_at, h.fence));
+        let admitted = st.fence.saturating_sub(self.fence);
+        if admitted == new.len() as u64 {
+            // Every admission since is still holding: the k-th release handed its slot to the
+            // k-th new holding. The exact release, set aside, was the latest write: its
+            // admission is the newest holding, the one left over.
+            return gone
+                .iter()
+                .zip(&new)
+                .filter(|(p, h)| h.acquired_at > p.acquired_at && h.acquired_at <= p.expires_at)
+                .map(|(p, h)| h.acquired_at - p.acquired_at)
+                .collect();
+        }
+        // Holdings came and went unseen: `capacity` slots turned over `admitted` times between
+        // the two versions' latest admissions.
+        let latest_then = self.holders.iter().find(|p| p.fence == self.fence);
+        let latest_now = st.holders.iter().find(|h| h.fence == st.fence);
+        match (latest_then, latest_now) {
+            (Some(p), Some(h)) if admitted > new.len() as u64 && h.acquired_at > p.acquired_at => {
+                vec![(h.acquired_at - p.acquired_at) * u64::from(capacity) / admitted]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn learn(&mut self, hold: Millis) {
+        if self.holds.len() == HOLD_SAMPLES {
+            self.holds.pop_front();
+        }
+        self.holds.push_back(hold);
+    }
+
+    /// The median of the hold times learned, if any.
     pub fn typical(&self) -> Option<Millis> {
         let mut h: Vec<Millis> = self.holds.iter().copied().collect();
         h.sort_unstable();
@@ -113,16 +214,19 @@ pub fn next_poll(
     let floor = fast.saturating_mul(rank(position, capacity));
     let slow = poll_base(poll_ms, position, capacity).max(floor);
     let next_in_line = (position as u64) < heads;
-    let want = match holds
-        .typical()
-        .and_then(|t| admission_due(position, capacity, starts, t))
-    {
+    // How long the oldest holding has lasted so far.
+    let lasted = starts.iter().min().map(|&s| server_now.saturating_sub(s));
+    // Without hold times, a waiter further back takes that age for the hold: holdings that
+    // have lasted long may end soon, and its turn with them.
+    let typical = match holds.typical() {
+        Some(t) => Some(t),
+        None if next_in_line => None,
+        None => lasted,
+    };
+    let want = match typical.and_then(|t| admission_due(position, capacity, starts, t)) {
         Some(due) if due > server_now => (due - server_now) / 2,
         Some(due) => (server_now - due) / 4,
-        None if next_in_line => starts
-            .iter()
-            .min()
-            .map_or(slow, |&s| server_now.saturating_sub(s) / HELD_POLL_DIVISOR),
+        None if next_in_line => lasted.map_or(slow, |age| age / HELD_POLL_DIVISOR),
         None => slow,
     };
     let base = want.clamp(floor, slow);
@@ -180,33 +284,64 @@ mod tests {
         }
     }
 
+    /// A holding with its fence.
+    fn fenced(id: &str, fence: u64, at: Millis) -> Holder {
+        Holder {
+            fence,
+            ..holder(id, at)
+        }
+    }
+
+    /// A version of a lock whose last fence handed out is `fence`, with `last` its last
+    /// change (who, what, when).
+    fn fenced_version(
+        revision: u64,
+        fence: u64,
+        holders: Vec<Holder>,
+        last: Option<(&str, ChangeAction, Millis)>,
+    ) -> LockState {
+        let mut st = version(revision, holders, None);
+        st.fence = fence;
+        st.last_change = last.map(|(by, action, at)| Change {
+            at,
+            by: by.into(),
+            action,
+            removed: Vec::new(),
+        });
+        st
+    }
+
     #[test]
     fn a_waiter_learns_hold_times_from_the_releases_it_sees() {
         let mut book = HoldBook::default();
-        book.observe(&version(
-            3,
-            vec![holder("a", T), holder("b", T + 1_000)],
-            None,
-        ));
+        book.observe(
+            &version(3, vec![holder("a", T), holder("b", T + 1_000)], None),
+            Some(2),
+            false,
+        );
         assert_eq!(book.typical(), None);
-        book.observe(&version(
-            4,
-            vec![holder("b", T + 1_000), holder("c", T + 5_000)],
-            Some(("a", T + 5_000)),
-        ));
+        book.observe(
+            &version(
+                4,
+                vec![holder("b", T + 1_000), holder("c", T + 5_000)],
+                Some(("a", T + 5_000)),
+            ),
+            Some(2),
+            false,
+        );
         assert_eq!(book.typical(), Some(5_000));
         // A repeated version, or one older than the last, teaches nothing.
-        book.observe(&version(
-            4,
-            vec![holder("c", T + 5_000)],
-            Some(("b", T + 9_000)),
-        ));
+        book.observe(
+            &version(4, vec![holder("c", T + 5_000)], Some(("b", T + 9_000))),
+            Some(2),
+            false,
+        );
         assert_eq!(book.typical(), Some(5_000));
-        book.observe(&version(
-            5,
-            vec![holder("c", T + 5_000)],
-            Some(("b", T + 7_000)),
-        ));
+        book.observe(
+            &version(5, vec![holder("c", T + 5_000)], Some(("b", T + 7_000))),
+            Some(2),
+            false,
+        );
         assert_eq!(book.typical(), Some(5_000)); // 5 s and 6 s: the lower median
     }
 
@@ -270,5 +405,167 @@ mod tests {
             .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
             .sum();
         assert!(rate < 6.0, "{rate} polls a second");
+    }
+
+    #[test]
+    fn a_waiter_learns_the_hold_times_of_the_handovers_between_its_reads() {
+        // Capacity 2, this waiter queued in both versions: a and b went, c and d came (the
+        // fence grew by 2, so nobody came and went unseen). The k-th earliest gone holding
+        // ended at the k-th earliest new holding's start: a held 5 s, b 5.5 s.
+        let then = fenced_version(
+            10,
+            6,
+            vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
+            None,
+        );
+        let now = fenced_version(
+            14,
+            8,
+            vec![fenced("d", 8, T + 7_500), fenced("c", 7, T + 5_000)],
+            Some(("w", ChangeAction::Enqueue, T + 8_000)),
+        );
+        let learned = |cap: u32, waited: (bool, bool)| {
+            let mut book = HoldBook::default();
+            book.observe(&then, Some(cap), waited.0);
+            book.observe(&now, Some(cap), waited.1);
+            book.holds.iter().copied().collect::<Vec<_>>()
+        };
+        assert_eq!(learned(2, (true, true)), vec![5_000, 5_500]);
+        // Not waiting in one of them (the queue may have run dry: a slot freed without a
+        // handover, a newcomer's start is its arrival), or the lock not full: nothing.
+        assert!(learned(2, (false, true)).is_empty());
+        assert!(learned(2, (true, false)).is_empty());
+        assert!(learned(3, (true, true)).is_empty());
+    }
+
+    #[test]
+    fn a_holding_that_may_have_expired_teaches_no_hold_time() {
+        // a's lease ran out before c was admitted: a may have been removed on expiry (or by a
+        // reap), its "hold" the lease's length; b's release is still learned.
+        let mut a = fenced("a", 5, T);
+        a.expires_at = T + 4_000;
+        let mut book = HoldBook::default();
+        book.observe(
+            &fenced_version(10, 6, vec![a, fenced("b", 6, T + 2_000)], None),
+            Some(2),
+            true,
+        );
+        book.observe(
+            &fenced_version(
+                14,
+                8,
+                vec![fenced("c", 7, T + 5_000), fenced("d", 8, T + 7_500)],
+                None,
+            ),
+            Some(2),
+            true,
+        );
+        assert_eq!(book.holds.iter().copied().collect::<Vec<_>>(), vec![5_500]);
+    }
+
+    #[test]
+    fn an_exact_release_and_the_handovers_before_it_are_both_learned() {
+        // b released at T + 4 s (admitting c), then a at T + 6 s (admitting d, the last
+        // change): a's hold is exact, b's is paired with c, not with d.
+        let mut book = HoldBook::default();
+        book.observe(
+            &fenced_version(
+                10,
+                6,
+                vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
+                None,
+            ),
+            Some(2),
+            true,
+        );
+        book.observe(
+            &fenced_version(
+                12,
+                8,
+                vec![fenced("c", 7, T + 4_000), fenced("d", 8, T + 6_000)],
+                Some(("a", ChangeAction::Release, T + 6_000)),
+            ),
+            Some(2),
+            true,
+        );
+        assert_eq!(
+            book.holds.iter().copied().collect::<Vec<_>>(),
+            vec![6_000, 2_000]
+        );
+    }
+
+    #[test]
+    fn holdings_that_came_and_went_unseen_teach_the_admission_rate() {
+        // Four admissions (fences 7 to 10) between the latest admissions of the two versions,
+        // 9 s apart, on two slots: each holding lasted about 4.5 s.
+        let mut book = HoldBook::default();
+        book.observe(
+            &fenced_version(
+                10,
+                6,
+                vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
+                None,
+            ),
+            Some(2),
+            true,
+        );
+        book.observe(
+            &fenced_version(
+                20,
+                10,
+                vec![fenced("e", 9, T + 9_000), fenced("f", 10, T + 11_000)],
+                None,
+            ),
+            Some(2),
+            true,
+        );
+        assert_eq!(book.typical(), Some(4_500));
+    }
+
+    #[test]
+    fn a_waiter_further_back_without_hold_times_looks_sooner_as_the_holdings_age() {
+        let mut rng = Rng::new(4);
+        let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
+        let book = HoldBook::default();
+        // The third in line of a capacity-2 lock, holdings 8 s and 4 s old: taking 8 s for a
+        // hold, its admission (the third release) is due in 8 s, so it looks in 4 s, not at
+        // the position rule's 20 s.
+        let starts = [T - 8_000, T - 4_000];
+        assert!(within(
+            next_poll(10_000, 2, 2, &starts, &book, T, &mut rng),
+            4_000
+        ));
+        // Holdings just taken: not before its group's floor (2 s).
+        let young = [T - 100, T - 100];
+        assert!(within(
+            next_poll(10_000, 2, 2, &young, &book, T, &mut rng),
+            2_000
+        ));
+        // Far back, with old holdings: still no later than the position rule.
+        let old = [T - 600_000, T - 600_000];
+        assert!(within(
+            next_poll(10_000, 9, 2, &old, &book, T, &mut rng),
+            50_000
+        ));
+    }
+
+    #[test]
+    fn a_whole_queue_that_knows_its_admissions_are_due_stays_within_the_quick_rate() {
+        let mut rng = Rng::new(5);
+        let mut book = HoldBook::default();
+        book.holds.push_back(1_000);
+        // Every holding's hold is over: each waiter's admission is due or overdue.
+        let starts = [T - 1_000, T - 1_000];
+        let rate: f64 = (0..16)
+            .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
+            .sum();
+        assert!(rate < 6.0, "{rate} polls a second");
+        let heads: f64 = (0..2)
+            .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
+            .sum();
+        assert!(
+            heads <= HANDOFF_POLLS_PER_SECOND as f64,
+            "{heads} polls a second"
+        );
     }
 }
