@@ -312,7 +312,9 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     ok(out);
     assert.equal(out.outputs.result, 'acquired');
     const again = emu.log.filter((e) => e.seq > w2.seq && e.method === 'PUT');
-    assert.ok(again.some((e) => e.status === 201), 'written again after reading back');
+    // Written again: answered 201, or (on a loaded machine the 400 ms limit can catch the second
+    // write too) answered 502 at the limit and applied anyway, which the next read-back found.
+    assert.ok(again.some((e) => e.status === 201 || e.applied === 201), `written again after reading back (after the killed write: ${JSON.stringify(emu.log.filter((e) => e.seq > w2.seq).map((e) => [e.method, e.path, e.status, e.fault]))})`);
     const state = await stateOf(emu, 'dropped');
     assert.deepEqual(holderIds(state), [j.holderId]);
     assert.equal(state.fence, 1);
