@@ -311,6 +311,20 @@ mod tests {
         st
     }
 
+    /// The hold times a new book learns from reading `then`, then `now`, of a lock of
+    /// `capacity`, this waiter queued in each as `waited` says.
+    fn learned(
+        then: &LockState,
+        now: &LockState,
+        capacity: u32,
+        waited: (bool, bool),
+    ) -> Vec<Millis> {
+        let mut book = HoldBook::default();
+        book.observe(then, Some(capacity), waited.0);
+        book.observe(now, Some(capacity), waited.1);
+        book.holds.iter().copied().collect()
+    }
+
     #[test]
     fn a_waiter_learns_hold_times_from_the_releases_it_sees() {
         let mut book = HoldBook::default();
@@ -424,18 +438,12 @@ mod tests {
             vec![fenced("d", 8, T + 7_500), fenced("c", 7, T + 5_000)],
             Some(("w", ChangeAction::Enqueue, T + 8_000)),
         );
-        let learned = |cap: u32, waited: (bool, bool)| {
-            let mut book = HoldBook::default();
-            book.observe(&then, Some(cap), waited.0);
-            book.observe(&now, Some(cap), waited.1);
-            book.holds.iter().copied().collect::<Vec<_>>()
-        };
-        assert_eq!(learned(2, (true, true)), vec![5_000, 5_500]);
+        assert_eq!(learned(&then, &now, 2, (true, true)), vec![5_000, 5_500]);
         // Not waiting in one of them (the queue may have run dry: a slot freed without a
         // handover, a newcomer's start is its arrival), or the lock not full: nothing.
-        assert!(learned(2, (false, true)).is_empty());
-        assert!(learned(2, (true, false)).is_empty());
-        assert!(learned(3, (true, true)).is_empty());
+        assert!(learned(&then, &now, 2, (false, true)).is_empty());
+        assert!(learned(&then, &now, 2, (true, false)).is_empty());
+        assert!(learned(&then, &now, 3, (true, true)).is_empty());
     }
 
     #[test]
@@ -444,82 +452,52 @@ mod tests {
         // reap), its "hold" the lease's length; b's release is still learned.
         let mut a = fenced("a", 5, T);
         a.expires_at = T + 4_000;
-        let mut book = HoldBook::default();
-        book.observe(
-            &fenced_version(10, 6, vec![a, fenced("b", 6, T + 2_000)], None),
-            Some(2),
-            true,
+        let then = fenced_version(10, 6, vec![a, fenced("b", 6, T + 2_000)], None);
+        let now = fenced_version(
+            14,
+            8,
+            vec![fenced("c", 7, T + 5_000), fenced("d", 8, T + 7_500)],
+            None,
         );
-        book.observe(
-            &fenced_version(
-                14,
-                8,
-                vec![fenced("c", 7, T + 5_000), fenced("d", 8, T + 7_500)],
-                None,
-            ),
-            Some(2),
-            true,
-        );
-        assert_eq!(book.holds.iter().copied().collect::<Vec<_>>(), vec![5_500]);
+        assert_eq!(learned(&then, &now, 2, (true, true)), vec![5_500]);
     }
 
     #[test]
     fn an_exact_release_and_the_handovers_before_it_are_both_learned() {
         // b released at T + 4 s (admitting c), then a at T + 6 s (admitting d, the last
         // change): a's hold is exact, b's is paired with c, not with d.
-        let mut book = HoldBook::default();
-        book.observe(
-            &fenced_version(
-                10,
-                6,
-                vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
-                None,
-            ),
-            Some(2),
-            true,
+        let then = fenced_version(
+            10,
+            6,
+            vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
+            None,
         );
-        book.observe(
-            &fenced_version(
-                12,
-                8,
-                vec![fenced("c", 7, T + 4_000), fenced("d", 8, T + 6_000)],
-                Some(("a", ChangeAction::Release, T + 6_000)),
-            ),
-            Some(2),
-            true,
+        let now = fenced_version(
+            12,
+            8,
+            vec![fenced("c", 7, T + 4_000), fenced("d", 8, T + 6_000)],
+            Some(("a", ChangeAction::Release, T + 6_000)),
         );
-        assert_eq!(
-            book.holds.iter().copied().collect::<Vec<_>>(),
-            vec![6_000, 2_000]
-        );
+        assert_eq!(learned(&then, &now, 2, (true, true)), vec![6_000, 2_000]);
     }
 
     #[test]
     fn holdings_that_came_and_went_unseen_teach_the_admission_rate() {
         // Four admissions (fences 7 to 10) between the latest admissions of the two versions,
         // 9 s apart, on two slots: each holding lasted about 4.5 s.
-        let mut book = HoldBook::default();
-        book.observe(
-            &fenced_version(
-                10,
-                6,
-                vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
-                None,
-            ),
-            Some(2),
-            true,
+        let then = fenced_version(
+            10,
+            6,
+            vec![fenced("a", 5, T), fenced("b", 6, T + 2_000)],
+            None,
         );
-        book.observe(
-            &fenced_version(
-                20,
-                10,
-                vec![fenced("e", 9, T + 9_000), fenced("f", 10, T + 11_000)],
-                None,
-            ),
-            Some(2),
-            true,
+        let now = fenced_version(
+            20,
+            10,
+            vec![fenced("e", 9, T + 9_000), fenced("f", 10, T + 11_000)],
+            None,
         );
-        assert_eq!(book.typical(), Some(4_500));
+        assert_eq!(learned(&then, &now, 2, (true, true)), vec![4_500]);
     }
 
     #[test]
