@@ -112,14 +112,12 @@ impl<P: Planner> Engine<P> {
             }
             (Class::AlreadyExists, Pending::Branch) => self.branch_created_elsewhere(now, log),
             (Class::Conflict, _) => {
-                // Whether the refused write joined the lock, and how many holdings the version
-                // it was planned on had: what the backoff below is sized by.
+                // Whether the refused write joined the lock: what the backoff below is sized by.
                 let arrival = self
                     .pending_doc
                     .take()
                     .and_then(|d| d.last_change().map(|c| c.action.is_arrival()))
                     .unwrap_or(true);
-                let holdings = self.known.as_ref().map_or(1, |k| k.doc.holdings());
                 self.batch = None;
                 #[cfg(feature = "planted-bugs")]
                 if crate::planted::active(crate::planted::Bug::ConflictIsFailure) {
@@ -159,11 +157,13 @@ impl<P: Planner> Engine<P> {
                 // Every conflict means somebody else's write landed. Back off with full jitter,
                 // doubling per conflict in a row, so contenders spread out instead of colliding
                 // again (and a crowd starting together stays under GitHub's 80 writes a minute).
-                // A write that is no arrival contends with the other holdings (and arrivals,
-                // which back off on their own): its backoff starts smaller on a small lock.
+                // A write that is no arrival contends with the other holdings of the version it
+                // was planned on (and arrivals, which back off on their own): its backoff starts
+                // smaller on a small lock.
                 let base = if arrival {
                     CONFLICT_BACKOFF_MS
                 } else {
+                    let holdings = self.known.as_ref().map_or(1, |k| k.doc.holdings());
                     let crowd = holdings.clamp(1, CONFLICT_BACKOFF_FULL_CROWD) as Millis;
                     CONFLICT_BACKOFF_MS * crowd / CONFLICT_BACKOFF_FULL_CROWD as Millis
                 };

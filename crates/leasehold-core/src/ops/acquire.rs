@@ -337,10 +337,8 @@ impl Planner for AcquirePlanner {
         let now = ctx.now;
         let st = ctx.state;
         let id = self.s.holder_id.as_str();
-        let waiting = matches!(
-            st.find_claim(id, &self.s.nonce),
-            Some(ClaimPlace::Queued(_))
-        );
+        let place = st.find_claim(id, &self.s.nonce);
+        let waiting = matches!(place, Some(ClaimPlace::Queued(_)));
         self.holds.observe(st, ctx.capacity(), waiting);
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);
         let gave_up = if self.cancelled {
@@ -350,7 +348,7 @@ impl Planner for AcquirePlanner {
         };
 
         // 1. This claim holds.
-        if let Some(ClaimPlace::Holding) = st.find_claim(id, &self.s.nonce) {
+        if let Some(ClaimPlace::Holding) = place {
             if self.cancelled {
                 // Admitted while the job was being cancelled: hand the slot straight back.
                 ctx.info(format!(

@@ -218,11 +218,7 @@ pub fn next_poll(
     let lasted = starts.iter().min().map(|&s| server_now.saturating_sub(s));
     // Without hold times, a waiter further back takes that age for the hold: holdings that
     // have lasted long may end soon, and its turn with them.
-    let typical = match holds.typical() {
-        Some(t) => Some(t),
-        None if next_in_line => None,
-        None => lasted,
-    };
+    let typical = holds.typical().or(lasted.filter(|_| !next_in_line));
     let want = match typical.and_then(|t| admission_due(position, capacity, starts, t)) {
         Some(due) if due > server_now => (due - server_now) / 2,
         Some(due) => (server_now - due) / 4,
