@@ -162,7 +162,8 @@ impl<'a> OnLock<'a> {
         }
     }
 
-    /// An operator's verb (status, recover, report-usage): no holder; it writes as the verb.
+    /// An operator's verb (status, recover, report-usage, repair): no holder; it writes as the
+    /// verb.
     fn operator(lock: &'a str, repository: &'a str, state_branch: &'a str, verb: &'a str) -> Self {
         OnLock {
             lock,
@@ -264,15 +265,8 @@ impl Operation {
             }
             OperationKind::Repair => {
                 let s = repair::RepairSettings::parse(inputs)?;
-                let plan = Plan {
-                    kind,
-                    lock: s.lock.clone(),
-                    repository: s.repository.clone(),
-                    state_branch: s.state_branch.clone(),
-                    holder_id: String::new(),
-                    nonce: String::new(),
-                    warnings: Vec::new(),
-                };
+                let plan = OnLock::operator(&s.lock, &s.repository, &s.state_branch, "repair")
+                    .plan(kind, String::new(), Vec::new());
                 (Operation::Repair(repair::RepairOp::new(s, entropy)), plan)
             }
             OperationKind::SlotAllocate => {
