@@ -26,8 +26,8 @@ use crate::world::Clock;
 
 /// Invariant 8: at most this many requests by one job attempt in any window of
 /// [`RATE_WINDOW_MS`]. Legitimate bursts stay far below it: the quickest polls are those of a
-/// waiter next in line whose admission is due, `limits::HANDOFF_POLL_MS` (1 s) apart, 60 a
-/// minute (`policy/handoff.rs`); writes are at least 1 s apart, backoffs at least 500 ms, stale
+/// waiter next in line whose admission is due, `limits::HANDOFF_POLL_MS` (500 ms) apart, 120
+/// a minute (`policy/handoff.rs`); writes are at least 1 s apart, backoffs at least 500 ms, stale
 /// re-reads 2 s, and a re-read after a conflict (after a full-jitter backoff,
 /// `limits::CONFLICT_BACKOFF_MS` doubling per conflict in a row, or at once on a carried
 /// version) follows a write, so a conflict loop is held to the write spacing. The planted

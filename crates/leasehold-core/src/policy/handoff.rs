@@ -25,15 +25,17 @@
 //! holding has lasted; a waiter further back takes that age as the hold time (each holding
 //! lasts at least as long as it has so far), so it looks soon when the holdings are old and its
 //! turn may be near, and backs off as the estimate moves out. Never more often than
-//! [`HANDOFF_POLL_MS`] times the waiter's group (further groups proportionally less often) and,
-//! for the next `capacity` waiters together, at most [`HANDOFF_POLLS_PER_SECOND`]; never less
+//! [`HANDOFF_POLL_MS`] for the next in line and [`QUEUE_POLL_MS`] times the group's rank for
+//! those behind; for the next `capacity` waiters together, at most [`HANDOFF_POLLS_PER_SECOND`]
+//! (and all the groups behind together less than that); never less
 //! often than the position rule of `poll.rs` (`poll-seconds` for the next in line).
 
 use std::collections::VecDeque;
 
 use super::jitter::Rng;
 use super::limits::{
-    HANDOFF_POLLS_PER_SECOND, HANDOFF_POLL_MS, HELD_POLL_DIVISOR, HOLD_SAMPLES, POLL_JITTER_DIVISOR,
+    HANDOFF_POLLS_PER_SECOND, HANDOFF_POLL_MS, HELD_POLL_DIVISOR, HOLD_SAMPLES,
+    POLL_JITTER_DIVISOR, QUEUE_POLL_MS,
 };
 use super::poll::{poll_base, rank};
 use crate::wire::time::Millis;
@@ -210,10 +212,17 @@ pub fn next_poll(
         return 50;
     }
     let heads = u64::from(capacity.max(1));
-    let fast = HANDOFF_POLL_MS.max(heads * 1_000 / HANDOFF_POLLS_PER_SECOND);
-    let floor = fast.saturating_mul(rank(position, capacity));
-    let slow = poll_base(poll_ms, position, capacity).max(floor);
     let next_in_line = (position as u64) < heads;
+    let fast = HANDOFF_POLL_MS.max(heads * 1_000 / HANDOFF_POLLS_PER_SECOND);
+    // The groups behind are admitted by no release but the next, so they look at most once a
+    // second per rank: all of them together never outpoll the next in line.
+    let floor = if next_in_line {
+        fast
+    } else {
+        fast.max(QUEUE_POLL_MS)
+            .saturating_mul(rank(position, capacity))
+    };
+    let slow = poll_base(poll_ms, position, capacity).max(floor);
     // How long the oldest holding has lasted so far.
     let lasted = starts.iter().min().map(|&s| server_now.saturating_sub(s));
     // Without hold times, a waiter further back takes that age for the hold: holdings that
@@ -360,11 +369,16 @@ mod tests {
         let mut rng = Rng::new(1);
         let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
         let mut book = HoldBook::default();
-        // No hold seen: a tenth of the oldest holding's age, between 1 s and poll-seconds.
-        let starts = [T - 5_000, T - 2_000];
+        // No hold seen: a tenth of the oldest holding's age, between 0.5 s and poll-seconds.
+        let starts = [T - 8_000, T - 2_000];
         assert!(within(
             next_poll(10_000, 0, 2, &starts, &book, T, &mut rng),
-            1_000
+            800
+        ));
+        let young = [T - 3_000, T - 2_000];
+        assert!(within(
+            next_poll(10_000, 0, 2, &young, &book, T, &mut rng),
+            500
         ));
         let old = [T - 600_000, T - 2_000];
         assert!(within(
@@ -408,13 +422,25 @@ mod tests {
         // 64 next in line, 4 quick polls a second among them: each at most every 16 s.
         let v = next_poll(60_000, 0, 64, &starts, &book, T, &mut rng);
         assert!((16_000..=20_000).contains(&v), "{v}");
-        // The whole queue of a capacity-2 lock, all next releases due now: at most about the
-        // quick rate for the next two, and less for each group behind.
+        // The whole queue of a capacity-2 lock, all next releases due now: at most the quick
+        // rate for the next two, and less than that for all the groups behind together.
         let starts = [T - 1_000, T - 1_000];
-        let rate: f64 = (0..16)
-            .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
-            .sum();
-        assert!(rate < 6.0, "{rate} polls a second");
+        let (heads, behind) = queue_rates(&starts, &book, &mut rng);
+        assert!(
+            heads <= HANDOFF_POLLS_PER_SECOND as f64,
+            "{heads} polls a second"
+        );
+        assert!(behind < heads, "{behind} polls a second behind {heads}");
+    }
+
+    /// Polls a second of the next two waiters of a capacity-2 lock, and of the 14 behind them.
+    fn queue_rates(starts: &[Millis], book: &HoldBook, rng: &mut Rng) -> (f64, f64) {
+        let rate = |p: usize, rng: &mut Rng| {
+            1_000.0 / next_poll(10_000, p, 2, starts, book, T, rng) as f64
+        };
+        let heads = (0..2).map(|p| rate(p, rng)).sum();
+        let behind = (2..16).map(|p| rate(p, rng)).sum();
+        (heads, behind)
     }
 
     #[test]
@@ -530,15 +556,15 @@ mod tests {
         book.holds.push_back(1_000);
         // Every holding's hold is over: each waiter's admission is due or overdue.
         let starts = [T - 1_000, T - 1_000];
-        let rate: f64 = (0..16)
-            .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
-            .sum();
-        assert!(rate < 6.0, "{rate} polls a second");
-        let heads: f64 = (0..2)
-            .map(|p| 1_000.0 / next_poll(10_000, p, 2, &starts, &book, T, &mut rng) as f64)
-            .sum();
+        let (heads, behind) = queue_rates(&starts, &book, &mut rng);
         assert!(
             heads <= HANDOFF_POLLS_PER_SECOND as f64,
+            "{heads} polls a second"
+        );
+        assert!(behind < heads, "{behind} polls a second behind {heads}");
+        // Twice a second each: the quick rate is reached, not only approached.
+        assert!(
+            heads > HANDOFF_POLLS_PER_SECOND as f64 * 0.75,
             "{heads} polls a second"
         );
     }

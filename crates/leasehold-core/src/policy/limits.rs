@@ -146,13 +146,18 @@ pub const MAX_POLL_MS: Millis = 120_000;
 /// Poll jitter: up to 1/this of the interval (25%), so waiters that started together drift apart.
 pub const POLL_JITTER_DIVISOR: u64 = 4;
 /// The shortest poll interval of a waiter next in line while a release is due: it learns of its
-/// admission about this soon after the release, its reads conditional (a 304 costs nothing of
-/// the primary limit).
-pub const HANDOFF_POLL_MS: Millis = 1_000;
+/// admission within about this of the release, its reads conditional (a 304 costs nothing of
+/// the primary limit). Twice a second: the next waiters of a lock of capacity 1 or 2 then reach
+/// [`HANDOFF_POLLS_PER_SECOND`] together, and one waiter stays at 120 reads a minute.
+pub const HANDOFF_POLL_MS: Millis = 500;
 /// Those quick polls of all the next waiters of one lock together, at most this many a second:
 /// a lock of large capacity spaces them further (four a second is 240 points a minute of the
 /// 900 GitHub allows a REST endpoint).
 pub const HANDOFF_POLLS_PER_SECOND: u64 = 4;
+/// A waiter behind the next `capacity` polls at most once per this times its group's rank (the
+/// second group every 2 s, the third every 3 s…): the groups behind of a capacity-2 lock poll
+/// about 3.4 times a second together when all their admissions are due, less than its heads.
+pub const QUEUE_POLL_MS: Millis = 1_000;
 /// Hold times a waiter remembers (those it saw end), to tell when the next release is due.
 pub const HOLD_SAMPLES: usize = 8;
 /// Without hold times, a waiter next in line polls about this fraction of the time the oldest
