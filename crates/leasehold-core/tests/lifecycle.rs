@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{entropy, raw_inputs};
+use common::{entropy, raw_inputs, DEPLOY_JOB};
 use leasehold_core::limits::COOLDOWN_WAKE_JITTER_MS;
 use leasehold_core::{Event, Operation, OperationKind};
 use serde_json::{json, Value};
@@ -40,17 +40,7 @@ fn step(op: &mut Operation, event: Value) -> Value {
 /// An operation of the job `octo/app` run 77 on the lock `deploy` (runner `r1`), with `extra`
 /// inputs and the entropy `seed`.
 fn job_op(kind: OperationKind, extra: &[(&str, &str)], seed: u64) -> Operation {
-    let inputs = raw_inputs(
-        &[
-            ("lock", "deploy"),
-            ("GITHUB_REPOSITORY", "octo/app"),
-            ("GITHUB_RUN_ID", "77"),
-            ("GITHUB_RUN_ATTEMPT", "1"),
-            ("GITHUB_JOB", "deploy"),
-            ("RUNNER_NAME", "r1"),
-        ],
-        extra,
-    );
+    let inputs = raw_inputs(DEPLOY_JOB, extra);
     Operation::new(kind, &inputs, &entropy(seed, "00000000000000aa"))
         .unwrap()
         .0

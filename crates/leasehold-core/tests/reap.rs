@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{entropy, raw_inputs};
+use common::{entropy, raw_inputs, DEPLOY_JOB};
 use leasehold_core::{
     Call, Command, Event, Holder, JobSummary, LockState, Operation, OperationKind, Outcome,
     QueueEntry, Reply, ResultWord, RunIdentity,
@@ -728,18 +728,7 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         (vec![job(9, "deployer", "in_progress", "r1")], None),
     ];
     for (jobs, expected) in cases {
-        let raw = raw_inputs(
-            &[
-                ("lock", "deploy"),
-                ("GITHUB_REPOSITORY", "octo/app"),
-                ("GITHUB_RUN_ID", "77"),
-                ("GITHUB_RUN_ATTEMPT", "1"),
-                ("GITHUB_JOB", "deploy"),
-                ("RUNNER_NAME", "r1"),
-                ("record-job-id", "true"),
-            ],
-            &[],
-        );
+        let raw = raw_inputs(DEPLOY_JOB, &[("record-job-id", "true")]);
         let entropy = entropy(1, "00000000000000aa");
         let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
         let step = op.step(Event::Start { now: T }).unwrap();

@@ -5,6 +5,16 @@
 
 use leasehold_core::{Entropy, RawInputs, Reply};
 
+/// The job `deploy` of `octo/app`'s run 77 (attempt 1) on the runner `r1`, on the lock `deploy`.
+pub const DEPLOY_JOB: &[(&str, &str)] = &[
+    ("lock", "deploy"),
+    ("GITHUB_REPOSITORY", "octo/app"),
+    ("GITHUB_RUN_ID", "77"),
+    ("GITHUB_RUN_ATTEMPT", "1"),
+    ("GITHUB_JOB", "deploy"),
+    ("RUNNER_NAME", "r1"),
+];
+
 /// Raw inputs of `base`, then of `extra`: an `extra` name replaces the same name in `base`.
 pub fn raw_inputs(base: &[(&str, &str)], extra: &[(&str, &str)]) -> RawInputs {
     let mut m: RawInputs = base
