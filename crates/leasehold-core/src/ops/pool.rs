@@ -240,6 +240,7 @@ impl PoolPass {
 mod tests {
     use super::*;
     use crate::input::RawInputs;
+    use crate::test_support::{queue_entry, run_identity};
 
     fn read(pairs: &[(&str, &str)]) -> Result<Option<PoolRequest>, InputError> {
         let raw: RawInputs = pairs
@@ -251,27 +252,14 @@ mod tests {
 
     #[test]
     fn a_pool_pass_admits_on_a_copy_of_the_state_it_parsed_once() {
-        use crate::wire::{QueueEntry, RunIdentity};
+        use crate::wire::QueueEntry;
         let waiter = |id: &str, prefer: &str| QueueEntry {
-            holder_id: id.into(),
-            nonce: format!("{id:0>16}"),
-            run: RunIdentity {
-                repository: "o/r".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
-            },
-            lease_ms: 60_000,
-            enqueued_at: 0,
-            last_seen_at: 0,
             pool: Some(PoolRequest {
                 prefer: vec![prefer.into()],
                 requires: vec![prefer.into()],
                 ..PoolRequest::default()
             }),
+            ..queue_entry(id, &format!("{id:0>16}"), run_identity(""))
         };
         let mut st = LockState::empty("p");
         st.queue = vec![waiter("w1", "x"), waiter("w2", "x"), waiter("w3", "y")];
@@ -318,15 +306,7 @@ mod tests {
             holder_id: "h".into(),
             nonce: "n".into(),
             fence: 1,
-            run: crate::wire::RunIdentity {
-                repository: "o/r".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
-            },
+            run: run_identity(""),
             acquired_at: 0,
             expires_at: 1,
             lease_ms: 1,
