@@ -1,6 +1,7 @@
-//! Builders the unit tests share: the run identities and queue entries that several modules'
-//! tests make alike. Test code only.
+//! Builders the unit tests share: the run identities, queue entries and raw inputs that several
+//! modules' tests make alike. Test code only.
 
+use crate::input::RawInputs;
 use crate::wire::{QueueEntry, RunIdentity};
 
 /// Run 1 (attempt 1) of the job `j` of `o/r`, on the runner `runner_name` (empty: none
@@ -29,4 +30,16 @@ pub(crate) fn queue_entry(holder_id: &str, nonce: &str, run: RunIdentity) -> Que
         last_seen_at: 0,
         pool: None,
     }
+}
+
+/// Raw inputs of `base`, then of `extra`: an `extra` name replaces the same name in `base`.
+pub(crate) fn raw_inputs(base: &[(&str, &str)], extra: &[(&str, &str)]) -> RawInputs {
+    let mut m: RawInputs = base
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for (k, v) in extra {
+        m.insert(k.to_string(), v.to_string());
+    }
+    m
 }

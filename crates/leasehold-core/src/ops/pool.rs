@@ -239,15 +239,10 @@ impl PoolPass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::RawInputs;
-    use crate::test_support::{queue_entry, run_identity};
+    use crate::test_support::{queue_entry, raw_inputs, run_identity};
 
     fn read(pairs: &[(&str, &str)]) -> Result<Option<PoolRequest>, InputError> {
-        let raw: RawInputs = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        parse_request(&Reader::new(&raw))
+        parse_request(&Reader::new(&raw_inputs(pairs, &[])))
     }
 
     #[test]
@@ -345,13 +340,7 @@ mod tests {
 
     #[test]
     fn outcome_inputs() {
-        let read = |pairs: &[(&str, &str)]| {
-            let raw: RawInputs = pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            parse_outcome(&Reader::new(&raw))
-        };
+        let read = |pairs: &[(&str, &str)]| parse_outcome(&Reader::new(&raw_inputs(pairs, &[])));
         assert_eq!(read(&[]), Ok(None));
         assert_eq!(
             read(&[("outcome", "success")]),

@@ -588,20 +588,13 @@ impl RepairOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{queue_entry, run_identity};
+    use crate::test_support::{queue_entry, raw_inputs, run_identity};
     use crate::wire::{Holder, QueueEntry, RunIdentity};
 
     const NOW: Millis = 1_800_000_000_000;
 
     fn raw(pairs: &[(&str, &str)]) -> RawInputs {
-        let mut m: RawInputs = [("lock", "deploy"), ("repository", "octo/app")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        for (k, v) in pairs {
-            m.insert(k.to_string(), v.to_string());
-        }
-        m
+        raw_inputs(&[("lock", "deploy"), ("repository", "octo/app")], pairs)
     }
 
     fn op(confirm: bool) -> RepairOp {
