@@ -37,6 +37,8 @@ mod ops;
 pub mod planted;
 mod policy;
 mod store;
+#[cfg(test)]
+mod test_support;
 mod wire;
 
 pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESULT_SCHEMA};

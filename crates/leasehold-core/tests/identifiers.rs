@@ -2,36 +2,32 @@
 //! error names the input and the rule, and never carries the value. (The shapes are
 //! `wire/secrets.rs`; the rule is applied by `input/`.)
 
-use leasehold_core::{Entropy, Error, Operation, OperationKind};
+mod common;
+
+use common::{entropy, raw_inputs};
+use leasehold_core::{Error, Operation, OperationKind};
 
 /// `ghp_` and 36 letters: the shape of a GitHub personal access token.
 const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ";
 
 fn inputs(pairs: &[(&str, &str)]) -> leasehold_core::RawInputs {
-    let mut m: leasehold_core::RawInputs = [
-        ("lock", "deploy"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "build"),
-        ("RUNNER_NAME", "r1"),
-        ("nonce", "00000000000000aa"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    for (k, v) in pairs {
-        m.insert(k.to_string(), v.to_string());
-    }
-    m
+    raw_inputs(
+        &[
+            ("lock", "deploy"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "build"),
+            ("RUNNER_NAME", "r1"),
+            ("nonce", "00000000000000aa"),
+        ],
+        pairs,
+    )
 }
 
 #[test]
 fn every_lock_identifier_refuses_a_credential_before_any_request() {
-    let entropy = Entropy {
-        seed: 1,
-        nonce: "00000000000000aa".into(),
-    };
+    let entropy = entropy(1, "00000000000000aa");
     let suffixed = format!("octo/app:77:build:{TOKEN}");
     let url = format!("https://{TOKEN}@github.example");
     let cases: Vec<(OperationKind, &str, &str)> = vec![

@@ -3,8 +3,11 @@
 //! and is admitted by the read that follows. Beside the fixtures because the jitter is a range,
 //! which a fixture's exact match cannot state.
 
+mod common;
+
+use common::{entropy, raw_inputs, DEPLOY_JOB};
 use leasehold_core::limits::COOLDOWN_WAKE_JITTER_MS;
-use leasehold_core::{Entropy, Event, Operation, OperationKind, RawInputs};
+use leasehold_core::{Event, Operation, OperationKind};
 use serde_json::{json, Value};
 
 const T: u64 = 1_800_000_000_000;
@@ -37,25 +40,10 @@ fn step(op: &mut Operation, event: Value) -> Value {
 /// An operation of the job `octo/app` run 77 on the lock `deploy` (runner `r1`), with `extra`
 /// inputs and the entropy `seed`.
 fn job_op(kind: OperationKind, extra: &[(&str, &str)], seed: u64) -> Operation {
-    let mut inputs: RawInputs = [
-        ("lock", "deploy"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "deploy"),
-        ("RUNNER_NAME", "r1"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    for (k, v) in extra {
-        inputs.insert(k.to_string(), v.to_string());
-    }
-    let entropy = Entropy {
-        seed,
-        nonce: "00000000000000aa".into(),
-    };
-    Operation::new(kind, &inputs, &entropy).unwrap().0
+    let inputs = raw_inputs(DEPLOY_JOB, extra);
+    Operation::new(kind, &inputs, &entropy(seed, "00000000000000aa"))
+        .unwrap()
+        .0
 }
 
 #[test]

@@ -6,10 +6,13 @@
 //! sha it was planned on and is refused with 409 when the file moved; a write without a sha to
 //! an existing file is 422), shared with the simulator; the faults are this test's, on top.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::{entropy, raw_inputs};
 use leasehold_core::{
-    Call, Command, Entropy, Event, LockState, Operation, OperationKind, Reply, ResultWord,
+    Call, Command, Event, LockState, Operation, OperationKind, Reply, ResultWord,
 };
 use leasehold_github_model::{file_reply, http, GitHub};
 use proptest::prelude::*;
@@ -136,30 +139,23 @@ struct Client {
 }
 
 fn inputs(id: usize, extra: &[(&str, &str)]) -> BTreeMap<String, String> {
-    let mut m: BTreeMap<String, String> = [
-        ("lock", "prop"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", &(100 + id).to_string()),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "build"),
-        ("RUNNER_NAME", &format!("runner-{id}")),
-        ("poll-seconds", "1"),
-        ("timeout-minutes", "5"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    for (k, v) in extra {
-        m.insert(k.to_string(), v.to_string());
-    }
-    m
+    raw_inputs(
+        &[
+            ("lock", "prop"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", &(100 + id).to_string()),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "build"),
+            ("RUNNER_NAME", &format!("runner-{id}")),
+            ("poll-seconds", "1"),
+            ("timeout-minutes", "5"),
+        ],
+        extra,
+    )
 }
 
 fn start(kind: OperationKind, id: usize, now: u64, seed: u64) -> (Operation, Command) {
-    let entropy = Entropy {
-        seed,
-        nonce: format!("{:016x}", (seed << 8) | id as u64),
-    };
+    let entropy = entropy(seed, &format!("{:016x}", (seed << 8) | id as u64));
     let (mut op, _) = Operation::new(kind, &inputs(id, &[]), &entropy).expect("valid inputs");
     let step = op.step(Event::Start { now }).expect("start");
     (op, step.command)

@@ -2,11 +2,14 @@
 //! state file per lock with compare-and-swap, a config file, and the Actions view of run
 //! attempts and jobs. This test only adds refusals and a misreporting answer on top.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{entropy, raw_inputs, DEPLOY_JOB};
 use leasehold_core::{
-    Call, Command, Entropy, Event, Holder, JobSummary, LockState, Operation, OperationKind,
-    Outcome, QueueEntry, Reply, ResultWord, RunIdentity,
+    Call, Command, Event, Holder, JobSummary, LockState, Operation, OperationKind, Outcome,
+    QueueEntry, Reply, ResultWord, RunIdentity,
 };
 use leasehold_github_model::{GitHub, Job, Timing};
 
@@ -50,14 +53,7 @@ fn state_path(lock: &str) -> String {
 }
 
 fn http(status: u16) -> Reply {
-    Reply::Http {
-        status,
-        message: format!("HTTP {status}"),
-        retry_after: None,
-        ratelimit_remaining: None,
-        ratelimit_reset: None,
-        date: None,
-    }
+    common::http(status, &format!("HTTP {status}"))
 }
 
 fn run(repo: &str, id: u64, attempt: u32, job_id: Option<u64>) -> RunIdentity {
@@ -257,21 +253,15 @@ impl Fake {
 
     /// Runs a reap to its end; `step_ms` is how long each request takes.
     fn reap(&mut self, inputs: &[(&str, &str)], step_ms: u64) -> Outcome {
-        let mut raw: BTreeMap<String, String> = [
-            ("GITHUB_REPOSITORY", "octo/locks"),
-            ("GITHUB_RUN_ID", "900"),
-            ("GITHUB_JOB", "reap"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        for (k, v) in inputs {
-            raw.insert(k.to_string(), v.to_string());
-        }
-        let entropy = Entropy {
-            seed: 5,
-            nonce: "0000000000000000".into(),
-        };
+        let raw = raw_inputs(
+            &[
+                ("GITHUB_REPOSITORY", "octo/locks"),
+                ("GITHUB_RUN_ID", "900"),
+                ("GITHUB_JOB", "reap"),
+            ],
+            inputs,
+        );
+        let entropy = entropy(5, "0000000000000000");
         let (mut op, _) =
             Operation::new(OperationKind::Reap, &raw, &entropy).expect("valid inputs");
         self.register();
@@ -677,16 +667,8 @@ fn several_locks_share_their_answers() {
 
 #[test]
 fn bad_reap_inputs_name_the_input() {
-    let entropy = Entropy {
-        seed: 5,
-        nonce: "0000000000000000".into(),
-    };
-    let raw = |pairs: &[(&str, &str)]| {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let entropy = entropy(5, "0000000000000000");
+    let raw = |pairs: &[(&str, &str)]| raw_inputs(pairs, &[]);
     for (pairs, input) in [
         (vec![("GITHUB_REPOSITORY", "o/r")], "lock"),
         (vec![("lock", ", ,"), ("GITHUB_REPOSITORY", "o/r")], "lock"),
@@ -746,22 +728,8 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         (vec![job(9, "deployer", "in_progress", "r1")], None),
     ];
     for (jobs, expected) in cases {
-        let raw = [
-            ("lock", "deploy"),
-            ("GITHUB_REPOSITORY", "octo/app"),
-            ("GITHUB_RUN_ID", "77"),
-            ("GITHUB_RUN_ATTEMPT", "1"),
-            ("GITHUB_JOB", "deploy"),
-            ("RUNNER_NAME", "r1"),
-            ("record-job-id", "true"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let entropy = Entropy {
-            seed: 1,
-            nonce: "00000000000000aa".into(),
-        };
+        let raw = raw_inputs(DEPLOY_JOB, &[("record-job-id", "true")]);
+        let entropy = entropy(1, "00000000000000aa");
         let (mut op, _) = Operation::new(OperationKind::Acquire, &raw, &entropy).unwrap();
         let step = op.step(Event::Start { now: T }).unwrap();
         assert!(
@@ -796,24 +764,21 @@ fn acquire_records_its_job_id_only_when_exactly_one_job_matches() {
         assert_eq!(doc.holders[0].run.job_id, expected, "{jobs:?}");
     }
     // A refused lookup records nothing and the acquire goes on.
-    let raw = [
-        ("lock", "deploy"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_JOB", "deploy"),
-        ("RUNNER_NAME", "r1"),
-        ("record-job-id", "true"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    let raw = raw_inputs(
+        &[
+            ("lock", "deploy"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_JOB", "deploy"),
+            ("RUNNER_NAME", "r1"),
+            ("record-job-id", "true"),
+        ],
+        &[],
+    );
     let (mut op, _) = Operation::new(
         OperationKind::Acquire,
         &raw,
-        &Entropy {
-            seed: 1,
-            nonce: "00000000000000aa".into(),
-        },
+        &entropy(1, "00000000000000aa"),
     )
     .unwrap();
     let _ = op.step(Event::Start { now: T }).unwrap();

@@ -2,8 +2,11 @@
 //! GitHub's refs (`matching-refs` paginated by a `Link` header, `POST git/refs` create-if-absent,
 //! `GET git/ref`), with faults injected on the ref create.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{http, raw_inputs};
 use leasehold_core::{
     result_document, Call, Command, Entropy, Event, Operation, OperationKind, Outcome, RefEntry,
     Reply, Status,
@@ -160,41 +163,23 @@ impl Git {
     }
 }
 
-fn http(status: u16, message: &str) -> Reply {
-    Reply::Http {
-        status,
-        message: message.into(),
-        retry_after: None,
-        ratelimit_remaining: None,
-        ratelimit_reset: None,
-        date: None,
-    }
-}
-
 fn inputs(extra: &[(&str, &str)]) -> BTreeMap<String, String> {
-    let mut m: BTreeMap<String, String> = [
-        ("repository", "octo/registry"),
-        ("namespace", "accounts"),
-        ("prefix", "acct"),
-        ("GITHUB_REPOSITORY", "octo/app"),
-        ("GITHUB_RUN_ID", "77"),
-        ("GITHUB_RUN_ATTEMPT", "1"),
-        ("GITHUB_JOB", "enrol"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
-    for (k, v) in extra {
-        m.insert(k.to_string(), v.to_string());
-    }
-    m
+    raw_inputs(
+        &[
+            ("repository", "octo/registry"),
+            ("namespace", "accounts"),
+            ("prefix", "acct"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "77"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "enrol"),
+        ],
+        extra,
+    )
 }
 
 fn entropy() -> Entropy {
-    Entropy {
-        seed: 7,
-        nonce: "00112233445566778899aabbccddeeff".into(),
-    }
+    common::entropy(7, "00112233445566778899aabbccddeeff")
 }
 
 /// Runs one allocation to its end (bounded), answering from `git`.

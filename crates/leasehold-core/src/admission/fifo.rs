@@ -54,7 +54,8 @@ impl Admission<LockState> for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{QueueEntry, RunIdentity};
+    use crate::test_support::{queue_entry, run_identity};
+    use crate::wire::QueueEntry;
 
     fn rule(capacity: u32) -> Fifo {
         Fifo { capacity }
@@ -77,23 +78,7 @@ mod tests {
     }
 
     fn entry(id: &str) -> QueueEntry {
-        QueueEntry {
-            holder_id: id.into(),
-            nonce: format!("n-{id}"),
-            run: RunIdentity {
-                repository: "o/r".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
-            },
-            lease_ms: 60_000,
-            enqueued_at: 0,
-            last_seen_at: 0,
-            pool: None,
-        }
+        queue_entry(id, &format!("n-{id}"), run_identity(""))
     }
 
     #[test]

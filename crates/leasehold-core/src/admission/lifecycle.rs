@@ -119,30 +119,11 @@ pub fn next_free_at(state: &LockState) -> Option<Millis> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Incident, QueueEntry, RunIdentity};
-
-    fn run(runner: &str) -> RunIdentity {
-        RunIdentity {
-            repository: "o/r".into(),
-            run_id: 1,
-            run_attempt: 1,
-            job: "j".into(),
-            runner_name: runner.into(),
-            url: String::new(),
-            job_id: None,
-        }
-    }
+    use crate::test_support::{queue_entry, run_identity};
+    use crate::wire::{Incident, QueueEntry};
 
     fn waiter(id: &str, runner: &str) -> QueueEntry {
-        QueueEntry {
-            holder_id: id.into(),
-            nonce: "n".into(),
-            run: run(runner),
-            lease_ms: 60_000,
-            enqueued_at: 0,
-            last_seen_at: 0,
-            pool: None,
-        }
+        queue_entry(id, "n", run_identity(runner))
     }
 
     fn reservation(
@@ -156,7 +137,7 @@ mod tests {
             kind,
             holder_id: "gone".into(),
             fence: 1,
-            run: run(runner),
+            run: run_identity(runner),
             at: 0,
             ends_at,
             reason: None,
@@ -218,7 +199,7 @@ mod tests {
             id: "x-incident-3".into(),
             holder_id: "gone".into(),
             fence: 1,
-            run: run("r9"),
+            run: run_identity("r9"),
             at: 0,
             reason: None,
         });

@@ -239,39 +239,22 @@ impl PoolPass {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::RawInputs;
+    use crate::test_support::{queue_entry, raw_inputs, run_identity};
 
     fn read(pairs: &[(&str, &str)]) -> Result<Option<PoolRequest>, InputError> {
-        let raw: RawInputs = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        parse_request(&Reader::new(&raw))
+        parse_request(&Reader::new(&raw_inputs(pairs, &[])))
     }
 
     #[test]
     fn a_pool_pass_admits_on_a_copy_of_the_state_it_parsed_once() {
-        use crate::wire::{QueueEntry, RunIdentity};
+        use crate::wire::QueueEntry;
         let waiter = |id: &str, prefer: &str| QueueEntry {
-            holder_id: id.into(),
-            nonce: format!("{id:0>16}"),
-            run: RunIdentity {
-                repository: "o/r".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
-            },
-            lease_ms: 60_000,
-            enqueued_at: 0,
-            last_seen_at: 0,
             pool: Some(PoolRequest {
                 prefer: vec![prefer.into()],
                 requires: vec![prefer.into()],
                 ..PoolRequest::default()
             }),
+            ..queue_entry(id, &format!("{id:0>16}"), run_identity(""))
         };
         let mut st = LockState::empty("p");
         st.queue = vec![waiter("w1", "x"), waiter("w2", "x"), waiter("w3", "y")];
@@ -318,15 +301,7 @@ mod tests {
             holder_id: "h".into(),
             nonce: "n".into(),
             fence: 1,
-            run: crate::wire::RunIdentity {
-                repository: "o/r".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
-            },
+            run: run_identity(""),
             acquired_at: 0,
             expires_at: 1,
             lease_ms: 1,
@@ -365,13 +340,7 @@ mod tests {
 
     #[test]
     fn outcome_inputs() {
-        let read = |pairs: &[(&str, &str)]| {
-            let raw: RawInputs = pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            parse_outcome(&Reader::new(&raw))
-        };
+        let read = |pairs: &[(&str, &str)]| parse_outcome(&Reader::new(&raw_inputs(pairs, &[])));
         assert_eq!(read(&[]), Ok(None));
         assert_eq!(
             read(&[("outcome", "success")]),

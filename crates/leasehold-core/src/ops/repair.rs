@@ -588,19 +588,13 @@ impl RepairOp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Holder, RunIdentity};
+    use crate::test_support::{queue_entry, raw_inputs, run_identity};
+    use crate::wire::{Holder, QueueEntry, RunIdentity};
 
     const NOW: Millis = 1_800_000_000_000;
 
     fn raw(pairs: &[(&str, &str)]) -> RawInputs {
-        let mut m: RawInputs = [("lock", "deploy"), ("repository", "octo/app")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        for (k, v) in pairs {
-            m.insert(k.to_string(), v.to_string());
-        }
-        m
+        raw_inputs(&[("lock", "deploy"), ("repository", "octo/app")], pairs)
     }
 
     fn op(confirm: bool) -> RepairOp {
@@ -622,12 +616,7 @@ mod tests {
             fence,
             run: RunIdentity {
                 repository: "octo/app".into(),
-                run_id: 1,
-                run_attempt: 1,
-                job: "j".into(),
-                runner_name: String::new(),
-                url: String::new(),
-                job_id: None,
+                ..run_identity("")
             },
             acquired_at: NOW,
             expires_at: NOW + 60_000,
@@ -738,14 +727,10 @@ mod tests {
         );
         // The next admission hands out a fence above every one ever handed out.
         let mut next = state.clone();
-        next.queue.push(crate::wire::QueueEntry {
-            holder_id: "z".into(),
-            nonce: "00000000000000bb".into(),
-            run: holder("z", 0).run,
-            lease_ms: 60_000,
+        next.queue.push(QueueEntry {
             enqueued_at: NOW,
             last_seen_at: NOW,
-            pool: None,
+            ..queue_entry("z", "00000000000000bb", holder("z", 0).run)
         });
         next.admit(1, NOW, 60_000);
         assert_eq!(next.holders[0].fence, 10);

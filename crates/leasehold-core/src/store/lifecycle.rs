@@ -339,26 +339,15 @@ mod tests {
     use super::*;
     use crate::admission::lifecycle::{next_free_at, sweep};
     use crate::store::Document;
-    use crate::wire::{QueueEntry, RunIdentity, StateError};
-
-    fn run(runner: &str) -> RunIdentity {
-        RunIdentity {
-            repository: "o/r".into(),
-            run_id: 1,
-            run_attempt: 1,
-            job: "j".into(),
-            runner_name: runner.into(),
-            url: String::new(),
-            job_id: None,
-        }
-    }
+    use crate::test_support::{queue_entry, run_identity};
+    use crate::wire::{QueueEntry, StateError};
 
     fn holder(id: &str, fence: u64) -> Holder {
         Holder {
             holder_id: id.into(),
             nonce: "n".into(),
             fence,
-            run: run("r1"),
+            run: run_identity("r1"),
             acquired_at: 0,
             expires_at: 60_000,
             lease_ms: 60_000,
@@ -455,13 +444,8 @@ mod tests {
         assert_eq!(applies(&s, Some(&record(on()))), Applies::ActivationBusy);
         let mut q = LockState::empty("x");
         q.queue.push(QueueEntry {
-            holder_id: "b".into(),
-            nonce: "n".into(),
-            run: run("r1"),
             lease_ms: 1,
-            enqueued_at: 0,
-            last_seen_at: 0,
-            pool: None,
+            ..queue_entry("b", "n", run_identity("r1"))
         });
         assert_eq!(applies(&q, Some(&record(on()))), Applies::ActivationBusy);
         // Schema 2: on while busy; off by config only once nothing is kept.
