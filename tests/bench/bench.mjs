@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startEmulator } from '../emulator/emulator.mjs';
 import { ROOT, jobContext, runAction } from '../helpers/action-runner.mjs';
-import { WORKLOADS, describeRun, fmt, handoffTimes, median, percentile, runWorkload } from './workloads.mjs';
+import { WORKLOADS, describeRun, fmt, handoffTimes, median, percentile, recordAnswers, runWorkload } from './workloads.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -74,6 +74,7 @@ const emu = await startEmulator({
   files: { 'locks/contended.config.json': `{"capacity": ${CAPACITY}}\n` },
   limits: { primaryPerHour: 5000, contentPerMinute: 80, contentPerHour: 500 },
 });
+const written = recordAnswers(emu);
 try {
   // 3. Uncontended acquire + release: cold (first use of the lock repository) and steady.
   const cycle = async (lock, runId) => {
@@ -133,7 +134,7 @@ try {
 
   // Handoff: the commit whose release admitted a waiter → that waiter's acquire step ends.
   const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/contended.json');
-  const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])));
+  const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])), written('locks/contended.json'));
   const cyclesPerMinute = (JOBS / elapsed) * 60;
   const writesPerCycle = log.filter((q) => q.method === 'PUT' && q.status < 300).length / JOBS;
   out(`  ${failed.length ? `${failed.length} JOBS FAILED; ` : ''}all ${JOBS} jobs held the lock once; ${fmt(elapsed)} s in all`);

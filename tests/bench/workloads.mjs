@@ -19,18 +19,41 @@ export const percentile = (xs, p) => {
 export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /**
- * Handoff times (ms) from a lock's history: for each commit whose release admitted a waiter, the
- * time from that commit (`lastChange.at`) to the end of the admitted waiter's acquire step
- * (`acquiredAt`: holder id → local ms).
+ * Records when the emulator answered each request (local ms), from the moment it is called: a
+ * commit's `lastChange.at` has GitHub's whole-second resolution, which would overstate a handoff
+ * by up to a second. Returns `writes(path)`: when each successful write of the file at `path`
+ * (a contents API path, `locks/x.json`) was answered, oldest first.
  */
-export function handoffTimes(history, acquiredAt) {
+export function recordAnswers(emu) {
+  const sent = new Map();
+  const push = emu.log.push.bind(emu.log);
+  emu.log.push = (entry) => {
+    sent.set(entry, Date.now());
+    return push(entry);
+  };
+  return (path) =>
+    emu.log
+      .filter((q) => sent.has(q) && q.method === 'PUT' && q.status < 300 && q.path.endsWith(`/contents/${path}`))
+      .map((q) => sent.get(q) + q.ms)
+      .sort((a, b) => a - b);
+}
+
+/**
+ * Handoff times (ms) from a lock's history: for each commit whose release admitted a waiter, the
+ * time from that commit to the end of the admitted waiter's acquire step (`acquiredAt`: holder
+ * id → local ms). The commit's time is when its write was answered (`written`: one per commit,
+ * from [`recordAnswers`]) when every commit of the history is one of those writes, else its
+ * `lastChange.at`.
+ */
+export function handoffTimes(history, acquiredAt, written = []) {
   const handoffs = [];
+  const exact = written.length === history.length;
   let previous = new Set();
-  for (const { content } of history) {
+  for (const [k, { content }] of history.entries()) {
     const state = JSON.parse(content);
     const now = new Set(state.holders.map((h) => h.holderId));
     if (state.lastChange?.action === 'release') {
-      const at = Date.parse(state.lastChange.at);
+      const at = exact ? written[k] : Date.parse(state.lastChange.at);
       for (const id of now) if (!previous.has(id) && acquiredAt.has(id)) handoffs.push(acquiredAt.get(id) - at);
     }
     previous = now;
@@ -51,6 +74,7 @@ export async function runWorkload(w, { carry = true } = {}) {
     files: { 'locks/shared.config.json': `{"capacity": ${w.capacity}}\n` },
     limits: { primaryPerHour: 5000, contentPerMinute: 80, contentPerHour: 500 },
   });
+  const written = recordAnswers(emu);
   try {
     const inputs = { lock: 'shared', repository: 'octo/locks', 'record-job-id': 'false' };
     if (!w.fresh) {
@@ -79,7 +103,7 @@ export async function runWorkload(w, { carry = true } = {}) {
     const log = emu.log.slice(from);
     const counted = log.filter((q) => q.status !== 304).length;
     const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/shared.json');
-    const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])));
+    const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])), written('locks/shared.json'));
     return {
       failed,
       requests: log.length,

@@ -61,6 +61,13 @@ impl<D: Document> PlanCtx<'_, D> {
         });
     }
 
+    pub fn debug(&mut self, text: String) {
+        self.log.push(LogLine {
+            level: Level::Debug,
+            text,
+        });
+    }
+
     pub fn warn(&mut self, text: String) {
         self.log.push(LogLine {
             level: Level::Warning,

@@ -596,6 +596,19 @@ impl Planner for AcquirePlanner {
             ctx.server_now,
             ctx.rng,
         );
+        let oldest = starts.iter().min().map_or(String::new(), |&s| {
+            format!(
+                ", the oldest holding {} ms old",
+                ctx.server_now.saturating_sub(s)
+            )
+        });
+        ctx.debug(match self.holds.typical() {
+            Some(t) => format!(
+                "hold time about {t} ms (the median of {} seen){oldest}; sleeping {wait} ms",
+                self.holds.samples()
+            ),
+            None => format!("no hold time seen yet{oldest}; sleeping {wait} ms"),
+        });
         let mut until = (now + wait).min(deadline);
         // A waiter next in line whose lock is full wakes when the first holding's lease can be
         // taken, if that comes before its next poll, instead of polling blindly.

@@ -3,8 +3,9 @@
 //! A release hands the slot to the next waiter in its own write; the waiter learns it at its
 //! next read. So the waiter's poll is spaced by when its admission is due: from the hold
 //! times it has learned (a [`HoldBook`]), the holdings' start times and its place in the
-//! queue, it estimates the release that will admit it and halves the distance to it at each
-//! poll, down to [`HANDOFF_POLL_MS`] (its reads conditional: an unchanged state answers 304,
+//! queue, it estimates the release that will admit it and closes in on it at each poll (by
+//! halves when next in line, by thirds further back, where an estimate that ran long is more
+//! wrong), down to [`HANDOFF_POLL_MS`] (its reads conditional: an unchanged state answers 304,
 //! which costs nothing of GitHub's primary limit). Past the estimate it looks often at first,
 //! then less.
 //!
@@ -161,6 +162,11 @@ impl HoldBook {
         self.holds.push_back(hold);
     }
 
+    /// How many hold times the book holds.
+    pub fn samples(&self) -> usize {
+        self.holds.len()
+    }
+
     /// The median of the hold times learned, if any.
     pub fn typical(&self) -> Option<Millis> {
         let mut h: Vec<Millis> = self.holds.iter().copied().collect();
@@ -228,8 +234,13 @@ pub fn next_poll(
     // Without hold times, a waiter further back takes that age for the hold: holdings that
     // have lasted long may end soon, and its turn with them.
     let typical = holds.typical().or(lasted.filter(|_| !next_in_line));
+    // The next in line halves the distance to its admission; a waiter further back, whose
+    // estimate compounds one hold time per release ahead of it, closes in by thirds, so it is
+    // still early when the holds it learned ran long (a crowd's first releases, slowed by the
+    // arrivals' writes, take twice the usual hold and more).
+    let closing = if next_in_line { 2 } else { 3 };
     let want = match typical.and_then(|t| admission_due(position, capacity, starts, t)) {
-        Some(due) if due > server_now => (due - server_now) / 2,
+        Some(due) if due > server_now => (due - server_now) / closing,
         Some(due) => (server_now - due) / 4,
         None if next_in_line => lasted.map_or(slow, |age| age / HELD_POLL_DIVISOR),
         None => slow,
@@ -402,16 +413,31 @@ mod tests {
             next_poll(30_000, 0, 2, &starts, &book, T + 18_000, &mut rng),
             1_000
         ));
-        // Further back: the third waiter is admitted by the third release, due at T + 80 s.
+        // Further back: the third waiter is admitted by the third release, due at T + 80 s;
+        // it closes in by thirds.
         assert!(within(
             next_poll(30_000, 2, 2, &starts, &book, T, &mut rng),
-            40_000
+            80_000 / 3
         ));
         // Overdue by 20 s: every 5 s.
         assert!(within(
             next_poll(30_000, 0, 2, &starts, &book, T + 40_000, &mut rng),
             5_000
         ));
+    }
+
+    #[test]
+    fn a_waiter_further_back_is_early_even_when_its_hold_time_ran_long() {
+        // Seventh in line of a capacity-2 lock whose holdings just started; it learned a hold
+        // of 10 s (a slow first release) where holds now last 4.5 s: it is admitted by the
+        // seventh release, at T + 18 s, and must look before that, however the jitter falls.
+        let mut book = HoldBook::default();
+        book.holds.push_back(10_000);
+        let starts = [T, T];
+        for seed in 0..200 {
+            let v = next_poll(10_000, 6, 2, &starts, &book, T, &mut Rng::new(seed));
+            assert!(v < 18_000, "seed {seed}: {v} ms");
+        }
     }
 
     #[test]
@@ -528,12 +554,12 @@ mod tests {
         let within = |v: Millis, base: Millis| v >= base && v <= base + base / 4;
         let book = HoldBook::default();
         // The third in line of a capacity-2 lock, holdings 8 s and 4 s old: taking 8 s for a
-        // hold, its admission (the third release) is due in 8 s, so it looks in 4 s, not at
-        // the position rule's 20 s.
+        // hold, its admission (the third release) is due in 8 s, so it looks in a third of
+        // that, not at the position rule's 20 s.
         let starts = [T - 8_000, T - 4_000];
         assert!(within(
             next_poll(10_000, 2, 2, &starts, &book, T, &mut rng),
-            4_000
+            8_000 / 3
         ));
         // Holdings just taken: not before its group's floor (2 s).
         let young = [T - 100, T - 100];
