@@ -17,6 +17,7 @@ mod receipt;
 mod repair;
 mod secrets;
 mod slot;
+pub(crate) mod tagged;
 pub mod time;
 mod words;
 
@@ -51,5 +52,6 @@ pub use receipt::{
 pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
+pub(crate) use tagged::tagged;
 pub(crate) use words::words;
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};
