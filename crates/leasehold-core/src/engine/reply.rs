@@ -10,7 +10,7 @@ use crate::wire::{
     Call, Command, ConfigRecord, FailureCode, Level, LogLine, ProtocolError, Reply, SleepReason,
 };
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     pub(super) fn on_reply(
         &mut self,
         sent: Call,
