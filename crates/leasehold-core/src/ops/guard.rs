@@ -233,10 +233,7 @@ pub enum GuardEvent {
 impl GuardEvent {
     /// The event's `kind`, as serde writes it (the one spelling of it).
     fn name(&self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.get("kind")?.as_str().map(String::from))
-            .unwrap_or_default()
+        crate::wire::tag_of(self, "kind").unwrap_or_default()
     }
 }
 
