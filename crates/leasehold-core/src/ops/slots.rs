@@ -223,7 +223,7 @@ pub fn render_record(s: &SlotSettings, now: Millis) -> String {
     });
     format!(
         "{}\n",
-        serde_json::to_string_pretty(&record).expect("record serializes")
+        crate::wire::pretty_text(&record).expect("record serializes")
     )
 }
 

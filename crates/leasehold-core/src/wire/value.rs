@@ -4,7 +4,8 @@
 //! inside it), beside the one that writes the type as text, which the wasm holds anyway: the
 //! core writes every answer as text. [`value_of`] makes the same `Value` by writing the text and
 //! reading it back; [`tag_of`] reads the tag of an internally tagged enum (`"kind": "file"`)
-//! without writing the rest.
+//! without writing the rest. The pretty writer is a second serializer too: [`pretty_text`]
+//! writes the compact text and indents it as `serde_json::to_string_pretty` would have.
 
 use std::fmt;
 
@@ -15,6 +16,66 @@ use serde_json::Value;
 /// numbers, strings and maps (a `Value`'s map is sorted either way).
 pub(crate) fn value_of<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
     serde_json::from_str(&serde_json::to_string(value)?)
+}
+
+/// What `serde_json::to_string_pretty(value)` writes: the compact text, indented by [`indent`].
+pub(crate) fn pretty_text<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    serde_json::to_string(value).map(|compact| indent(&compact))
+}
+
+/// serde_json's pretty form of compact JSON text: two spaces a level, a line for every item and
+/// field, `": "` after a key, `[]` and `{}` for empty ones. Strings are copied as they are.
+fn indent(compact: &str) -> String {
+    let bytes = compact.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    let mut depth = 0;
+    let (mut in_string, mut escaped) = (false, false);
+    let line = |out: &mut Vec<u8>, depth: usize| {
+        out.push(b'\n');
+        out.resize(out.len() + 2 * depth, b' ');
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        i += 1;
+        if in_string {
+            out.push(byte);
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                out.push(byte);
+            }
+            b'[' | b'{' if matches!(bytes.get(i), Some(b']' | b'}')) => {
+                out.extend_from_slice(&[byte, bytes[i]]);
+                i += 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                out.push(byte);
+                line(&mut out, depth);
+            }
+            b']' | b'}' => {
+                depth -= 1;
+                line(&mut out, depth);
+                out.push(byte);
+            }
+            b',' => {
+                out.push(byte);
+                line(&mut out, depth);
+            }
+            b':' => out.extend_from_slice(b": "),
+            _ => out.push(byte),
+        }
+    }
+    String::from_utf8(out).expect("indenting keeps the text UTF-8")
 }
 
 /// The value of the tag `name` an internally tagged enum writes (serde writes it first), if
@@ -240,6 +301,69 @@ mod tests {
         assert_eq!(tag_of(&failure, "code").as_deref(), Some("refused"));
         assert_eq!(tag_of("text", "kind"), None);
         assert_eq!(tag_of(&7u32, "kind"), None);
+    }
+
+    #[test]
+    fn pretty_text_is_serdes_pretty_writer() {
+        let values = [
+            serde_json::json!({}),
+            serde_json::json!([]),
+            serde_json::json!({"a": [], "b": {}, "c": [[], {}, [1, [2, {"d": null}]]]}),
+            serde_json::json!({"s": "a \"quoted\" [x], {y}: z \\", "t": "\\\"", "u": "é ☃ 𝄞\n\t"}),
+            serde_json::json!([true, false, null, -1, 2.5, 1e300, u64::MAX, "", ","]),
+            serde_json::json!("top"),
+            serde_json::json!(7),
+        ];
+        for value in &values {
+            assert_eq!(
+                pretty_text(value).unwrap(),
+                serde_json::to_string_pretty(value).unwrap()
+            );
+        }
+        let mut outcome = Outcome::new(ResultWord::Acquired, true, "deploy", "h-1");
+        outcome.resource_tags = Some(vec![]);
+        assert_eq!(
+            pretty_text(&outcome).unwrap(),
+            serde_json::to_string_pretty(&outcome).unwrap()
+        );
+    }
+
+    /// Every state document in the fixtures' replies, written both ways.
+    #[test]
+    fn pretty_text_writes_the_fixtures_states_as_serde_does() {
+        fn contents(value: &Value, found: &mut Vec<String>) {
+            match value {
+                Value::Object(fields) => {
+                    if let Some(Value::String(text)) = fields.get("content") {
+                        found.push(text.clone());
+                    }
+                    fields.values().for_each(|v| contents(v, found));
+                }
+                Value::Array(items) => items.iter().for_each(|v| contents(v, found)),
+                _ => {}
+            }
+        }
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+        let mut states = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let Ok(fixture) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let mut found = Vec::new();
+            contents(&fixture, &mut found);
+            for content in found {
+                let Ok(state) = serde_json::from_str::<crate::wire::LockState>(&content) else {
+                    continue;
+                };
+                assert_eq!(
+                    pretty_text(&state).unwrap(),
+                    serde_json::to_string_pretty(&state).unwrap()
+                );
+                states += 1;
+            }
+        }
+        assert!(states >= 60, "{states} states in the fixtures");
     }
 
     #[test]
