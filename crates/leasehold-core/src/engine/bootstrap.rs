@@ -5,6 +5,7 @@
 //! plans again; nobody writes to a branch it knows to be missing twice.
 
 use super::{Engine, Pending, Planner};
+use crate::store::Document;
 use crate::wire::time::Millis;
 use crate::wire::{Call, Command, Level, LogLine, TreeFile};
 
@@ -18,7 +19,7 @@ pub fn branch_readme(branch: &str) -> String {
     )
 }
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// The state branch does not exist yet (a write answered 404 on a state never read, or the
     /// first read said so): create it, then send `write` (the state write planned on the
     /// absent file), if any.

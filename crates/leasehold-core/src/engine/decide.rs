@@ -19,7 +19,7 @@ pub(super) fn tree_call(content: &str) -> Call {
     }
 }
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// Sends a planned write, held back until a second after this operation's last write.
     pub(super) fn send_write(&mut self, call: Call, pending: Pending, now: Millis) -> Command {
         match self

@@ -14,7 +14,7 @@ use crate::wire::{
     Call, Command, ConfigRecord, FailureCode, Level, LogLine, Reply, SleepReason, Stats,
 };
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     pub(super) fn on_failure(
         &mut self,
         sent: Call,

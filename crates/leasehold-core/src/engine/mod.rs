@@ -105,16 +105,20 @@ struct ConfigKnowledge {
 }
 
 /// One operation on one document: the I/O protocol around a [`Planner`].
-pub struct Engine<P: Planner> {
-    pub planner: P,
+///
+/// `P` may be unsized, the planner is the last field and no other names `P` (`D` is its kind of
+/// document), so that an engine can be seen as an `Engine<dyn Planner<Doc = D>>`: the engine's
+/// own code, everything but [`Engine::new`] and [`Engine::step`]'s first line, is compiled once
+/// per kind of document, not once per operation (about 90 KB of the shipped wasm).
+pub struct Engine<P: Planner<Doc = D> + ?Sized, D: Document = <P as Planner>::Doc> {
     target: Target,
     rng: Rng,
     stats: Stats,
     phase: Phase,
-    known: Option<Known<P::Doc>>,
+    known: Option<Known<D>>,
     max_revision: Option<u64>,
     config: ConfigKnowledge,
-    pending_doc: Option<P::Doc>,
+    pending_doc: Option<D>,
     failures: u32,
     auth_streak_since: Option<Millis>,
     conflicts_in_row: u32,
@@ -125,7 +129,7 @@ pub struct Engine<P: Planner> {
     /// When the request in flight was sent (for the clock estimate).
     request_sent_at: Millis,
     /// A write whose outcome is unknown: if a read shows exactly this version, it was ours.
-    unconfirmed: Option<P::Doc>,
+    unconfirmed: Option<D>,
     /// The first read's 404 named the branch, not the file ("No commit found for the ref"):
     /// the first write creates the branch first instead of finding it missing (a hint only:
     /// wrong either way costs a request, never a decision).
@@ -141,6 +145,7 @@ pub struct Engine<P: Planner> {
     /// The version known was carried from an earlier step, never read by this operation: a
     /// conflict on it means only that it was not current, and is read again at once.
     carried: bool,
+    pub planner: P,
 }
 
 /// A ref document's write: a tree and a commit per ref, then one `updateRefs`.
@@ -222,6 +227,13 @@ impl<P: Planner> Engine<P> {
 
     /// Feeds one event; returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, ProtocolError> {
+        let engine: &mut Engine<dyn Planner<Doc = P::Doc> + '_> = self;
+        engine.step_any(event)
+    }
+}
+
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
+    fn step_any(&mut self, event: Event) -> Result<Step, ProtocolError> {
         let mut log = Vec::new();
         let phase = std::mem::replace(&mut self.phase, Phase::Done);
         let command = match (phase, event) {

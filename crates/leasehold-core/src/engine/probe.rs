@@ -5,10 +5,11 @@
 use super::{Engine, Pending, Planner, Wake};
 use crate::policy::limits::PROBE_MAX_ATTEMPTS;
 use crate::policy::{next_attempt_at, Class};
+use crate::store::Document;
 use crate::wire::time::Millis;
 use crate::wire::{Call, Command, Failure, FailureCode, Level, LogLine, SleepReason};
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// A question failed with `class` (described by `what`).
     pub(super) fn on_probe_failure(
         &mut self,

@@ -10,7 +10,7 @@ use crate::wire::{
     Call, Command, ConfigRecord, FailureCode, Level, LogLine, ProtocolError, Reply, SleepReason,
 };
 
-impl<P: Planner> Engine<P> {
+impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     pub(super) fn on_reply(
         &mut self,
         sent: Call,
@@ -243,9 +243,7 @@ impl<P: Planner> Engine<P> {
             }
             (pending, reply) => {
                 self.phase = Phase::Awaiting(sent, pending);
-                let kind = serde_json::to_value(&reply)
-                    .ok()
-                    .and_then(|v| v.get("kind").cloned());
+                let kind = crate::wire::tag_of(&reply, "kind").map(serde_json::Value::String);
                 return Err(ProtocolError {
                     event: format!("reply {}", kind.map(|k| k.to_string()).unwrap_or_default()),
                     state: format!("awaiting the answer to {:?}", pending),

@@ -26,7 +26,7 @@ use crate::policy::limits::{
     BLOCKED_EXIT_CODES, CLEANUP_COMMAND_TIMEOUT_SECONDS, KILL_GRACE_SECONDS,
 };
 use crate::wire::time::Millis;
-use crate::wire::words;
+use crate::wire::{tagged, words};
 use crate::wire::{CleanupStatus, Health, InputError};
 
 /// The cleanup command's own inputs (the release's are the release operation's).
@@ -82,9 +82,11 @@ impl CommandSettings {
     }
 }
 
+tagged! {
 /// How the cleanup command ended, as the driver saw it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[name = "CommandEnd"]
 pub enum CommandEnd {
     /// It exited with `code` by itself.
     Exited { code: i32 },
@@ -94,6 +96,7 @@ pub enum CommandEnd {
     TimedOut,
     /// It could not be started.
     SpawnFailed { message: String },
+}
 }
 
 words! {

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{RawInputs, Reader};
 use crate::wire::time::{format_rfc3339, Millis};
-use crate::wire::words;
+use crate::wire::{tagged, words};
 use crate::wire::{
     AnswerClass, Error, InputError, LeaseView, Level, LogLine, Outcome, ProtocolError, ResultWord,
     Status,
@@ -95,8 +95,10 @@ pub struct GuardInput {
     pub kill_grace_ms: Millis,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+tagged! {
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
+#[name = "GuardDecision"]
 pub enum GuardDecision {
     /// Renew now; a renewal not proven by `until` (local clock) proves nothing: stop then.
     #[serde(rename_all = "camelCase")]
@@ -106,6 +108,7 @@ pub enum GuardDecision {
     Wait { until: Millis },
     /// Stop the child's process group.
     Kill { reason: KillReason },
+}
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,9 +188,11 @@ words! {
     }
 }
 
+tagged! {
 /// How the child ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[name = "ChildExit"]
 pub enum ChildExit {
     /// It exited with `code`.
     Exited { code: i32 },
@@ -196,23 +201,24 @@ pub enum ChildExit {
     /// It could not be started.
     SpawnFailed { message: String },
 }
+}
 
+tagged! {
 /// What the driver tells the guard. `now` is the local clock, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[name = "GuardEvent"]
 pub enum GuardEvent {
     /// The guard starts.
     Started { now: Millis },
     /// The verifying renewal (after `verify`) ended with `outcome` (a renew operation's).
     Verified {
         now: Millis,
-        #[serde(deserialize_with = "outcome_via_value")]
         outcome: Box<Outcome>,
     },
     /// A renewal (after `renew`) ended with `outcome` (a renew operation's).
     RenewalEnded {
         now: Millis,
-        #[serde(deserialize_with = "outcome_via_value")]
         outcome: Box<Outcome>,
     },
     /// The armed timer fired.
@@ -222,30 +228,20 @@ pub enum GuardEvent {
     /// The guard received SIGINT, SIGTERM or SIGHUP.
     SignalReceived { now: Millis, signal: Signal },
 }
-
-/// An event's outcome is read through a `serde_json::Value`, as the wasm binding reads every
-/// value it is given: the shipped wasm then holds one copy of `Outcome`'s deserializer, not a
-/// second one for serde's buffering of a tagged enum (about 160 KB). It accepts the same JSON.
-fn outcome_via_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Box<Outcome>, D::Error> {
-    let value = serde_json::Value::deserialize(d)?;
-    serde_json::from_value(value)
-        .map(Box::new)
-        .map_err(serde::de::Error::custom)
 }
 
 impl GuardEvent {
     /// The event's `kind`, as serde writes it (the one spelling of it).
     fn name(&self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.get("kind")?.as_str().map(String::from))
-            .unwrap_or_default()
+        crate::wire::tag_of(self, "kind").unwrap_or_default()
     }
 }
 
+tagged! {
 /// What the driver does, in the order given; none of these blocks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[name = "GuardCommand"]
 pub enum GuardCommand {
     /// Start the verifying renewal (a renew operation); its end is `verified`.
     Verify,
@@ -261,6 +257,7 @@ pub enum GuardCommand {
     Signal { signal: Signal },
     /// Done: exit with `exit_code`.
     Finish(Finish),
+}
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1676,7 +1673,7 @@ mod machine {
 
     #[test]
     fn an_events_outcome_reads_back_as_written() {
-        // The outcome is read through a Value (outcome_via_value): the JSON the driver passes
+        // The outcome is read from the event's Value (wire::tagged): the JSON the driver passes
         // back, which is the outcome as the core wrote it, is the same outcome again; a field
         // of the wrong type is still refused.
         for event in [

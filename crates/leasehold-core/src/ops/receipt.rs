@@ -541,8 +541,5 @@ impl ReceiptOp {
 
 /// A reply's kind on the wire, for protocol errors.
 pub fn reply_kind(reply: &Reply) -> String {
-    serde_json::to_value(reply)
-        .ok()
-        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
-        .unwrap_or_else(|| "?".into())
+    crate::wire::tag_of(reply, "kind").unwrap_or_else(|| "?".into())
 }

@@ -223,7 +223,7 @@ pub fn render_record(s: &SlotSettings, now: Millis) -> String {
     });
     format!(
         "{}\n",
-        serde_json::to_string_pretty(&record).expect("record serializes")
+        crate::wire::pretty_text(&record).expect("record serializes")
     )
 }
 
@@ -735,10 +735,7 @@ pub(crate) fn illegal(event: &Event, state: &str) -> Error {
 
 /// A success answer of the wrong shape for the request: the driver's bug, not GitHub's answer.
 pub(crate) fn unexpected(call: &str, reply: &Reply) -> Error {
-    let kind = serde_json::to_value(reply)
-        .ok()
-        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(String::from))
-        .unwrap_or_default();
+    let kind = crate::wire::tag_of(reply, "kind").unwrap_or_default();
     ProtocolError {
         event: format!("reply {kind}"),
         state: format!("waiting for the answer to {call}"),

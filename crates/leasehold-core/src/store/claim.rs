@@ -115,7 +115,7 @@ pub fn parse_payload(text: &str, namespace: &str, key: &str) -> Result<ClaimPayl
 
 /// The text written: compact JSON with a final newline.
 pub fn render_payload(p: &ClaimPayload) -> String {
-    let mut text = serde_json::to_string_pretty(p).expect("payload serializes");
+    let mut text = crate::wire::pretty_text(p).expect("payload serializes");
     text.push('\n');
     text
 }

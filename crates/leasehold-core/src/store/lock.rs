@@ -104,7 +104,7 @@ impl Document for LockState {
 
     /// Pretty JSON with a final newline: the form written to GitHub.
     fn render(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("state serializes");
+        let mut text = crate::wire::pretty_text(self).expect("state serializes");
         text.push('\n');
         text
     }

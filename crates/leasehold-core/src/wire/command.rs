@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::Outcome;
+use super::tagged;
 use super::time::Millis;
 
 /// One file in a new tree.
@@ -261,10 +262,12 @@ pub struct Step {
     pub log: Vec<LogLine>,
 }
 
+tagged! {
 /// A [`Command`] as it is written on the wire: flat, tagged by `kind`, the time limit beside the
 /// call's fields. Only for serde.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[name = "WireCommand"]
 pub enum WireCommand {
     #[serde(rename_all = "camelCase")]
     ReadFile {
@@ -418,6 +421,7 @@ pub enum WireCommand {
     Finish {
         outcome: Box<Outcome>,
     },
+}
 }
 
 impl From<Command> for WireCommand {

@@ -2,11 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::tagged;
 use super::time::Millis;
 
+tagged! {
 /// An event the driver feeds to an operation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[name = "Event"]
 pub enum Event {
     /// The operation begins. Exactly once, first.
     Start { now: Millis },
@@ -18,11 +21,14 @@ pub enum Event {
     /// while sleeping; the operation then leaves what it joined and finishes quickly.
     Cancel { now: Millis },
 }
+}
 
+tagged! {
 /// One answer from GitHub, normalized by the driver. Success shapes depend on the request;
 /// anything else is `http` (an HTTP answer that was not a success) or `transport` (no answer).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[name = "Reply"]
 pub enum Reply {
     /// `readFile` found the file (200). `content` is the decoded text.
     File {
@@ -199,6 +205,7 @@ pub enum Reply {
     /// No HTTP answer. `sent: false` when the request certainly never left (DNS failure,
     /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
     Transport { sent: bool, message: String },
+}
 }
 
 /// One entry of a GraphQL answer's `errors[]`: its `type` (GitHub's `NOT_FOUND`, `FORBIDDEN`,

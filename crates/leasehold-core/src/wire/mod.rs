@@ -17,7 +17,9 @@ mod receipt;
 mod repair;
 mod secrets;
 mod slot;
+pub(crate) mod tagged;
 pub mod time;
+mod value;
 mod words;
 
 pub use claim::{
@@ -51,5 +53,7 @@ pub use receipt::{
 pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
+pub(crate) use tagged::tagged;
+pub(crate) use value::{pretty_text, tag_of, value_of};
 pub(crate) use words::words;
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};

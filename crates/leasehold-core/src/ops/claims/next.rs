@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::ClaimSettings;
-use crate::wire::{ClaimReport, ClaimState, Outcome, Status};
+use crate::wire::{value_of, ClaimReport, ClaimState, Outcome, Status};
 
 /// The result document's schema.
 pub const RESULT_SCHEMA: &str = "leasehold-result/1";
@@ -159,35 +159,35 @@ pub fn result_document(command: &str, outcome: &Outcome) -> Value {
         "action": status.action(),
     });
     if let Some(slot) = &outcome.slots {
-        let mut s = serde_json::to_value(slot).expect("report serializes");
+        let mut s = value_of(slot).expect("report serializes");
         if let Some(o) = s.as_object_mut() {
             o.remove("status");
         }
         doc["slot"] = s;
         doc["next"] = json!({});
         doc["error"] = match &outcome.error {
-            Some(e) => serde_json::to_value(e).expect("error serializes"),
+            Some(e) => value_of(e).expect("error serializes"),
             None => Value::Null,
         };
         return doc;
     }
     if let Some(report) = &outcome.report {
-        let mut r = serde_json::to_value(report).expect("report serializes");
+        let mut r = value_of(report).expect("report serializes");
         if let Some(o) = r.as_object_mut() {
             o.remove("status");
         }
         doc["report"] = r;
-        doc["stats"] = serde_json::to_value(&outcome.stats).expect("stats serialize");
+        doc["stats"] = value_of(&outcome.stats).expect("stats serialize");
         doc["next"] = json!({});
         doc["error"] = match &outcome.error {
-            Some(e) => serde_json::to_value(e).expect("error serializes"),
+            Some(e) => value_of(e).expect("error serializes"),
             None => Value::Null,
         };
         return doc;
     }
     match &outcome.claims {
         Some(r) => {
-            let mut claims = serde_json::to_value(r).expect("report serializes");
+            let mut claims = value_of(r).expect("report serializes");
             let next = claims
                 .as_object_mut()
                 .and_then(|o| o.remove("next"))
@@ -199,12 +199,12 @@ pub fn result_document(command: &str, outcome: &Outcome) -> Value {
             doc["next"] = next;
         }
         None => {
-            doc["outcome"] = serde_json::to_value(outcome).expect("outcome serializes");
+            doc["outcome"] = value_of(outcome).expect("outcome serializes");
             doc["next"] = json!({});
         }
     }
     doc["error"] = match &outcome.error {
-        Some(e) => serde_json::to_value(e).expect("error serializes"),
+        Some(e) => value_of(e).expect("error serializes"),
         None => Value::Null,
     };
     doc
