@@ -3,7 +3,7 @@
 //! the rest would be dead code there.
 #![allow(dead_code)]
 
-use leasehold_core::{Entropy, RawInputs, Reply};
+use leasehold_core::{Entropy, RawInputs};
 
 /// The job `deploy` of `octo/app`'s run 77 (attempt 1) on the runner `r1`, on the lock `deploy`.
 pub const DEPLOY_JOB: &[(&str, &str)] = &[
@@ -34,14 +34,6 @@ pub fn entropy(seed: u64, nonce: &str) -> Entropy {
     }
 }
 
-/// An HTTP answer of `status` with no retry or rate-limit headers and no date.
-pub fn http(status: u16, message: &str) -> Reply {
-    Reply::Http {
-        status,
-        message: message.into(),
-        retry_after: None,
-        ratelimit_remaining: None,
-        ratelimit_reset: None,
-        date: None,
-    }
-}
+/// An HTTP answer of `status` with no retry or rate-limit headers and no date: the model's.
+#[allow(unused_imports)]
+pub use leasehold_github_model::http;
