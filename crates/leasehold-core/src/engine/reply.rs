@@ -243,11 +243,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
             (pending, reply) => {
                 self.phase = Phase::Awaiting(sent, pending);
-                let kind = crate::wire::tag_of(&reply, "kind").map(serde_json::Value::String);
-                return Err(ProtocolError {
-                    event: format!("reply {}", kind.map(|k| k.to_string()).unwrap_or_default()),
-                    state: format!("awaiting the answer to {:?}", pending),
-                });
+                return Err(unexpected(pending, &reply.kind()));
             }
         };
         Ok(command)

@@ -29,7 +29,7 @@ use crate::wire::{
 
 use super::exchange::{next_page, Answered, Exchange};
 use super::identity::identity_of;
-use super::receipt::{item_repository, reply_kind};
+use super::receipt::item_repository;
 
 /// The problem `reaper-delivery` audits.
 pub const REAPER_DELIVERY: &str = "reaper-delivery";
@@ -336,7 +336,7 @@ impl AuditOp {
             }
             (_, reply) => {
                 return Err(ProtocolError {
-                    event: format!("reply {}", reply_kind(&reply)),
+                    event: format!("reply {}", reply.kind()),
                     state: self.state().into(),
                 }
                 .into())

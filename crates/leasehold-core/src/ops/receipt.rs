@@ -395,7 +395,7 @@ impl ReceiptOp {
                 Ok(self.done(report))
             }
             (phase, Ok(reply)) => Err(ProtocolError {
-                event: format!("reply {}", reply_kind(&reply)),
+                event: format!("reply {}", reply.kind()),
                 state: phase.name().into(),
             }
             .into()),
@@ -537,9 +537,4 @@ impl ReceiptOp {
             outcome: Box::new(o),
         }
     }
-}
-
-/// A reply's kind on the wire, for protocol errors.
-pub fn reply_kind(reply: &Reply) -> String {
-    crate::wire::tag_of(reply, "kind").unwrap_or_else(|| "?".into())
 }

@@ -735,9 +735,8 @@ pub(crate) fn illegal(event: &Event, state: &str) -> Error {
 
 /// A success answer of the wrong shape for the request: the driver's bug, not GitHub's answer.
 pub(crate) fn unexpected(call: &str, reply: &Reply) -> Error {
-    let kind = crate::wire::tag_of(reply, "kind").unwrap_or_default();
     ProtocolError {
-        event: format!("reply {kind}"),
+        event: format!("reply {}", reply.kind()),
         state: format!("waiting for the answer to {call}"),
     }
     .into()
