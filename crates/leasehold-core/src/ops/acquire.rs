@@ -26,7 +26,7 @@ use crate::policy::limits::{
     DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_MINUTES, MAX_LEASE_MINUTES, MAX_QUEUE,
     MAX_TIMEOUT_MINUTES, POLL_SECONDS_RANGE, TAKEABLE_WAKE_MARGIN_MS,
 };
-use crate::policy::{next_poll, HoldBook, RetryPolicy};
+use crate::policy::{next_poll, oldest_age, HoldBook, RetryPolicy};
 use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
@@ -596,11 +596,8 @@ impl Planner for AcquirePlanner {
             ctx.server_now,
             ctx.rng,
         );
-        let oldest = starts.iter().min().map_or(String::new(), |&s| {
-            format!(
-                ", the oldest holding {} ms old",
-                ctx.server_now.saturating_sub(s)
-            )
+        let oldest = oldest_age(&starts, ctx.server_now).map_or(String::new(), |age| {
+            format!(", the oldest holding {age} ms old")
         });
         ctx.debug(match self.holds.typical() {
             Some(t) => format!(

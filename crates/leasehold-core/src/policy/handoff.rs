@@ -202,6 +202,11 @@ fn admission_due(
     Some(due)
 }
 
+/// How long the oldest of the holdings that started at `starts` has lasted by `server_now`.
+pub fn oldest_age(starts: &[Millis], server_now: Millis) -> Option<Millis> {
+    starts.iter().min().map(|&s| server_now.saturating_sub(s))
+}
+
 /// How long the waiter at `position` (0-based) sleeps before its next poll: `poll_ms` is
 /// `poll-seconds`, `starts` the current holdings' `acquiredAt`, `server_now` GitHub's clock.
 pub fn next_poll(
@@ -229,8 +234,7 @@ pub fn next_poll(
             .saturating_mul(rank(position, capacity))
     };
     let slow = poll_base(poll_ms, position, capacity).max(floor);
-    // How long the oldest holding has lasted so far.
-    let lasted = starts.iter().min().map(|&s| server_now.saturating_sub(s));
+    let lasted = oldest_age(starts, server_now);
     // Without hold times, a waiter further back takes that age for the hold: holdings that
     // have lasted long may end soon, and its turn with them.
     let typical = holds.typical().or(lasted.filter(|_| !next_in_line));

@@ -14,7 +14,7 @@ mod retry;
 mod settle;
 
 pub use classify::{classify, retry_after_until, Class, RequestKind};
-pub use handoff::{next_poll, HoldBook};
+pub use handoff::{next_poll, oldest_age, HoldBook};
 pub use jitter::Rng;
 pub use lease::LeaseRule;
 pub use retry::{next_attempt_at, RetryPolicy};
