@@ -311,10 +311,3 @@ impl Event {
         }
     }
 }
-
-impl Reply {
-    /// The reply's kind as the driver writes it (`"file"`, `"created"`…), for protocol errors.
-    pub fn kind(&self) -> String {
-        super::tag_of(self, "kind").unwrap_or_else(|| "?".into())
-    }
-}

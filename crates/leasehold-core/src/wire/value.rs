@@ -90,6 +90,14 @@ pub(crate) fn tag_of<T: Serialize + ?Sized>(value: &T, name: &str) -> Option<Str
     tag
 }
 
+impl super::Reply {
+    /// The reply's kind as the driver writes it (`"file"`, `"created"`…), for protocol errors:
+    /// its tag, read by [`tag_of`].
+    pub fn kind(&self) -> String {
+        tag_of(self, "kind").unwrap_or_else(|| "?".into())
+    }
+}
+
 /// Stops a [`TagOf`]: after the tag, or at anything that is not a tagged enum.
 #[derive(Debug)]
 struct Stop;
