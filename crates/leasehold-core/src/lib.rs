@@ -62,6 +62,7 @@ pub use store::{
     MAX_STATE_BYTES, SCHEMA,
 };
 pub use store::{ClaimMember, ClaimSet};
+pub use wire::de::from_value;
 pub use wire::time::{self, Millis};
 pub use wire::{
     exit_table, AcquiredFrom, AnswerClass, Call, Change, ChangeAction, ClaimItem, ClaimLease,

@@ -19,7 +19,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, JsValue> {
 
 fn from_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| bad_argument(what, e))?;
-    serde_json::from_value(value).map_err(|e| bad_argument(what, e))
+    leasehold_core::from_value(value).map_err(|e| bad_argument(what, e))
 }
 
 fn js_error(code: &str, message: &str, fields: &[(&str, &str)]) -> JsValue {

@@ -83,7 +83,7 @@ impl ClaimSet {
 /// Parses and checks one payload. Fails closed on anything this version cannot vouch for.
 pub fn parse_payload(text: &str, namespace: &str, key: &str) -> Result<ClaimPayload, StateError> {
     let (schema, value) = super::schema_gate(text, CLAIM_SCHEMA, OF)?;
-    let p: ClaimPayload = serde_json::from_value(value).map_err(|e| StateError::Invalid {
+    let p: ClaimPayload = crate::wire::de::from_value(value).map_err(|e| StateError::Invalid {
         of: OF,
         schema,
         detail: e.to_string(),

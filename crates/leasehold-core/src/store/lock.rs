@@ -82,11 +82,12 @@ impl Document for LockState {
             });
         }
         let (schema, value) = lifecycle_gate(text)?;
-        let state: LockState = serde_json::from_value(value).map_err(|e| StateError::Invalid {
-            of: OF,
-            schema,
-            detail: e.to_string(),
-        })?;
+        let state: LockState =
+            crate::wire::de::from_value(value).map_err(|e| StateError::Invalid {
+                of: OF,
+                schema,
+                detail: e.to_string(),
+            })?;
         if state.lock != lock {
             return Err(StateError::WrongLock {
                 of: OF,

@@ -6,6 +6,7 @@
 
 mod claim;
 mod command;
+pub mod de;
 mod document;
 mod error;
 mod event;

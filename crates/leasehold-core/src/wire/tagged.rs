@@ -8,24 +8,24 @@
 //! [`tagged!`] declares the enum once. Its `Serialize` is serde's derive, unchanged. Its
 //! `Deserialize` reads a `Value`, takes the tag out ([`read`]), and hands the tag and the rest
 //! to a derived twin of the enum that is externally tagged (serde's `remote`, so it builds the
-//! real enum): the twin reads the variant's fields from the `Value` directly, with the same
-//! deserializers as every other type. It accepts the same JSON as serde's internally tagged
-//! derive and fails with the same messages: a missing tag is ``missing field `kind` ``, an
-//! unknown one ``unknown variant `x`, expected one of …``, a unit variant ignores other fields,
-//! a value that is no object is ``invalid type: …, expected internally tagged enum Event``.
-//! Two differences, neither in a message the wasm gives: read straight from text (not through
-//! a `Value`), an error in the tag has no position (the tag is read after the whole value);
-//! and an array given where serde allows one (`["start", 5]`, or a struct as its fields' list)
-//! with more items than it takes is refused in `serde_json`'s words for any value read from a
-//! `Value`, ``invalid length 3, expected fewer elements in array``, not serde's ``… expected 2
-//! elements in sequence``.
+//! real enum): the twin reads the variant's fields with the crate's own reader
+//! ([`super::de::Doc`]), the same as every other type. For an object it accepts the same JSON
+//! as serde's internally tagged derive and fails with the same messages: a missing tag is
+//! ``missing field `kind` ``, an unknown one ``unknown variant `x`, expected one of …``, a unit
+//! variant ignores other fields. Anything that is no object is refused as ``invalid type: …,
+//! expected internally tagged enum Event``, an array too: serde would also take
+//! `["start", 5]`, the tag and then the fields in order, which was never a documented input
+//! (`super::de` refuses structs as arrays for the same reason). Read straight from text, an
+//! error in the tag has no position (the tag is read after the whole value).
 
 use std::convert::Infallible;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, EnumAccess, VariantAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::{Error, Value};
+use serde_json::{Error, Map, Value};
+
+use super::de::Doc;
 
 /// Declares an internally tagged enum whose `Deserialize` goes through [`read`]. Written as the
 /// derive would be, less `Deserialize`: doc comments, `#[derive(..., Serialize)]`, then
@@ -89,18 +89,10 @@ where
 fn split(value: Value, tag: &'static str, expecting: &'static str) -> Result<Split, Error> {
     match value {
         Value::Object(mut fields) => match fields.remove(tag) {
-            Some(tag) => Ok(Split {
-                tag,
-                rest: Value::Object(fields),
-            }),
+            Some(tag) => Ok(Split { tag, rest: fields }),
             None => Err(de::Error::missing_field(tag)),
         },
-        Value::Array(mut items) if !items.is_empty() => Ok(Split {
-            tag: items.remove(0),
-            rest: Value::Array(items),
-        }),
-        Value::Array(_) => Err(de::Error::missing_field(tag)),
-        other => other
+        other => Doc(other)
             .deserialize_any(Expecting(expecting))
             .map(|never| match never {}),
     }
@@ -121,7 +113,7 @@ impl Visitor<'_> for Expecting {
 /// A tagged value taken apart: the tag, and the other fields (or items).
 pub(crate) struct Split {
     tag: Value,
-    rest: Value,
+    rest: Map<String, Value>,
 }
 
 impl<'de> Deserializer<'de> for Split {
@@ -143,35 +135,28 @@ impl<'de> EnumAccess<'de> for Split {
     type Variant = Rest;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Rest), Error> {
-        Ok((seed.deserialize(self.tag)?, Rest(self.rest)))
+        Ok((seed.deserialize(Doc(self.tag))?, Rest(self.rest)))
     }
 }
 
-/// What a variant is read from: the value less its tag.
-pub(crate) struct Rest(Value);
+/// What a variant is read from: the object less its tag.
+pub(crate) struct Rest(Map<String, Value>);
 
 impl<'de> VariantAccess<'de> for Rest {
     type Error = Error;
 
-    /// As serde's internally tagged unit variant: other fields are ignored; other items of an
-    /// array are refused.
+    /// As serde's internally tagged unit variant: other fields are ignored.
     fn unit_variant(self) -> Result<(), Error> {
-        match self.0 {
-            Value::Array(items) if !items.is_empty() => Err(de::Error::invalid_length(
-                items.len(),
-                &"0 elements in sequence",
-            )),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        seed.deserialize(self.0)
+        seed.deserialize(Doc(Value::Object(self.0)))
     }
 
     /// Never called: serde refuses tuple variants in an internally tagged enum.
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
-        self.0.deserialize_any(visitor)
+        Doc(Value::Object(self.0)).deserialize_any(visitor)
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -179,7 +164,7 @@ impl<'de> VariantAccess<'de> for Rest {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.0.deserialize_any(visitor)
+        Doc(Value::Object(self.0)).deserialize_map(visitor)
     }
 }
 
@@ -231,6 +216,7 @@ mod tests {
         }
     }
 
+    /// Objects, which must read as serde's derive reads them.
     fn cases() -> Vec<Value> {
         vec![
             json!({"kind": "unit"}),
@@ -244,25 +230,13 @@ mod tests {
             json!({"kind": "fields", "firstOne": 1.5, "inner": {"n": 2}}),
             json!({"kind": "fields", "firstOne": 1, "inner": {"n": 5_000_000_000u64}}),
             json!({"kind": "fields", "firstOne": 1}),
-            json!({"kind": "fields", "firstOne": 1, "inner": [2]}),
-            json!({"kind": "fields", "firstOne": 1, "inner": [2, 3]}),
             json!({"kind": "fields", "maybe": null, "firstOne": 1, "inner": null}),
+            json!({"kind": "fields", "firstOne": 1, "inner": "n"}),
             json!({"kind": "bogus", "n": 1}),
             json!({"kind": 0}),
             json!({"kind": null}),
             json!({"n": 1}),
             json!({}),
-            json!(["unit"]),
-            json!(["fields", 1, null, {"n": 2}]),
-            json!(["fields", 1]),
-            json!(["fields", 1, null, {"n": 2}, 4]),
-            json!(["fields", 1, null, {"n": 2}, 4, 5]),
-            json!(["fields", "x", null, {"n": 2}, 4]),
-            json!(["unit", 1]),
-            json!(["newtype", 1]),
-            json!(["newtype", 1, 2]),
-            json!(["newtype"]),
-            json!([]),
             json!("unit"),
             json!(7),
             json!(null),
@@ -270,32 +244,48 @@ mod tests {
         ]
     }
 
-    /// serde's message for an array with too many items, as `serde_json` words it for a value
-    /// read from a `Value` (the one difference the module's doc names).
-    fn in_value_words(message: &str) -> String {
-        match message.split_once(", expected ") {
-            Some((length, items)) if items.ends_with(" in sequence") => {
-                format!("{length}, expected fewer elements in array")
-            }
-            _ => message.to_string(),
-        }
+    /// Arrays, which serde's derive takes as the tag and then the fields in order, and which
+    /// are refused here, with what serde says of any other value that is no object.
+    fn arrays() -> Vec<(Value, &'static str)> {
+        let no_object = "invalid type: sequence, expected internally tagged enum Tested";
+        vec![
+            (json!(["unit"]), no_object),
+            (json!(["fields", 1, null, {"n": 2}]), no_object),
+            (json!([]), no_object),
+            (
+                json!({"kind": "fields", "firstOne": 1, "inner": [2]}),
+                "invalid type: sequence, expected struct Inner",
+            ),
+            (
+                json!({"kind": "newtype", "n": [3]}),
+                "invalid type: sequence, expected u32",
+            ),
+        ]
     }
 
-    fn same_error(ours: &str, serdes: &str) -> bool {
-        ours == serdes
-            || ours.ends_with(", expected fewer elements in array")
-                && in_value_words(serdes) == ours
+    fn ours(case: &Value) -> Result<Tested, String> {
+        super::super::de::from_value::<Tested>(case.clone()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn refuses_arrays_that_serdes_derive_takes() {
+        for (case, message) in arrays() {
+            assert_eq!(ours(&case).unwrap_err(), message, "{case}");
+            let text = case.to_string();
+            let from_text = serde_json::from_str::<Tested>(&text).map_err(|e| e.to_string());
+            assert_eq!(from_text.unwrap_err(), message, "{text}");
+        }
     }
 
     #[test]
     fn reads_as_serdes_internally_tagged_derive() {
         for case in cases() {
-            let ours = serde_json::from_value::<Tested>(case.clone()).map_err(|e| e.to_string());
+            let ours = ours(&case);
             let serdes =
                 serde_json::from_value::<serdes::Tested>(case.clone()).map_err(|e| e.to_string());
             match (&ours, &serdes) {
                 (Ok(o), Ok(s)) => assert_eq!(json!(o), json!(s), "{case}"),
-                (Err(o), Err(s)) => assert!(same_error(o, s), "{case}: {o} but serde: {s}"),
+                (Err(o), Err(s)) => assert_eq!(o, s, "{case}"),
                 _ => panic!("{case}: {ours:?} but serde: {serdes:?}"),
             }
         }
@@ -317,7 +307,7 @@ mod tests {
             });
             match (&ours, &serdes) {
                 (Ok(o), Ok(s)) => assert_eq!(json!(o), json!(s), "{text}"),
-                (Err(o), Err(s)) => assert!(same_error(o, s), "{text}: {o} but serde: {s}"),
+                (Err(o), Err(s)) => assert_eq!(o, s, "{text}"),
                 _ => panic!("{text}: {ours:?} but serde: {serdes:?}"),
             }
         }
