@@ -20,15 +20,18 @@ pub(super) fn tree_call(content: &str) -> Call {
 }
 
 impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
+    /// When this operation may send its next write: a second after its last one, or `now`.
+    pub(super) fn write_allowed_at(&self, now: Millis) -> Millis {
+        self.last_write_at
+            .map_or(now, |t| t + MIN_WRITE_GAP_MS)
+            .max(now)
+    }
+
     /// Sends a planned write, held back until a second after this operation's last write.
     pub(super) fn send_write(&mut self, call: Call, pending: Pending, now: Millis) -> Command {
-        match self
-            .last_write_at
-            .map(|t| t + MIN_WRITE_GAP_MS)
-            .filter(|&at| at > now)
-        {
-            Some(at) => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending)),
-            None => self.issue(call, pending, now),
+        match self.write_allowed_at(now) {
+            at if at > now => self.sleep(at, SleepReason::WriteSpacing, Wake::Send(call, pending)),
+            _ => self.issue(call, pending, now),
         }
     }
 

@@ -133,13 +133,19 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 if self.carried {
                     // Planned on a version carried from an earlier step, not read: it was
                     // merely out of date, which says nothing about other writers right now.
+                    // Read when the next write may go (see below), not at once.
+                    let at = self.write_allowed_at(now);
                     log.push(LogLine {
                         level: Level::Debug,
                         text: format!(
-                            "conflict: {what}; the carried version was out of date, reading it"
+                            "conflict: {what}; the carried version was out of date, reading it in {} ms",
+                            at - now
                         ),
                     });
-                    return self.read_state(now, false);
+                    return match at > now {
+                        true => self.sleep(at, SleepReason::WriteSpacing, Wake::Reread),
+                        false => self.read_state(now, false),
+                    };
                 }
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {
@@ -170,7 +176,12 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 let spread = (base
                     << (self.conflicts_in_row - 1).min(CONFLICT_BACKOFF_MAX_DOUBLINGS))
                 .min(CONFLICT_BACKOFF_CAP_MS);
-                let until = now + self.rng.up_to(spread);
+                // The next write may not go before a second after the refused one
+                // (`send_write`): read no earlier than that, so the version it is planned on is
+                // fresh when it goes. Read at once and written a second later, it was stale:
+                // traced 8-job runs had a release refused four times in a row that way, holding
+                // a slot 4.5 s after its job was done.
+                let until = (now + self.rng.up_to(spread)).max(self.write_allowed_at(now));
                 log.push(LogLine {
                     level: Level::Debug,
                     text: format!("conflict: {what}; reading again in {} ms", until - now),
