@@ -2,15 +2,15 @@
 //!
 //! Everything the core and the wasm binding read goes through a `Value` first (the wasm takes
 //! JSON text; documents are parsed once, checked, then typed). `serde_json::from_value` would do
-//! the typing, but its deserializer is compiled again for every type it is used with, and it
-//! carries more than the crate needs: each struct can also be read from a JSON array of its
-//! fields, which doubles each struct's reader. [`Doc`] is the same reader, smaller: it makes the
-//! same calls on serde's visitors for everything the crate reads, so the same JSON gives the
-//! same values and the same messages (``missing field `x` ``, ``invalid type: string "x",
-//! expected u64``, ``unknown variant `x`, expected one of …``), with one difference on purpose:
-//! a struct (or a map, or a struct variant) must be a JSON object. `serde_json` also takes
-//! `[1, "a"]` for `{"n": 1, "s": "a"}`; that was never a documented input of leasehold, and here
-//! it is refused as ``invalid type: sequence, expected struct X``.
+//! the typing, but its reader also takes each struct as a JSON array of its fields, and that
+//! path is compiled for every struct read: about a tenth of the wasm. [`Doc`] is the same reader
+//! without it: it makes the same calls on serde's visitors for everything else, so the same JSON
+//! gives the same values and the same messages (``missing field `x` ``, ``invalid type: string
+//! "x", expected u64``, ``unknown variant `x`, expected one of …``). The one difference, on
+//! purpose: a struct must be a JSON object. `serde_json` also takes `[1, "a"]` for
+//! `{"n": 1, "s": "a"}`; that was never a documented input of leasehold, and here it is refused
+//! as ``invalid type: sequence, expected struct X``. `tests/value_reader.rs` holds the two
+//! readers to each other.
 
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, Expected, MapAccess, SeqAccess,
