@@ -142,9 +142,10 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                             at - now
                         ),
                     });
-                    return match at > now {
-                        true => self.sleep(at, SleepReason::WriteSpacing, Wake::Reread),
-                        false => self.read_state(now, false),
+                    return if at > now {
+                        self.sleep(at, SleepReason::WriteSpacing, Wake::Reread)
+                    } else {
+                        self.read_state(now, false)
                     };
                 }
                 self.conflicts_in_row += 1;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::policy::LeaseRule;
+use crate::wire::de::from_value;
 use crate::wire::time::Millis;
 use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, LifecycleConfig, PoolConfig};
 
@@ -119,7 +120,7 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
         let raw_lease = match obj.get("lease") {
             None => None,
             Some(block) => Some(
-                crate::wire::de::from_value::<RawLease>(block.clone())
+                from_value::<RawLease>(block.clone())
                     .map_err(|e| problem("shape", shape(e.to_string()), "/lease"))?,
             ),
         };
@@ -130,7 +131,7 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
             lifecycle,
         });
     }
-    let raw: RawConfig = crate::wire::de::from_value(value.clone())
+    let raw: RawConfig = from_value(value.clone())
         .map_err(|e| problem("shape", shape(e.to_string()), &offending_key(&value)))?;
     let rule = format!("\"capacity\" must be an integer from 1 to {MAX_CAPACITY}");
     let capacity = match raw.capacity.as_u64() {
@@ -243,12 +244,12 @@ fn offending_key(value: &serde_json::Value) -> String {
         let mut one = serde_json::Map::new();
         one.insert("capacity".into(), 1.into());
         one.insert(k.into(), v.clone());
-        crate::wire::de::from_value::<RawConfig>(one.into()).is_ok()
+        from_value::<RawConfig>(one.into()).is_ok()
     };
     if let Some(lease) = top.get("lease").and_then(|l| l.as_object()) {
         for (k, v) in lease {
             let one: serde_json::Map<_, _> = [(k.clone(), v.clone())].into_iter().collect();
-            if crate::wire::de::from_value::<RawLease>(one.into()).is_err() {
+            if from_value::<RawLease>(one.into()).is_err() {
                 return format!("/lease/{}", pointer_token(k));
             }
         }
@@ -282,7 +283,7 @@ impl RawLease {
 /// A `lease` block (seconds; every key optional, defaulting to `base`), checked by the lease
 /// rules. The error is the rule, for the caller to place.
 pub fn lease_block(block: &serde_json::Value, base: &LeasePolicy) -> Result<LeasePolicy, String> {
-    let l: RawLease = crate::wire::de::from_value(block.clone()).map_err(|e| e.to_string())?;
+    let l: RawLease = from_value(block.clone()).map_err(|e| e.to_string())?;
     let policy = l.policy(base);
     policy.validate().map_err(|r| r.to_string())?;
     Ok(policy)

@@ -26,7 +26,7 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 }
 
 /// A `Value` to be read as a typed value.
-pub struct Doc(pub Value);
+pub(crate) struct Doc(pub(crate) Value);
 
 /// What serde's messages call a value of this shape.
 fn unexpected(value: &Value) -> Unexpected<'_> {
@@ -83,11 +83,8 @@ impl<'de> Deserializer<'de> for Doc {
         match self.0 {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-                (Some(u), _) => visitor.visit_u64(u),
-                (None, Some(i)) => visitor.visit_i64(i),
-                _ => visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN)),
-            },
+            // serde_json's own: an integer as `u64` or `i64`, any other number as `f64`.
+            Value::Number(n) => n.deserialize_any(visitor),
             Value::String(s) => visitor.visit_string(s),
             Value::Array(items) => visit_array(items, visitor),
             Value::Object(fields) => visit_object(fields, visitor),
@@ -186,10 +183,7 @@ impl<'de> Deserializer<'de> for Doc {
                 Unexpected::Map,
                 &"map with a single key",
             )),
-            other => Err(de::Error::invalid_type(
-                unexpected(&other),
-                &"string or map",
-            )),
+            other => Err(refuse(&other, &"string or map")),
         }
     }
 
@@ -298,7 +292,7 @@ impl<'de> EnumAccess<'de> for Variant {
 }
 
 /// What a variant holds (`None` for a unit variant named by a string).
-pub(crate) struct Payload(pub(crate) Option<Value>);
+struct Payload(Option<Value>);
 
 impl<'de> VariantAccess<'de> for Payload {
     type Error = Error;
@@ -324,10 +318,7 @@ impl<'de> VariantAccess<'de> for Payload {
         match self.0 {
             Some(Value::Array(items)) if items.is_empty() => visitor.visit_unit(),
             Some(Value::Array(items)) => visit_array(items, visitor),
-            Some(other) => Err(de::Error::invalid_type(
-                unexpected(&other),
-                &"tuple variant",
-            )),
+            Some(other) => Err(refuse(&other, &"tuple variant")),
             None => Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"tuple variant",
@@ -342,10 +333,7 @@ impl<'de> VariantAccess<'de> for Payload {
     ) -> Result<V::Value, Error> {
         match self.0 {
             Some(Value::Object(fields)) => visit_object(fields, visitor),
-            Some(other) => Err(de::Error::invalid_type(
-                unexpected(&other),
-                &"struct variant",
-            )),
+            Some(other) => Err(refuse(&other, &"struct variant")),
             None => Err(de::Error::invalid_type(
                 Unexpected::UnitVariant,
                 &"struct variant",

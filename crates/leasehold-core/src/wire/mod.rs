@@ -6,7 +6,7 @@
 
 mod claim;
 mod command;
-pub mod de;
+pub(crate) mod de;
 mod document;
 mod error;
 mod event;

@@ -110,7 +110,7 @@ impl Visitor<'_> for Expecting {
     }
 }
 
-/// A tagged value taken apart: the tag, and the other fields (or items).
+/// A tagged object taken apart: the tag, and the other fields.
 pub(crate) struct Split {
     tag: Value,
     rest: Map<String, Value>,
