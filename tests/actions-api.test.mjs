@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { runOperation } from '../actions/lib/driver.mjs';
-import { createTransport } from '../actions/lib/github.mjs';
+import { createTransport, graphqlUrlFor } from '../actions/lib/github.mjs';
 import { startEmulator } from './emulator/emulator.mjs';
 
 const TOKEN = 'test-token';
@@ -199,4 +199,33 @@ test('a 200 whose body lacks the expected fields is an answer that never fully a
     assert.match(r.message, /^the answer could not be read: /);
     assert.match(r.message, missing);
   }
+});
+
+test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a GraphQL 200 brings its rate-limit headers; a Validation Failed brings its error codes', async (t) => {
+  // GitHub Enterprise Server serves REST at https://HOST/api/v3 and GraphQL at
+  // https://HOST/api/graphql. A bare server records where each request went.
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${new URL(req.url, 'http://x').pathname}`);
+    if (req.method === 'POST' && req.url.startsWith('/api/graphql')) {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000', 'retry-after': '30' });
+      res.end(JSON.stringify({ data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for installation.' }] }));
+      return;
+    }
+    res.writeHead(422, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ message: 'Validation Failed', errors: [{ resource: 'Reference', code: 'already_exists', field: 'ref' }] }));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const ghes = createTransport({ baseUrl: `http://127.0.0.1:${server.address().port}/api/v3`, token: TOKEN, repository: LOCKS });
+  const q = await ghes({ kind: 'graphql', document: 'query { viewer { login } }', variables: {}, timeoutMs: 5000 });
+  assert.equal(q.kind, 'graphql', JSON.stringify(q));
+  assert.deepEqual([q.retryAfter, q.ratelimitRemaining, q.ratelimitReset], ['30', 0, 1800000000]);
+  assert.equal(q.errors[0].type, 'RATE_LIMITED');
+  const r = await ghes({ kind: 'createBranch', branch: 'leasehold-state', sha: 'a'.repeat(40), timeoutMs: 5000 });
+  assert.equal(r.kind, 'http', JSON.stringify(r));
+  assert.equal(r.message, 'Validation Failed (already_exists)');
+  assert.deepEqual(seen, ['POST /api/graphql', 'POST /api/v3/repos/octo/locks/git/refs']);
+  assert.equal(graphqlUrlFor('https://api.github.com'), 'https://api.github.com/graphql');
+  assert.equal(graphqlUrlFor('https://ghe.example.com/api/v3/'), 'https://ghe.example.com/api/graphql');
 });

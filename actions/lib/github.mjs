@@ -18,13 +18,24 @@ function intHeader(headers, name) {
   return value !== null && /^\d+$/.test(value) ? Number(value) : null;
 }
 
+/** A "Validation Failed" body's `errors[]` (GitHub: each with a `code` such as `already_exists`,
+ *  and sometimes a `message`), appended to its message so the core can read them:
+ *  ` (already_exists: Reference already exists)`. Empty when there are none. */
+function validationDetail(errors) {
+  if (!Array.isArray(errors)) return '';
+  const parts = errors
+    .map((e) => (typeof e === 'string' ? e : [e?.code, e?.message].filter((x) => typeof x === 'string' && x).join(': ')))
+    .filter(Boolean);
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
 /** Turns a thrown octokit error into a reply. */
 export function replyFromError(error) {
   const response = error?.response;
   if (response && typeof response.status === 'number') {
     if (response.status === 304) return { kind: 'notModified' };
     const data = response.data;
-    const message = typeof data === 'object' && data && typeof data.message === 'string' ? data.message : String(error.message ?? '');
+    const message = typeof data === 'object' && data && typeof data.message === 'string' ? data.message + validationDetail(data.errors) : String(error.message ?? '');
     return {
       kind: 'http',
       status: response.status,
@@ -102,6 +113,11 @@ export function linkNext(link) {
 /** GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator), without a final slash. */
 export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '');
 
+/** The GraphQL endpoint beside a REST base URL: GitHub Enterprise Server serves REST at
+ *  `https://HOST/api/v3` and GraphQL at `https://HOST/api/graphql`; github.com (and an emulator)
+ *  at `{base}/graphql`. Derived from the REST URL, so the two never point at different hosts. */
+export const graphqlUrlFor = (baseUrl) => `${baseUrl.replace(/\/+$/, '').replace(/\/api\/v3$/, '/api')}/graphql`;
+
 /**
  * createTransport({ baseUrl, token, repository }) → perform(command) → Promise<reply>.
  * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator);
@@ -109,6 +125,7 @@ export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https:/
  * listJobs) name their own `repository` instead.
  */
 export function createTransport({ baseUrl, token, repository, userAgent = 'leasehold' }) {
+  const graphqlUrl = graphqlUrlFor(baseUrl);
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });
   const base = repoPath(repository, 'the transport');
 
@@ -194,9 +211,18 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     // `graphql` with GitHub's data and errors as they came (a 200 with errors[] is classified
     // by the core, not here); any other status is `http`, as for REST.
     async graphql(c) {
-      const { data, headers: h } = await send('POST /graphql', { query: c.document, variables: c.variables ?? {} }, c.timeoutMs);
+      const { data, headers: h } = await send(`POST ${graphqlUrl}`, { query: c.document, variables: c.variables ?? {} }, c.timeoutMs);
       if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
-      return { kind: 'graphql', data: data.data ?? null, errors: Array.isArray(data.errors) ? data.errors.map((e) => ({ type: typeof e?.type === 'string' ? e.type : null, message: String(e?.message ?? '') })) : [], date: h.date ?? null };
+      return {
+        kind: 'graphql',
+        data: data.data ?? null,
+        errors: Array.isArray(data.errors) ? data.errors.map((e) => ({ type: typeof e?.type === 'string' ? e.type : null, message: String(e?.message ?? '') })) : [],
+        // GitHub answers a GraphQL rate limit with 200: the core waits by these, as for REST.
+        retryAfter: header(h, 'retry-after'),
+        ratelimitRemaining: intHeader(h, 'x-ratelimit-remaining'),
+        ratelimitReset: intHeader(h, 'x-ratelimit-reset'),
+        date: h.date ?? null,
+      };
     },
     // The Actions reads name their own repository: the consumer's run lives in another
     // repository than the lock's state.

@@ -84,6 +84,9 @@ impl Git {
                 kind: Some(kind.into()),
                 message: message.into(),
             }],
+            retry_after: None,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
             date: None,
         };
         match fault {

@@ -74,6 +74,9 @@ fn a_file_write_answered_by_graphql_is_a_protocol_error() {
         Reply::Graphql {
             data: Some(json!({})),
             errors: Vec::new(),
+            retry_after: None,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
             date: None,
         },
     );
@@ -124,6 +127,9 @@ fn list_refuses_a_timer_while_a_page_is_awaited_and_a_reply_nothing_asked_for() 
     let early = Reply::Graphql {
         data: Some(json!({})),
         errors: Vec::new(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
         date: None,
     };
     assert!(matches!(
@@ -202,6 +208,9 @@ fn a_list_that_never_ends_stops_at_the_request_backstop() {
             "pageInfo": {"hasNextPage": true, "endCursor": "again"}
         }}})),
         errors: Vec::new(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
         date: None,
     };
     let mut sent = 0u32;

@@ -41,6 +41,9 @@ fn ok(data: Value, now: Millis) -> Reply {
     Reply::Graphql {
         data: Some(data),
         errors: Vec::new(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
         date: Some(http_date(now)),
     }
 }
@@ -53,6 +56,9 @@ fn field_error(field: &str, kind: &str, message: String, now: Millis) -> Reply {
             kind: Some(kind.into()),
             message,
         }],
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
         date: Some(http_date(now)),
     }
 }
@@ -65,6 +71,9 @@ fn document_error(message: &str, now: Millis) -> Reply {
             kind: None,
             message: message.into(),
         }],
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
         date: Some(http_date(now)),
     }
 }

@@ -7,7 +7,7 @@ use crate::policy::limits::{
     CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_FULL_CROWD, CONFLICT_BACKOFF_MAX_DOUBLINGS,
     CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY, MAX_CONFLICTS_IN_ROW,
 };
-use crate::policy::{next_attempt_at, Class, RetryPolicy, Rng};
+use crate::policy::{next_attempt_at, secondary_wait, Class, RetryPolicy, Rng};
 use crate::store::{self, Document};
 use crate::wire::time::Millis;
 use crate::wire::{
@@ -251,13 +251,28 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         self.decide(now, log)
                     }
                     None => {
-                        let budget = match deadline {
-                            Some(_) => "the retry deadline passed".to_string(),
-                            None => format!("{} attempts", self.failures),
+                        let retry = &self.target.retry;
+                        let budget = match (limit_wait(class, self.failures, now), deadline) {
+                            (Some(wait), Some(d)) if now + wait > d => format!(
+                                "the rate limit asks for a wait of {} s, which ends past the retry deadline (GitHub: never retry before it has passed)",
+                                wait.div_ceil(1000)
+                            ),
+                            (Some(wait), None) if wait > retry.server_ceiling_ms => format!(
+                                "the rate limit asks for a wait of {} s, longer than the {} s a request waits within its attempts",
+                                wait.div_ceil(1000),
+                                retry.server_ceiling_ms / 1000
+                            ),
+                            (_, Some(_)) => "the retry deadline passed".to_string(),
+                            (_, None) => format!("{} attempts", self.failures),
+                        };
+                        let head = if budget.starts_with("the rate limit") {
+                            "gave up:"
+                        } else {
+                            "gave up after"
                         };
                         self.fail(
                             FailureCode::ApiUnavailable,
-                            format!("gave up after {budget}: {what}"),
+                            format!("{head} {budget}: {what}"),
                             Some(class),
                             status,
                             now,
@@ -285,6 +300,16 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     Some(401) => " (the token was refused: check that it is valid and not expired)",
                     Some(403) => " (the token lacks permission: it needs contents: write on the lock repository)",
                     Some(404) => " (repository not found, or the token cannot see it)",
+                    // GitHub creates no git object or reference in a repository without a
+                    // branch, and documents 409 for it.
+                    Some(409)
+                        if matches!(
+                            pending,
+                            Pending::Tree | Pending::Commit | Pending::Branch
+                        ) =>
+                    {
+                        " (GitHub answers 409 when the repository is empty: the lock repository needs a first commit on its default branch before leasehold can create its state branch)"
+                    }
                     _ => "",
                 };
                 self.fail(
@@ -319,4 +344,20 @@ pub(crate) fn retry_sleep(
         SleepReason::Backoff
     };
     Some((at, reason))
+}
+
+/// The wait a rate limit asks for (a `retry-after`, a primary limit's reset, or GitHub's minute
+/// doubling per limit in a row, [`secondary_wait`]), for the message of a request that gave up.
+fn limit_wait(class: Class, failures: u32, now: Millis) -> Option<Millis> {
+    match class {
+        Class::RateLimited {
+            until,
+            server_directed,
+            primary,
+        } if server_directed || primary => Some(until.saturating_sub(now)),
+        Class::RateLimited { until, .. } => {
+            Some(until.saturating_sub(now).max(secondary_wait(failures)))
+        }
+        _ => None,
+    }
 }

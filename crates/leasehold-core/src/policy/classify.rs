@@ -54,8 +54,8 @@ pub enum RequestKind {
     Read,
     /// A contents write: a compare-and-swap on the file's sha.
     Write,
-    /// Creating a git object or ref: harmless to repeat (a tree or commit with the same content
-    /// has the same sha; a ref that exists answers 422).
+    /// Creating a git object or ref: harmless to repeat (a tree of the same content has the same
+    /// sha, a repeated commit is another commit nobody points at, a ref that exists answers 422).
     Create,
     /// Creating a ref whose creation is itself the claim (a slot number: first writer wins,
     /// docs/github-semantics.md#git-refs). Unlike [`RequestKind::Create`], a create that may
@@ -85,7 +85,22 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
         | Reply::Issues { .. } => return None,
         Reply::Commits { .. } => return None,
         Reply::Graphql { errors, .. } if errors.is_empty() => return None,
-        Reply::Graphql { errors, .. } => classify_graphql(kind, errors, now),
+        Reply::Graphql {
+            errors,
+            retry_after,
+            ratelimit_remaining,
+            ratelimit_reset,
+            date,
+            ..
+        } => {
+            let headers = Limits {
+                retry_after: retry_after.as_deref(),
+                remaining: *ratelimit_remaining,
+                reset: *ratelimit_reset,
+                date: date.as_deref(),
+            };
+            classify_graphql(kind, errors, headers.class(now), now)
+        }
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
             RequestKind::Write | RequestKind::Allocate => Class::UnknownOutcome,
@@ -103,32 +118,14 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
             // Server-directed waits first: a 403 or 429 that carries them is a rate limit,
             // never a refusal.
             if status == 403 || status == 429 {
-                let server_now = date.as_deref().and_then(parse_http_date);
-                if let Some(until) = retry_after
-                    .as_deref()
-                    .and_then(|r| retry_after_until(r, now, server_now))
-                {
-                    return Some(Class::RateLimited {
-                        until,
-                        server_directed: true,
-                        primary: false,
-                    });
-                }
-                if *ratelimit_remaining == Some(0) {
-                    if let Some(reset) = ratelimit_reset {
-                        // The reset is an epoch second on GitHub's clock; shift it onto ours
-                        // when the answer carried GitHub's date.
-                        let reset_ms = reset.saturating_mul(1000);
-                        let until = match server_now {
-                            Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
-                            None => reset_ms,
-                        };
-                        return Some(Class::RateLimited {
-                            until,
-                            server_directed: false,
-                            primary: true,
-                        });
-                    }
+                let headers = Limits {
+                    retry_after: retry_after.as_deref(),
+                    remaining: *ratelimit_remaining,
+                    reset: *ratelimit_reset,
+                    date: date.as_deref(),
+                };
+                if let Some(class) = headers.class(now) {
+                    return Some(class);
                 }
                 let lower = message.to_ascii_lowercase();
                 if status == 429
@@ -147,8 +144,10 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 (409, RequestKind::Write) => Class::Conflict,
                 // The file exists but we sent no sha: it appeared since we read it.
                 (422, RequestKind::Write) if message.contains("sha") => Class::Conflict,
+                // GitHub's message, or a "Validation Failed" whose errors[] say
+                // `already_exists` (the driver appends their codes to the message).
                 (422, RequestKind::Create | RequestKind::Allocate)
-                    if message.contains("already exists") =>
+                    if message.contains("already exists") || message.contains("already_exists") =>
                 {
                     Class::AlreadyExists
                 }
@@ -174,12 +173,19 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
 /// | anything else | refusal (our own document is at fault; retrying cannot help) | unknown outcome (read back) |
 ///
 /// The first error that is not "anything else" decides.
-fn classify_graphql(kind: RequestKind, errors: &[GraphqlError], now: Millis) -> Class {
-    let rate_limited = Class::RateLimited {
+fn classify_graphql(
+    kind: RequestKind,
+    errors: &[GraphqlError],
+    headers: Option<Class>,
+    now: Millis,
+) -> Class {
+    // A rate limit is waited out by the answer's headers (a `retry-after`, or the primary
+    // limit's reset), else as a secondary limit: at least a minute, longer in a row.
+    let rate_limited = headers.unwrap_or(Class::RateLimited {
         until: now + SECONDARY_DEFAULT_WAIT_MS,
         server_directed: false,
-        primary: true,
-    };
+        primary: false,
+    });
     for e in errors {
         let lower = e.message.to_ascii_lowercase();
         let class = match e.kind.as_deref() {
@@ -219,6 +225,45 @@ fn is_stale_ref(lower: &str) -> bool {
     ]
     .iter()
     .any(|m| lower.contains(m))
+}
+
+/// The rate-limit headers of an answer (REST, or a GraphQL 200).
+struct Limits<'a> {
+    retry_after: Option<&'a str>,
+    remaining: Option<u64>,
+    reset: Option<u64>,
+    date: Option<&'a str>,
+}
+
+impl Limits<'_> {
+    /// The wait they direct: a readable `retry-after` (a secondary limit), else a primary
+    /// limit's reset when `x-ratelimit-remaining` is 0; `None` when they direct none.
+    fn class(&self, now: Millis) -> Option<Class> {
+        let server_now = self.date.and_then(parse_http_date);
+        if let Some(until) = self
+            .retry_after
+            .and_then(|r| retry_after_until(r, now, server_now))
+        {
+            return Some(Class::RateLimited {
+                until,
+                server_directed: true,
+                primary: false,
+            });
+        }
+        let reset = self.reset.filter(|_| self.remaining == Some(0))?;
+        // The reset is an epoch second on GitHub's clock; shift it onto ours when the answer
+        // carried GitHub's date.
+        let reset_ms = reset.saturating_mul(1000);
+        let until = match server_now {
+            Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
+            None => reset_ms,
+        };
+        Some(Class::RateLimited {
+            until,
+            server_directed: false,
+            primary: true,
+        })
+    }
 }
 
 /// `retry-after` as an absolute time on our clock: delta-seconds, or an HTTP date (moved onto
@@ -316,6 +361,19 @@ mod tests {
                     422,
                     Fields {
                         message: "Reference already exists".into(),
+                        ..Fields::default()
+                    },
+                ),
+                AlreadyExists,
+            ),
+            (
+                // A "Validation Failed" that says so only by its errors[] code, which the
+                // driver appends to the message.
+                Allocate,
+                hx(
+                    422,
+                    Fields {
+                        message: "Validation Failed (already_exists)".into(),
                         ..Fields::default()
                     },
                 ),
@@ -498,5 +556,64 @@ mod tests {
             Some(5_000)
         );
         assert_eq!(retry_after_until("soon", 5_000, None), None);
+    }
+
+    #[test]
+    fn a_graphql_rate_limit_is_waited_out_by_its_headers() {
+        use Class::*;
+        use RequestKind::*;
+        // GitHub answers a GraphQL rate limit with 200 and errors[]: a primary one carries
+        // `x-ratelimit-remaining: 0` and its reset, a secondary one may carry `retry-after`.
+        let now = 1_000_000;
+        let server = "Mon, 30 Nov 2026 02:00:00 GMT";
+        let server_ms = parse_http_date(server).unwrap();
+        let limited = |retry_after: Option<&str>, remaining, reset| Reply::Graphql {
+            data: None,
+            errors: vec![GraphqlError {
+                kind: Some("RATE_LIMITED".into()),
+                message: "API rate limit exceeded".into(),
+            }],
+            retry_after: retry_after.map(str::to_string),
+            ratelimit_remaining: remaining,
+            ratelimit_reset: reset,
+            date: Some(server.into()),
+        };
+        // The reset, 20 minutes after GitHub's date, moved onto our clock.
+        let reset = server_ms / 1000 + 1_200;
+        assert_eq!(
+            classify(Read, &limited(None, Some(0), Some(reset)), now, false),
+            Some(RateLimited {
+                until: now + 1_200_000,
+                server_directed: false,
+                primary: true
+            })
+        );
+        assert_eq!(
+            classify(
+                Write,
+                &limited(Some("90"), Some(0), Some(reset)),
+                now,
+                false
+            ),
+            Some(RateLimited {
+                until: now + 90_000,
+                server_directed: true,
+                primary: false
+            })
+        );
+        // Neither header: a secondary limit, GitHub's minute (longer in a row, policy/retry.rs).
+        for reply in [
+            limited(None, None, None),
+            limited(None, Some(12), Some(reset)),
+        ] {
+            assert_eq!(
+                classify(Read, &reply, now, false),
+                Some(RateLimited {
+                    until: now + SECONDARY_DEFAULT_WAIT_MS,
+                    server_directed: false,
+                    primary: false
+                })
+            );
+        }
     }
 }

@@ -23,6 +23,10 @@ pub const MAX_REQUESTS: u32 = 10_000;
 pub const PROBE_MAX_ATTEMPTS: u32 = 3;
 /// GitHub's advice when a secondary limit gives no `retry-after`: wait at least a minute.
 pub const SECONDARY_DEFAULT_WAIT_MS: Millis = 60_000;
+/// The longest wait after secondary limits in a row without `retry-after` (a minute, doubling
+/// per limit: 1, 2, 4, 8, 16 minutes): GitHub asks for exponentially longer waits; a job held
+/// longer than that is better failed with the reason.
+pub const SECONDARY_MAX_WAIT_MS: Millis = 16 * 60_000;
 
 /// The `date` header's resolution: GitHub's clock at an answer lies within this after it.
 pub const DATE_RESOLUTION_MS: Millis = 1_000;

@@ -6,7 +6,7 @@ use super::classify::Class;
 use super::jitter::Rng;
 use super::limits::{
     DEFAULT_AUTH_GRACE_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_BASE_MS, DEFAULT_RETRY_CAP_MS,
-    DEFAULT_SERVER_CEILING_MS,
+    DEFAULT_SERVER_CEILING_MS, SECONDARY_DEFAULT_WAIT_MS, SECONDARY_MAX_WAIT_MS,
 };
 use crate::wire::time::Millis;
 
@@ -55,13 +55,21 @@ pub fn backoff(policy: &RetryPolicy, attempt: u32, rng: &mut Rng) -> Millis {
 
 /// When to try again after a failure, or `None` to give up.
 ///
+/// GitHub's rule for rate limits (docs/github-semantics.md#rate-limits): never retry before a
+/// `retry-after` or a primary limit's reset has passed, and without either, wait at least a
+/// minute, longer after each limit in a row. A wait the budget cannot honour gives up rather
+/// than retry early.
+///
 /// * Attempt-bounded (`deadline: None`): at most `max_attempts` consecutive failures; a
-///   server-directed wait is honoured up to `server_ceiling_ms`; a primary-limit reset (an hour
-///   away, typically) is not waited on beyond the self-generated backoff.
-/// * Deadline-bounded: keep trying while the next attempt can start before the deadline; a
-///   server-directed wait is honoured in full, and the last wait is clamped so the final attempt
-///   still starts inside the budget. A primary-limit reset is waited on only when it falls
-///   inside the budget.
+///   `retry-after` or a primary-limit reset within `server_ceiling_ms` is waited for, a longer
+///   one gives up (a primary reset is typically most of an hour away); a secondary limit without
+///   `retry-after` waits its minute, doubling per limit in a row, while that fits the ceiling.
+/// * Deadline-bounded: keep trying while the next attempt can start before the deadline. A
+///   `retry-after` or a reset is honoured in full when it falls inside the budget, and gives up
+///   when it does not; a secondary limit without `retry-after` waits its minute (doubling per
+///   limit in a row, up to [`SECONDARY_MAX_WAIT_MS`]) when at least the minute fits. The
+///   self-generated backoff of other failures is clamped so the last attempt starts inside the
+///   budget.
 pub fn next_attempt_at(
     policy: &RetryPolicy,
     class: Class,
@@ -77,25 +85,25 @@ pub fn next_attempt_at(
                 return None;
             }
             let at = match class {
+                // A `retry-after` or a primary limit's reset: not before it, and not at all
+                // when it is past the ceiling (retrying early only spends attempts, and GitHub
+                // warns that requests sent while limited may get an integration banned).
                 Class::RateLimited {
                     until,
-                    primary: false,
-                    ..
-                } => until
-                    .min(now + policy.server_ceiling_ms)
-                    .max(now + policy.base_ms),
-                // A primary limit reopens at its reset and not before: retrying earlier only
-                // spends attempts. Wait for a reset within the server-directed ceiling; one
-                // further away (typically most of an hour) fails fast rather than hold a runner.
-                Class::RateLimited {
-                    until,
-                    primary: true,
-                    ..
-                } => {
+                    server_directed,
+                    primary,
+                } if server_directed || primary => {
                     if until > now + policy.server_ceiling_ms {
                         return None;
                     }
                     until.max(now + policy.base_ms)
+                }
+                Class::RateLimited { until, .. } => {
+                    let at = until.max(now + secondary_wait(failures));
+                    if at > now + policy.server_ceiling_ms {
+                        return None;
+                    }
+                    at
                 }
                 _ => own,
             };
@@ -112,15 +120,35 @@ pub fn next_attempt_at(
             let at = match class {
                 Class::RateLimited {
                     until,
-                    primary: true,
-                    ..
-                } if until > deadline => return None,
-                Class::RateLimited { until, .. } => until.max(now + policy.base_ms),
+                    server_directed,
+                    primary,
+                } if server_directed || primary => {
+                    if until > deadline {
+                        return None;
+                    }
+                    until.max(now + policy.base_ms)
+                }
+                Class::RateLimited { until, .. } => {
+                    // At least the minute must fit; a longer wait of our own may be cut at
+                    // the deadline.
+                    if until.max(now + SECONDARY_DEFAULT_WAIT_MS) > deadline {
+                        return None;
+                    }
+                    until.max(now + secondary_wait(failures))
+                }
                 _ => own,
             };
             Some(at.min(deadline))
         }
     }
+}
+
+/// The wait after a secondary limit that gave no `retry-after`, the `failures`-th failure in a
+/// row: GitHub's minute, doubling per limit in a row, up to [`SECONDARY_MAX_WAIT_MS`].
+pub fn secondary_wait(failures: u32) -> Millis {
+    SECONDARY_DEFAULT_WAIT_MS
+        .saturating_mul(1u64 << failures.saturating_sub(1).min(10))
+        .min(SECONDARY_MAX_WAIT_MS)
 }
 
 #[cfg(test)]
@@ -150,7 +178,8 @@ mod tests {
             next_attempt_at(&p, Class::Transient, 5, now, None, &mut rng),
             None
         );
-        // A server-directed wait beyond the self-generated cap is honoured up to its own ceiling.
+        // A server-directed wait beyond the self-generated cap is honoured up to its own
+        // ceiling; past it, the request gives up rather than retry before GitHub said.
         let rl = |until| Class::RateLimited {
             until,
             server_directed: true,
@@ -161,9 +190,25 @@ mod tests {
             Some(now + 45_000)
         );
         assert_eq!(
+            next_attempt_at(&p, rl(now + 60_001), 1, now, None, &mut rng),
+            None
+        );
+        assert_eq!(
             next_attempt_at(&p, rl(now + 600_000), 1, now, None, &mut rng),
+            None
+        );
+        // A secondary limit without retry-after: a minute, then twice that, which is past the
+        // ceiling of the attempt budget.
+        let secondary = Class::RateLimited {
+            until: now + 60_000,
+            server_directed: false,
+            primary: false,
+        };
+        assert_eq!(
+            next_attempt_at(&p, secondary, 1, now, None, &mut rng),
             Some(now + 60_000)
         );
+        assert_eq!(next_attempt_at(&p, secondary, 2, now, None, &mut rng), None);
         // retry-after: 0 is floored at the base.
         assert_eq!(
             next_attempt_at(&p, rl(now), 1, now, None, &mut rng),
@@ -203,10 +248,37 @@ mod tests {
             next_attempt_at(&p, rl(now + 90_000), 1, now, Some(deadline), &mut rng),
             Some(now + 90_000)
         );
-        // ...and clamped so the last attempt starts inside the budget.
+        // ...and, past the deadline, not retried early: the request gives up.
         assert_eq!(
-            next_attempt_at(&p, rl(now + 500_000), 1, now, Some(deadline), &mut rng),
+            next_attempt_at(&p, rl(deadline), 1, now, Some(deadline), &mut rng),
             Some(deadline)
+        );
+        assert_eq!(
+            next_attempt_at(&p, rl(deadline + 1), 1, now, Some(deadline), &mut rng),
+            None
+        );
+        // A secondary limit without retry-after: at least a minute, doubling per limit in a
+        // row up to 16 minutes; the doubled wait may be cut at the deadline, the minute not.
+        let secondary = Class::RateLimited {
+            until: now + 60_000,
+            server_directed: false,
+            primary: false,
+        };
+        let far = now + 3_600_000;
+        let waits: Vec<_> = (1..=7)
+            .map(|f| next_attempt_at(&p, secondary, f, now, Some(far), &mut rng).map(|at| at - now))
+            .collect();
+        assert_eq!(
+            waits,
+            [60_000, 120_000, 240_000, 480_000, 960_000, 960_000, 960_000].map(Some)
+        );
+        assert_eq!(
+            next_attempt_at(&p, secondary, 2, now, Some(deadline), &mut rng),
+            Some(deadline)
+        );
+        assert_eq!(
+            next_attempt_at(&p, secondary, 1, now, Some(now + 59_999), &mut rng),
+            None
         );
         // A primary reset after the deadline is not waited on.
         let primary = |until| Class::RateLimited {

@@ -136,12 +136,24 @@ pub enum Reply {
         date: Option<String>,
     },
     /// `graphql` was answered 200: GitHub's `data` and `errors` as they came. A 200 with
-    /// `errors[]` is a failure the core classifies by its errors, never by the status.
+    /// `errors[]` is a failure the core classifies by its errors, never by the status. GitHub
+    /// answers a GraphQL rate limit with 200 (a primary one: `x-ratelimit-remaining: 0`, to be
+    /// waited out until `x-ratelimit-reset`) or 403; the headers come as for [`Reply::Http`].
+    #[serde(rename_all = "camelCase")]
     Graphql {
         #[serde(default)]
         data: Option<serde_json::Value>,
         #[serde(default)]
         errors: Vec<GraphqlError>,
+        /// Raw `retry-after` header (delta-seconds or an HTTP date).
+        #[serde(default)]
+        retry_after: Option<String>,
+        /// `x-ratelimit-remaining`.
+        #[serde(default)]
+        ratelimit_remaining: Option<u64>,
+        /// `x-ratelimit-reset`, epoch seconds.
+        #[serde(default)]
+        ratelimit_reset: Option<u64>,
         #[serde(default)]
         date: Option<String>,
     },

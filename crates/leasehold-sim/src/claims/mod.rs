@@ -768,6 +768,9 @@ impl World {
                             kind: Some("RATE_LIMITED".into()),
                             message: "API rate limit exceeded".into(),
                         }],
+                        retry_after: None,
+                        ratelimit_remaining: None,
+                        ratelimit_reset: None,
                         date: Some(leasehold_github_model::http_date(self.now)),
                     }
                 } else {
