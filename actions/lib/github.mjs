@@ -18,6 +18,15 @@ function intHeader(headers, name) {
   return value !== null && /^\d+$/.test(value) ? Number(value) : null;
 }
 
+/** The rate-limit headers the core reads, of a REST failure or a GraphQL 200. */
+function limitHeaders(headers) {
+  return {
+    retryAfter: header(headers, 'retry-after'),
+    ratelimitRemaining: intHeader(headers, 'x-ratelimit-remaining'),
+    ratelimitReset: intHeader(headers, 'x-ratelimit-reset'),
+  };
+}
+
 /** A "Validation Failed" body's `errors[]` (GitHub: each with a `code` such as `already_exists`,
  *  and sometimes a `message`), appended to its message so the core can read them:
  *  ` (already_exists: Reference already exists)`. Empty when there are none. */
@@ -40,9 +49,7 @@ export function replyFromError(error) {
       kind: 'http',
       status: response.status,
       message,
-      retryAfter: header(response.headers, 'retry-after'),
-      ratelimitRemaining: intHeader(response.headers, 'x-ratelimit-remaining'),
-      ratelimitReset: intHeader(response.headers, 'x-ratelimit-reset'),
+      ...limitHeaders(response.headers),
       date: header(response.headers, 'date'),
     };
   }
@@ -218,9 +225,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         data: data.data ?? null,
         errors: Array.isArray(data.errors) ? data.errors.map((e) => ({ type: typeof e?.type === 'string' ? e.type : null, message: String(e?.message ?? '') })) : [],
         // GitHub answers a GraphQL rate limit with 200: the core waits by these, as for REST.
-        retryAfter: header(h, 'retry-after'),
-        ratelimitRemaining: intHeader(h, 'x-ratelimit-remaining'),
-        ratelimitReset: intHeader(h, 'x-ratelimit-reset'),
+        ...limitHeaders(h),
         date: h.date ?? null,
       };
     },

@@ -7,7 +7,7 @@ use crate::policy::limits::{
     CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_FULL_CROWD, CONFLICT_BACKOFF_MAX_DOUBLINGS,
     CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY, MAX_CONFLICTS_IN_ROW,
 };
-use crate::policy::{next_attempt_at, secondary_wait, Class, RetryPolicy, Rng};
+use crate::policy::{next_attempt_at, rate_wait, Class, RetryPolicy, Rng};
 use crate::store::{self, Document};
 use crate::wire::time::Millis;
 use crate::wire::{
@@ -251,28 +251,24 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         self.decide(now, log)
                     }
                     None => {
-                        let retry = &self.target.retry;
-                        let budget = match (limit_wait(class, self.failures, now), deadline) {
-                            (Some(wait), Some(d)) if now + wait > d => format!(
-                                "the rate limit asks for a wait of {} s, which ends past the retry deadline (GitHub: never retry before it has passed)",
-                                wait.div_ceil(1000)
+                        // Why, by the same wait the retry decision went by.
+                        let ceiling = self.target.retry.server_ceiling_ms;
+                        let why = match (rate_wait(class, self.failures, now), deadline) {
+                            (Some(w), Some(d)) if w.earliest > d => format!(
+                                "gave up: the rate limit asks for a wait of {} s, which ends past the retry deadline (GitHub: never retry before it has passed)",
+                                w.earliest.saturating_sub(now).div_ceil(1000)
                             ),
-                            (Some(wait), None) if wait > retry.server_ceiling_ms => format!(
-                                "the rate limit asks for a wait of {} s, longer than the {} s a request waits within its attempts",
-                                wait.div_ceil(1000),
-                                retry.server_ceiling_ms / 1000
+                            (Some(w), None) if w.wanted > now + ceiling => format!(
+                                "gave up: the rate limit asks for a wait of {} s, longer than the {} s a request waits within its attempts",
+                                w.wanted.saturating_sub(now).div_ceil(1000),
+                                ceiling / 1000
                             ),
-                            (_, Some(_)) => "the retry deadline passed".to_string(),
-                            (_, None) => format!("{} attempts", self.failures),
-                        };
-                        let head = if budget.starts_with("the rate limit") {
-                            "gave up:"
-                        } else {
-                            "gave up after"
+                            (_, Some(_)) => "gave up after the retry deadline passed".to_string(),
+                            (_, None) => format!("gave up after {} attempts", self.failures),
                         };
                         self.fail(
                             FailureCode::ApiUnavailable,
-                            format!("{head} {budget}: {what}"),
+                            format!("{why}: {what}"),
                             Some(class),
                             status,
                             now,
@@ -344,20 +340,4 @@ pub(crate) fn retry_sleep(
         SleepReason::Backoff
     };
     Some((at, reason))
-}
-
-/// The wait a rate limit asks for (a `retry-after`, a primary limit's reset, or GitHub's minute
-/// doubling per limit in a row, [`secondary_wait`]), for the message of a request that gave up.
-fn limit_wait(class: Class, failures: u32, now: Millis) -> Option<Millis> {
-    match class {
-        Class::RateLimited {
-            until,
-            server_directed,
-            primary,
-        } if server_directed || primary => Some(until.saturating_sub(now)),
-        Class::RateLimited { until, .. } => {
-            Some(until.saturating_sub(now).max(secondary_wait(failures)))
-        }
-        _ => None,
-    }
 }

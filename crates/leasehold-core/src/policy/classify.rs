@@ -93,12 +93,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
             date,
             ..
         } => {
-            let headers = Limits {
-                retry_after: retry_after.as_deref(),
-                remaining: *ratelimit_remaining,
-                reset: *ratelimit_reset,
-                date: date.as_deref(),
-            };
+            let headers = Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date);
             classify_graphql(kind, errors, headers.class(now), now)
         }
         Reply::Transport { sent: false, .. } => Class::Transient,
@@ -118,12 +113,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
             // Server-directed waits first: a 403 or 429 that carries them is a rate limit,
             // never a refusal.
             if status == 403 || status == 429 {
-                let headers = Limits {
-                    retry_after: retry_after.as_deref(),
-                    remaining: *ratelimit_remaining,
-                    reset: *ratelimit_reset,
-                    date: date.as_deref(),
-                };
+                let headers = Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date);
                 if let Some(class) = headers.class(now) {
                     return Some(class);
                 }
@@ -235,7 +225,22 @@ struct Limits<'a> {
     date: Option<&'a str>,
 }
 
-impl Limits<'_> {
+impl<'a> Limits<'a> {
+    /// From the reply's fields (`Reply::Http` and `Reply::Graphql` carry the same four).
+    fn of(
+        retry_after: &'a Option<String>,
+        remaining: Option<u64>,
+        reset: Option<u64>,
+        date: &'a Option<String>,
+    ) -> Self {
+        Limits {
+            retry_after: retry_after.as_deref(),
+            remaining,
+            reset,
+            date: date.as_deref(),
+        }
+    }
+
     /// The wait they direct: a readable `retry-after` (a secondary limit), else a primary
     /// limit's reset when `x-ratelimit-remaining` is 0; `None` when they direct none.
     fn class(&self, now: Millis) -> Option<Class> {

@@ -17,5 +17,5 @@ pub use classify::{classify, retry_after_until, Class, RequestKind};
 pub use handoff::{next_poll, oldest_age, HoldBook};
 pub use jitter::Rng;
 pub use lease::LeaseRule;
-pub use retry::{next_attempt_at, secondary_wait, RetryPolicy};
+pub use retry::{next_attempt_at, rate_wait, RetryPolicy};
 pub use settle::settle_delay;

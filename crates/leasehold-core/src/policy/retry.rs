@@ -79,35 +79,20 @@ pub fn next_attempt_at(
     rng: &mut Rng,
 ) -> Option<Millis> {
     let own = now + backoff(policy, failures, rng);
+    let limit = rate_wait(class, failures, now);
     match deadline {
         None => {
             if failures >= policy.max_attempts {
                 return None;
             }
-            let at = match class {
-                // A `retry-after` or a primary limit's reset: not before it, and not at all
-                // when it is past the ceiling (retrying early only spends attempts, and GitHub
-                // warns that requests sent while limited may get an integration banned).
-                Class::RateLimited {
-                    until,
-                    server_directed,
-                    primary,
-                } if server_directed || primary => {
-                    if until > now + policy.server_ceiling_ms {
-                        return None;
-                    }
-                    until.max(now + policy.base_ms)
-                }
-                Class::RateLimited { until, .. } => {
-                    let at = until.max(now + secondary_wait(failures));
-                    if at > now + policy.server_ceiling_ms {
-                        return None;
-                    }
-                    at
-                }
-                _ => own,
-            };
-            Some(at)
+            // A rate limit is not retried before its time, and not at all when that is past
+            // the ceiling (retrying early only spends attempts, and GitHub warns that requests
+            // sent while limited may get an integration banned).
+            match limit {
+                Some(w) if w.wanted > now + policy.server_ceiling_ms => None,
+                Some(w) => Some(w.wanted.max(now + policy.base_ms)),
+                None => Some(own),
+            }
         }
         Some(deadline) => {
             if now >= deadline
@@ -117,29 +102,45 @@ pub fn next_attempt_at(
             {
                 return None;
             }
-            let at = match class {
-                Class::RateLimited {
-                    until,
-                    server_directed,
-                    primary,
-                } if server_directed || primary => {
-                    if until > deadline {
-                        return None;
-                    }
-                    until.max(now + policy.base_ms)
-                }
-                Class::RateLimited { until, .. } => {
-                    // At least the minute must fit; a longer wait of our own may be cut at
-                    // the deadline.
-                    if until.max(now + SECONDARY_DEFAULT_WAIT_MS) > deadline {
-                        return None;
-                    }
-                    until.max(now + secondary_wait(failures))
-                }
-                _ => own,
+            // GitHub's time must fit; a longer wait of our own may be cut at the deadline.
+            let at = match limit {
+                Some(w) if w.earliest > deadline => return None,
+                Some(w) => w.wanted.max(now + policy.base_ms),
+                None => own,
             };
             Some(at.min(deadline))
         }
+    }
+}
+
+/// The wait a rate limit sets, as absolute times on our clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateWait {
+    /// No retry before this: a `retry-after`, a primary limit's reset, or GitHub's minute.
+    pub earliest: Millis,
+    /// When to retry: `earliest`, or for a secondary limit without `retry-after` the minute
+    /// doubled per limit in a row ([`secondary_wait`]).
+    pub wanted: Millis,
+}
+
+/// The wait `class` sets when it is a rate limit (the `failures`-th failure in a row); `None`
+/// for any other class. The retry decision and the message of a request that gave up both go
+/// by it.
+pub fn rate_wait(class: Class, failures: u32, now: Millis) -> Option<RateWait> {
+    match class {
+        Class::RateLimited {
+            until,
+            server_directed,
+            primary,
+        } if server_directed || primary => Some(RateWait {
+            earliest: until,
+            wanted: until,
+        }),
+        Class::RateLimited { until, .. } => Some(RateWait {
+            earliest: until.max(now + SECONDARY_DEFAULT_WAIT_MS),
+            wanted: until.max(now + secondary_wait(failures)),
+        }),
+        _ => None,
     }
 }
 
