@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as X}from"./shared-WFLVGPA6.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-KEQYBHUS.mjs";import{b as Q}from"./shared-GUM5QT3J.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-IV76RYDZ.mjs";import{k as F,m as Y}from"./shared-NKLBQW6C.mjs";import{a,b as A}from"./shared-32Z5632G.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as X}from"./shared-I2TASSVO.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-NLEJUBN3.mjs";import{b as Q}from"./shared-CWW2LEVY.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-RFU2AFLA.mjs";import{k as F,m as Y}from"./shared-2PDPZR2D.mjs";import{a,b as A}from"./shared-32Z5632G.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
@@ -60,8 +60,8 @@ ${ee}
 (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB, RUNNER_NAME) the holder id
 is built from.`;function b(e,r){let t={...R(r)};for(let[s,o]of Object.entries(e))s!=="help"&&(o===!0?t[s]="true":Array.isArray(o)?t[s]=o.join(`
 `):typeof o=="string"&&(t[s]=o));return t}a(b,"inputsOf");async function T(e,r,t,s,o){let n=new e.Operation(r,t,void 0);try{let l=n.plan;for(let p of l.warnings)y.warning(E(p));let i=v({baseUrl:x(s),token:S(s),repository:l.repository}),d=new AbortController,u=a(()=>d.abort(),"onSignal");process.once("SIGINT",u),process.once("SIGTERM",u);try{let p=await I({op:n,perform:i,logger:y,cancel:d.signal}),g=e.resultDocument(r,p);return o?process.stdout.write(o(g,l)):O(g),g.exitCode}finally{process.off("SIGINT",u),process.off("SIGTERM",u)}}finally{n.free?.()}}a(T,"once");var B=a((e,r=[])=>F[e].filter(t=>t!=="token"&&!r.includes(t)),"flagsOf"),ie={acquire:{summary:"take a slot of a lock, waiting in its queue (one document: acquired, timeout, \u2026)",flags:{strings:B("acquire",["release-on-exit"])},usage:`leasehold acquire --lock L [--timeout-minutes N] [--poll-seconds N] [--lease-minutes N]
-                  [--record-job-id true|false] [--repository owner/name] [--state-branch B]
-                  [--holder-suffix S] [--api-max-attempts N \u2026]
+                  [--record-job-id true|false] [--check-run-id N] [--repository owner/name]
+                  [--state-branch B] [--holder-suffix S] [--api-max-attempts N \u2026]
 
 Takes a slot, waiting in the lock's queue up to --timeout-minutes (0 tries once); SIGINT or
 SIGTERM while waiting leaves the queue (cancelled). The flags are the acquire action's inputs

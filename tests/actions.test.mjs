@@ -166,6 +166,37 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     assert.match(b1.stdout, /holder-suffix/);
   });
 
+  test('matrix cells on self-hosted runners of one name are told apart by their check run ids', async () => {
+    // Two cells of one run attempt, both on a runner called `shared` (a repository and an
+    // organization runner may have the same name), neither with a holder-suffix.
+    const ctx = jobContext({ runId: 507, job: 'test', runner: 'shared' });
+    const [idA, idB] = await emu.actions.startRun(507, {
+      jobs: [
+        { name: 'test (linux)', runnerName: 'shared' },
+        { name: 'test (mac)', runnerName: 'shared' },
+      ],
+    });
+    const seq = lastSeq();
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix3' }, context: ctx, checkRunId: idA });
+    assert.equal(a.outputs.result, 'acquired', a.stdout);
+    const asked = requestsSince(seq).filter((q) => q.path.includes('/actions/'));
+    assert.deepEqual(asked.map((q) => `${q.method} ${q.path} ${q.status}`), [`GET /repos/octo/app/actions/jobs/${idA} 200`], 'one request, for this job');
+    assert.match(a.stdout, new RegExp(`recorded job id ${idA} \\("test \\(linux\\)", from this job's check run id\\)`));
+    assert.equal((await stateOf('matrix3')).holders[0].run.jobId, idA);
+    // The same cell acquiring again holds what it holds.
+    const again = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix3' }, context: ctx, checkRunId: idA });
+    assert.equal(again.outputs.result, 'acquired');
+    assert.equal(again.outputs.fence, a.outputs.fence);
+    // The sibling is refused, not let share the holding.
+    const before = lastSeq();
+    const b = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'matrix3' }, context: ctx, checkRunId: idB });
+    assert.notEqual(b.code, 0);
+    assert.equal(b.outputs['error-code'], 'holder-collision');
+    assert.match(b.stdout, new RegExp(`job ${idA}, this is job ${idB}`));
+    assert.deepEqual(writesSince(before), [], 'refused before any write');
+    assert.equal((await stateOf('matrix3')).holders.length, 1);
+  });
+
   test('a rerun takes over the holding its first attempt left, and an explicit holder-id releases it', async () => {
     const first = jobContext({ runId: 506, runAttempt: 1 });
     const a1 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'rerun' }, context: first });

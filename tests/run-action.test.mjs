@@ -4,7 +4,9 @@
 // the command under the guard, then the cleanup command with its report or a plain release,
 // the last two under `if: always()`: a failing, killed or cancelled command still releases.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse as parseYaml } from 'yaml';
@@ -21,6 +23,7 @@ before(async () => {
 after(() => emu.close());
 
 const stateOf = async (lock) => JSON.parse(await emu.readFile('leasehold-state', `locks/${lock}.json`));
+const execPathOf = (program) => execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim();
 const nodeCommand = (script) => [process.execPath, '-e', script].join('\n');
 
 /** A fresh lock and job; `run(inputs, onStep)` runs actions/run in that job. */
@@ -56,7 +59,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const { lock, run, holderId } = job();
     const r = await run({ command: nodeCommand("console.log('work ' + 'done')") });
     assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
-    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
     assert.equal(r.steps.cleanup.outcome, 'skipped');
     assert.match(r.steps.guard.stdout, /work done/);
     assert.equal(r.outputs.acquired, 'true');
@@ -69,11 +72,42 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 
+  test("the job's check run id reaches acquire, which looks up and records that job", async () => {
+    const { lock, context } = job();
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...context, GITHUB_API_URL: emu.url };
+    const [jobId] = await emu.actions.startRun(Number(context.GITHUB_RUN_ID), { jobs: [{ name: 'build (linux)', runnerName: context.RUNNER_NAME }] });
+    const from = emu.log.length;
+    const r = await runComposite('run', { inputs: { lock, command: nodeCommand('0') }, env, checkRunId: jobId });
+    assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
+    assert.match(r.steps.acquire.stdout, new RegExp(`recorded job id ${jobId} \\("build \\(linux\\)", from this job's check run id\\)`));
+    const asked = emu.log.slice(from).filter((q) => q.path.includes('/actions/'));
+    assert.deepEqual(asked.map((q) => `${q.method} ${q.path} ${q.status}`), [`GET /repos/octo/app/actions/jobs/${jobId} 200`]);
+  });
+
+  test('without Node.js 20 or newer on PATH it stops before touching the lock, saying what to do', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'leasehold-path-'));
+    symlinkSync(execPathOf('bash'), join(bin, 'bash'));
+    const cases = [['none', null], ['Node.js 16', '#!/bin/sh\necho 16\n']];
+    for (const [found, fake] of cases) {
+      if (fake) writeFileSync(join(bin, 'node'), fake, { mode: 0o755 });
+      const { lock, context } = job();
+      const from = emu.log.length;
+      const r = await runComposite('run', {
+        inputs: { lock, command: nodeCommand('0') },
+        env: { HOME: process.env.HOME, ...context, GITHUB_API_URL: emu.url, PATH: bin },
+      });
+      assert.equal(r.outcome, 'failure');
+      assert.deepEqual(r.order, ['node'], 'no bundle runs, not even the release');
+      assert.match(r.steps.node.stdout, new RegExp(`::error::leasehold run needs Node.js 20 or newer on PATH .*\\(found: ${found}\\); add actions/setup-node`));
+      assert.deepEqual(emu.log.slice(from), [], 'no request');
+    }
+  });
+
   test('a failing command fails the step and still releases', async () => {
     const { lock, run } = job();
     const r = await run({ command: nodeCommand('process.exit(3)') });
     assert.equal(r.outcome, 'failure');
-    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
     assert.equal(r.steps.guard.outcome, 'failure');
     assert.equal(r.outputs['exit-code'], '3');
     assert.equal(r.outputs['release-result'], 'released');
@@ -84,7 +118,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const { lock, run } = job();
     const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand("console.log('cleaning ' + 'up')") });
     assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
-    assert.deepEqual(r.order, ['acquire', 'guard', 'cleanup']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'cleanup']);
     assert.equal(r.steps.release.outcome, 'skipped');
     assert.match(r.steps.cleanup.stdout, /cleaning up/);
     assert.match(r.steps.cleanup.stdout, /cleanup confirmed, health healthy/);
@@ -98,7 +132,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const r = await run({ command: nodeCommand("process.kill(process.pid, 'SIGKILL')"), 'cleanup-command': nodeCommand('process.exit(0)') });
     assert.equal(r.outcome, 'failure');
     assert.equal(r.outputs['exit-code'], '137');
-    assert.deepEqual(r.order, ['acquire', 'guard', 'cleanup']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'cleanup']);
     assert.equal(r.outputs.released, 'true');
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
@@ -110,7 +144,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
       child.stdout.on('data', (d) => String(d).includes('long work') && cancel());
     });
     assert.equal(r.outcome, 'cancelled');
-    assert.deepEqual(r.order, ['acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
     assert.equal(r.outputs['exit-code'], String(128 + 2), 'the command ended by the SIGINT passed on');
     assert.equal(r.outputs['release-result'], 'released');
     assert.deepEqual((await stateOf(lock)).holders, []);
@@ -123,7 +157,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.equal(a.outputs.result, 'acquired');
     const r = await run({ command: nodeCommand("require('fs').writeFileSync('ran', 'x')"), 'cleanup-command': nodeCommand('process.exit(0)'), 'timeout-minutes': '0' });
     assert.equal(r.outcome, 'failure');
-    assert.deepEqual(r.order, ['acquire', 'release', 'not-acquired']);
+    assert.deepEqual(r.order, ['node', 'acquire', 'release', 'not-acquired']);
     assert.match(r.steps['not-acquired'].stdout, /::error::leasehold run: the lock was not acquired \(acquire: timeout\)/);
     assert.equal(r.outputs.acquired, 'false');
     assert.equal(r.outputs['acquire-result'], 'timeout');
@@ -137,7 +171,8 @@ describe('actions/run', { timeout: 180_000 }, () => {
 
   test('every step runs a bundle of this checkout through GITHUB_ACTION_PATH, never a workspace path', () => {
     const meta = parseYaml(readFileSync(join(ROOT, 'actions', 'run', 'action.yml'), 'utf8'));
-    for (const step of meta.runs.steps.filter((s) => s.id !== 'not-acquired')) {
+    assert.equal(meta.runs.steps[0].id, 'node', 'node is checked first');
+    for (const step of meta.runs.steps.filter((s) => !['node', 'not-acquired'].includes(s.id))) {
       assert.equal(step.uses, undefined, `${step.id}: a uses: in a composite action resolves against the caller's workspace`);
       assert.match(step.run, /^exec node "\$GITHUB_ACTION_PATH\/\.\.\/\.\.\/dist\/[\w-]+\.mjs"$/, step.id);
     }

@@ -122,12 +122,13 @@ export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt =
 /**
  * Runs actions/<name> against `apiUrl`. `inputs` are the step's `with:` values; `context` is
  * from jobContext(). `phase: 'post'` runs the post entry with `state` (what the main step
- * saved) as STATE_* variables, as the runner does. `onSpawn(child)` sees the process (to send
+ * saved) as STATE_* variables, as the runner does. `checkRunId` is `job.check_run_id` (absent by
+ * default, as on GitHub Enterprise Server). `onSpawn(child)` sees the process (to send
  * it signals). Resolves to { code, signal, outputs, state, exported (what it wrote to GITHUB_ENV,
  * for the job's later steps: pass it as `env`), summary, stdout, stderr, ms, files }
  * (files: every file the step's directory held at the end, by relative path, as text).
  */
-export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn } = {}) {
+export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn, checkRunId = null } = {}) {
   const meta = actionMetadata(name);
   const dir = mkdtempSync(join(tmpdir(), `leasehold-step-${process.pid}-${++runSeq}-`));
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_ENV: join(dir, 'env') };
@@ -146,6 +147,8 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
     if (value === '${{ github.token }}') value = token;
     // A step that runs has seen no failure so far: the runner evaluates job.status to success.
     if (value === '${{ job.status }}') value = 'success';
+    // job.check_run_id: a number where GitHub provides it, null (an empty input) elsewhere.
+    if (value === '${{ job.check_run_id }}') value = checkRunId ?? '';
     stepEnv[`INPUT_${input.replace(/ /g, '_').toUpperCase()}`] = String(value);
   }
   for (const [key, value] of Object.entries(state)) stepEnv[`STATE_${key}`] = value;

@@ -147,21 +147,23 @@ const CANCEL_KILL_MS = 2_500;
 /**
  * Runs actions/<name> (composite). `inputs` are the `with:` values; `env` is the job's
  * environment (GITHUB_* context, GITHUB_API_URL…); `token` stands in for `github.token`;
- * `onStep(id, child, cancel)` sees each step's process as it starts, and `cancel()` cancels the
- * job as the runner does. Resolves to { outcome, outputs, steps: { id: { outcome, code, signal,
+ * `checkRunId` stands in for `job.check_run_id` (absent, as on GitHub Enterprise Server, by
+ * default); `onStep(id, child, cancel)` sees each step's process as it starts, and `cancel()`
+ * cancels the job as the runner does. Resolves to { outcome, outputs, steps: { id: { outcome, code, signal,
  * outputs, stdout, stderr } }, order } with outcome `success` | `failure` | `cancelled`.
  */
-export async function runComposite(name, { inputs = {}, env = {}, token = 'test-token', onStep } = {}) {
+export async function runComposite(name, { inputs = {}, env = {}, token = 'test-token', checkRunId = null, onStep } = {}) {
   const dir = join(ROOT, 'actions', name);
   const meta = parseYaml(readFileSync(join(dir, 'action.yml'), 'utf8'));
   if (meta.runs?.using !== 'composite') throw new Error(`actions/${name} is not a composite action`);
   const github = { token, action_path: dir };
+  const job = { status: 'success', check_run_id: checkRunId };
   const resolvedInputs = {};
   for (const [input, spec] of Object.entries(meta.inputs ?? {})) {
     const given = inputs[input];
-    resolvedInputs[input] = given !== undefined ? String(given) : interpolate(spec?.default ?? '', { github });
+    resolvedInputs[input] = given !== undefined ? String(given) : interpolate(spec?.default ?? '', { github, job });
   }
-  const context = { inputs: resolvedInputs, steps: {}, github };
+  const context = { inputs: resolvedInputs, steps: {}, github, job };
   const status = { failed: false, cancelled: false };
   const steps = {};
   const order = [];

@@ -126,9 +126,12 @@
 //! run, attempt or job is a 404.
 //!
 //! Jobs pass `record-job-id: true` to acquire in some seeds (none, every job, or about half,
-//! drawn per seed): acquire first asks `listJobs` for its own attempt and records the job id of
-//! the one job `in_progress` on its runner, so the reaper judges those entries by job
-//! (`getJob`), the others by run attempt (`getRunAttempt`).
+//! drawn per seed). Half the job attempts (those of an even job id) also pass their job id as
+//! `check-run-id`, as the runner fills it in from `job.check_run_id` on GitHub.com: acquire asks
+//! `getJob` for it and records it when GitHub places it in this attempt. The others ask
+//! `listJobs` for their own attempt and record the job id of the one job `in_progress` on their
+//! runner. The reaper judges the entries with a job id by job (`getJob`), the others by run
+//! attempt (`getRunAttempt`).
 //!
 //! In half the seeds a scheduled workflow runs the `reap` operation on the lock every 3 to 10
 //! minutes (the interval drawn per seed, its first tick within the seed's first 150 s), each run

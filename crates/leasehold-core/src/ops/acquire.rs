@@ -19,6 +19,7 @@
 
 use super::acquire_head::HeadGate;
 use super::head::PrHead;
+use super::job_id::{same_job, JobLookup};
 use super::lifecycle::Gate;
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
@@ -30,9 +31,9 @@ use crate::policy::{next_poll, oldest_age, HoldBook, RetryPolicy};
 use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
-    AnswerClass, Call, ChangeAction, Failure, FailureCode, Holder, InputError, JobSummary,
-    LeasePolicy, LeaseView, Level, LockState, LogLine, Outcome, PoolConfig, PoolRequest,
-    QueueEntry, Reply, ResultWord, RunIdentity,
+    Call, ChangeAction, Failure, FailureCode, Holder, InputError, LeasePolicy, LeaseView, Level,
+    LockState, LogLine, Outcome, PoolConfig, PoolRequest, QueueEntry, Reply, ResultWord,
+    RunIdentity,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,8 +49,9 @@ pub struct AcquireSettings {
     /// The lease asked for with `lease-minutes`; unset, the lock's policy decides.
     pub lease_ms: Option<Millis>,
     pub retry: RetryPolicy,
-    /// Look up this job's numeric id in the Actions API before enqueueing (`record-job-id`).
-    pub record_job_id: bool,
+    /// How this job's numeric id is looked up before enqueueing (`record-job-id`,
+    /// `check-run-id`).
+    pub job_lookup: JobLookup,
     /// The pull request whose head this job must still be working on (`pull-request`,
     /// `expected-head-sha`).
     pub pr: Option<PrHead>,
@@ -76,8 +78,8 @@ impl AcquireSettings {
             *POLL_SECONDS_RANGE.end(),
         )?;
         let lease_min = r.int("lease-minutes", 0, 1, MAX_LEASE_MINUTES)?;
-        // The action's default is true; a job without a runner name cannot be matched.
-        let record_job_id = r.bool_or_warn("record-job-id", false) && !run.runner_name.is_empty();
+        // The action's default is true (the CLI's false).
+        let job_lookup = JobLookup::parse(&mut r, &run);
         let holder_id = input::holder_id(&run.repository, run.run_id, &run.job, suffix);
         let pr = PrHead::parse(&r)?;
         let pool = super::pool::parse_request(&r)?.map(Box::new);
@@ -95,7 +97,7 @@ impl AcquireSettings {
             poll_ms: poll_s * 1_000,
             lease_ms: (lease_min > 0).then_some(lease_min * 60_000),
             retry,
-            record_job_id,
+            job_lookup,
             pr,
             pool,
         };
@@ -121,7 +123,7 @@ pub struct AcquirePlanner {
 enum Kin {
     /// An earlier run attempt of this job: take it over.
     Predecessor,
-    /// This same job (same attempt, same runner): it is ours already.
+    /// This same job (same attempt, same job id or runner): it is ours already.
     SameJob,
     /// Another job with the same holder id in the same attempt.
     Collision,
@@ -150,10 +152,7 @@ impl AcquirePlanner {
             Kin::Predecessor
         } else if other.run_attempt > mine.run_attempt {
             Kin::Successor
-        } else if other.runner_name == mine.runner_name
-            || other.runner_name.is_empty()
-            || mine.runner_name.is_empty()
-        {
+        } else if same_job(other, mine) {
             Kin::SameJob
         } else {
             Kin::Collision
@@ -270,12 +269,7 @@ impl Planner for AcquirePlanner {
     }
 
     fn first_probe(&mut self) -> Option<Call> {
-        let run = &self.s.run;
-        self.s.record_job_id.then(|| Call::ListJobs {
-            repository: run.repository.clone(),
-            run_id: run.run_id,
-            attempt: run.run_attempt,
-        })
+        self.s.job_lookup.question(&self.s.run)
     }
 
     fn on_probe(&mut self, sent: &Call, answer: Result<Reply, Failure>, log: &mut Vec<LogLine>) {
@@ -285,29 +279,8 @@ impl Planner for AcquirePlanner {
             self.cancelled |= self.head.leaving();
             return;
         }
-        let run = &mut self.s.run;
-        let said = match answer {
-            Ok(Reply::Jobs { total_count, jobs, .. }) => {
-                let mine: Vec<&JobSummary> = jobs.iter().filter(|j| is_this_job(j, &run.job, &run.runner_name)).collect();
-                match mine.as_slice() {
-                    [one] => {
-                        run.job_id = Some(one.id);
-                        format!("recorded job id {} ({:?} on runner {:?})", one.id, one.name, run.runner_name)
-                    }
-                    [] if total_count > jobs.len() as u64 => format!(
-                        "no job id recorded: this run attempt has {total_count} jobs and the first page of {} shows none running {:?} on runner {:?}; the reaper will judge the run",
-                        jobs.len(), run.job, run.runner_name
-                    ),
-                    [] => format!("no job id recorded: no running job {:?} on runner {:?} in this run attempt; the reaper will judge the run", run.job, run.runner_name),
-                    many => format!("no job id recorded: {} running jobs match {:?} on runner {:?}; the reaper will judge the run", many.len(), run.job, run.runner_name),
-                }
-            }
-            Ok(_) => "no job id recorded: unexpected answer".to_string(),
-            Err(f) if f.class == Some(AnswerClass::RateLimited) => {
-                format!("no job id recorded: the lookup was rate-limited ({}); the reaper will judge the run", f.message)
-            }
-            Err(f) => format!("no job id recorded ({}; the token may lack actions: read); the reaper will judge the run", f.message),
-        };
+        let (job_id, said) = self.s.job_lookup.answer(&self.s.run, answer);
+        self.s.run.job_id = job_id;
         log.push(LogLine {
             level: Level::Info,
             text: said,
@@ -639,17 +612,6 @@ impl Planner for AcquirePlanner {
     }
 }
 
-/// A job of the attempt is this job: running on this runner, and named by its job id (a job
-/// without `name:` is named by its id; a matrix cell by its id and its values in parentheses).
-/// A job with its own `name:` is not recognised, and gets no job id.
-fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
-    let named = j.name == job
-        || j.name
-            .strip_prefix(job)
-            .is_some_and(|rest| rest.starts_with(" ("));
-    j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
-}
-
 impl AcquirePlanner {
     /// The lock's incident stands: leave the queue (a write), confirm the absence when this
     /// claim ever wrote, then finish `incident`.
@@ -687,8 +649,12 @@ impl AcquirePlanner {
         self.refuse(
             FailureCode::HolderCollision,
             format!(
-                "holder id {} is already used by another job of this run attempt (runner {:?}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
-                self.s.holder_id, other.runner_name
+                "holder id {} is already used by another job of this run attempt ({}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
+                self.s.holder_id,
+                match (other.job_id, self.s.run.job_id) {
+                    (Some(theirs), Some(mine)) => format!("job {theirs}, this is job {mine}"),
+                    _ => format!("runner {:?}", other.runner_name),
+                }
             ),
             now,
         )

@@ -10,6 +10,7 @@ mod exchange;
 pub mod guard;
 mod head;
 mod identity;
+mod job_id;
 pub mod lifecycle;
 pub mod pool;
 mod reap;

@@ -145,6 +145,11 @@ impl Env<'_> {
                     put("lease-minutes", l.to_string());
                 }
                 put("record-job-id", s.record_job_id.to_string());
+                // Half the job attempts run where GitHub gives `job.check_run_id` (their job
+                // id; acquire asks getJob), the others where it does not (listJobs by runner).
+                if cl.job_id % 2 == 0 {
+                    put("check-run-id", cl.job_id.to_string());
+                }
                 if let Some(ask) = self
                     .world
                     .params

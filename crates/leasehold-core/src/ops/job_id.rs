@@ -1,0 +1,202 @@
+//! Which Actions job this acquire runs in (`record-job-id`): the job id the reaper judges the
+//! holding by, and the one thing that tells two cells of a matrix apart when their runners
+//! share a name.
+//!
+//! Two ways to learn it, one request each:
+//! - **By check run id** (`check-run-id`, which the action fills from `${{ job.check_run_id }}`
+//!   where GitHub provides it): `getJob` on that id, recorded when GitHub answers with a job of
+//!   this run attempt that has not completed. Exact: no sibling has this id.
+//! - **By runner name** (no check run id, e.g. GitHub Enterprise Server): `listJobs` of the run
+//!   attempt, recorded when exactly one running job of this job id runs on this runner. Runner
+//!   names may repeat among self-hosted runners, so this can only narrow, never prove.
+//!
+//! Whatever the answer, acquire goes on; without a job id the reaper judges the whole run.
+
+use crate::input::Reader;
+use crate::wire::{AnswerClass, Call, Failure, JobSummary, Reply, RunIdentity};
+
+/// How this job is looked up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobLookup {
+    /// `record-job-id: false`, or nothing to look up by.
+    Off,
+    /// `getJob` on the job's check run id.
+    ByCheckRun(u64),
+    /// `listJobs` of the run attempt, matched by job id and runner name.
+    ByRunner,
+}
+
+impl JobLookup {
+    /// From `record-job-id` and `check-run-id`. A `check-run-id` that is not a whole number
+    /// is reported and ignored (it only ever narrows the lookup).
+    pub(crate) fn parse(r: &mut Reader<'_>, run: &RunIdentity) -> Self {
+        let wanted = r.bool_or_warn("record-job-id", false);
+        let check_run = match r.get("check-run-id") {
+            None => None,
+            Some(text) => match text.parse::<u64>() {
+                Ok(n) if n > 0 && text.bytes().all(|b| b.is_ascii_digit()) => Some(n),
+                _ => {
+                    r.warnings.push(format!(
+                        "`check-run-id` must be this job's numeric check run id, as `${{{{ job.check_run_id }}}}` gives it (got {text:?}); looking the job up by runner name instead"
+                    ));
+                    None
+                }
+            },
+        };
+        match (wanted, check_run) {
+            (false, _) => JobLookup::Off,
+            (true, Some(id)) => JobLookup::ByCheckRun(id),
+            // A job without a runner name cannot be matched.
+            (true, None) if run.runner_name.is_empty() => JobLookup::Off,
+            (true, None) => JobLookup::ByRunner,
+        }
+    }
+
+    /// The one question to ask before the first read of the state.
+    pub fn question(&self, run: &RunIdentity) -> Option<Call> {
+        match *self {
+            JobLookup::Off => None,
+            JobLookup::ByCheckRun(job_id) => Some(Call::GetJob {
+                repository: run.repository.clone(),
+                job_id,
+            }),
+            JobLookup::ByRunner => Some(Call::ListJobs {
+                repository: run.repository.clone(),
+                run_id: run.run_id,
+                attempt: run.run_attempt,
+            }),
+        }
+    }
+
+    /// Reads the answer: the job id to record (if any) and the line that says so.
+    pub fn answer(
+        &self,
+        run: &RunIdentity,
+        answer: Result<Reply, Failure>,
+    ) -> (Option<u64>, String) {
+        let judged = "the reaper will judge the run";
+        match answer {
+            Ok(Reply::Job {
+                id,
+                run_id,
+                run_attempt,
+                name,
+                status,
+                runner_name,
+                ..
+            }) => {
+                let asked = match *self {
+                    JobLookup::ByCheckRun(asked) => asked,
+                    _ => {
+                        return (
+                            None,
+                            format!("no job id recorded: unexpected answer; {judged}"),
+                        )
+                    }
+                };
+                let wrong = if id != asked {
+                    Some(format!("GitHub answered with job {id}"))
+                } else if run_id != run.run_id {
+                    Some(format!("it belongs to run {run_id}"))
+                } else if run_attempt.is_some_and(|a| a != run.run_attempt) {
+                    Some(format!(
+                        "it belongs to attempt {}",
+                        run_attempt.unwrap_or_default()
+                    ))
+                } else if status == "completed" {
+                    Some("it has completed".to_string())
+                } else if runner_name.as_deref().is_some_and(|n| {
+                    !n.is_empty() && !run.runner_name.is_empty() && n != run.runner_name
+                }) {
+                    Some(format!(
+                        "it runs on runner {:?}",
+                        runner_name.unwrap_or_default()
+                    ))
+                } else {
+                    None
+                };
+                match wrong {
+                    None => (
+                        Some(id),
+                        format!("recorded job id {id} ({name:?}, from this job's check run id)"),
+                    ),
+                    Some(why) => (
+                        None,
+                        format!(
+                            "no job id recorded: job {asked} (this job's check run id) is not a running job of run {} attempt {}: {why}; {judged}",
+                            run.run_id, run.run_attempt
+                        ),
+                    ),
+                }
+            }
+            Ok(Reply::Jobs {
+                total_count, jobs, ..
+            }) => {
+                let mine: Vec<&JobSummary> = jobs
+                    .iter()
+                    .filter(|j| is_this_job(j, &run.job, &run.runner_name))
+                    .collect();
+                match mine.as_slice() {
+                    [one] => (
+                        Some(one.id),
+                        format!(
+                            "recorded job id {} ({:?} on runner {:?})",
+                            one.id, one.name, run.runner_name
+                        ),
+                    ),
+                    [] if total_count > jobs.len() as u64 => (None, format!(
+                        "no job id recorded: this run attempt has {total_count} jobs and the first page of {} shows none running {:?} on runner {:?}; {judged}",
+                        jobs.len(), run.job, run.runner_name
+                    )),
+                    [] => (None, format!(
+                        "no job id recorded: no running job {:?} on runner {:?} in this run attempt; {judged}",
+                        run.job, run.runner_name
+                    )),
+                    many => (None, format!(
+                        "no job id recorded: {} running jobs match {:?} on runner {:?}; {judged}",
+                        many.len(), run.job, run.runner_name
+                    )),
+                }
+            }
+            Ok(_) => (
+                None,
+                format!("no job id recorded: unexpected answer; {judged}"),
+            ),
+            Err(f) if f.class == Some(AnswerClass::RateLimited) => (
+                None,
+                format!(
+                    "no job id recorded: the lookup was rate-limited ({}); {judged}",
+                    f.message
+                ),
+            ),
+            Err(f) => (
+                None,
+                format!(
+                    "no job id recorded ({}; the token may lack actions: read); {judged}",
+                    f.message
+                ),
+            ),
+        }
+    }
+}
+
+/// A job of the attempt is this job: running on this runner, and named by its job id (a job
+/// without `name:` is named by its id; a matrix cell by its id and its values in parentheses).
+/// A job with its own `name:` is not recognised, and gets no job id.
+fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
+    let named = j.name == job
+        || j.name
+            .strip_prefix(job)
+            .is_some_and(|rest| rest.starts_with(" ("));
+    j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
+}
+
+/// Whether two entries of the same holder id and run attempt are one job: by job id when both
+/// recorded one (exact when it came from the check run id), else by runner name (an entry
+/// without a name cannot be told apart, and is taken as this job's).
+pub fn same_job(a: &RunIdentity, b: &RunIdentity) -> bool {
+    match (a.job_id, b.job_id) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.runner_name == b.runner_name || a.runner_name.is_empty() || b.runner_name.is_empty(),
+    }
+}
