@@ -1,5 +1,5 @@
 // Turns a finished outcome into step outputs, log lines and a job summary. Presentation only.
-import { mermaidGantt } from './timeline.mjs';
+import { SHOWN_WAITERS, mermaidGantt } from './timeline.mjs';
 
 const iso = (value) => (value ? String(value).replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '');
 
@@ -152,7 +152,9 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     if (state.queue.length === 0) lines.push('_empty_', '');
     else {
       lines.push('| # | holder | waiting since | run |', '| ---: | --- | --- | --- |');
-      state.queue.forEach((q, i) => lines.push(`| ${i + 1} | \`${escapeCell(q.holderId)}\` | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
+      state.queue.slice(0, SHOWN_WAITERS).forEach((q, i) => lines.push(`| ${i + 1} | \`${escapeCell(q.holderId)}\` | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
+      const more = state.queue.length - SHOWN_WAITERS;
+      if (more > 0) lines.push('', `_… and ${more} more waiting after these (the state file \`locks/${outcome.lock}.json\` on \`${plan.stateBranch}\` lists every one)._`);
       lines.push('');
     }
     lines.push('**Timeline** (UTC; a holding the last change ended shows no start: the state does not keep it)', '', '```mermaid', mermaidGantt(state, now, { title: `who held ${outcome.lock}` }), '```', '');
@@ -181,11 +183,14 @@ function reapTables(outcome) {
       continue;
     }
     lines.push('| action | reason | holder | where | run | evidence |', '| --- | --- | --- | --- | --- | --- |');
+    // Every removal and renewal is listed; of what was kept, the first SHOWN_WAITERS.
     const sorted = [...r.entries].sort((a, b) => ACTION_ORDER[a.action] - ACTION_ORDER[b.action]);
-    for (const e of sorted) {
+    const shown = sorted.filter((e, i) => e.action !== 'kept' || i - (sorted.length - n('kept')) < SHOWN_WAITERS);
+    for (const e of shown) {
       const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
       lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeCell(e.detail)} |`);
     }
+    if (shown.length < sorted.length) lines.push('', `_… and ${sorted.length - shown.length} more kept._`);
     lines.push('');
   }
   return lines;

@@ -52,6 +52,9 @@ export function timelineOf(state, now) {
   return { holdings, queue, start, end: Math.max(now, ...ends) };
 }
 
+/** How many waiters a job summary lists (its table and its gantt); the rest are counted. */
+export const SHOWN_WAITERS = 50;
+
 /** Text Mermaid reads as a task's name: no `:` (it ends the name), `#` or `;`, one line. */
 const taskName = (text) => String(text).replace(/[:;#]/g, ' ').replace(/\s+/g, ' ').trim();
 
@@ -72,8 +75,10 @@ export function mermaidGantt(state, now, { title } = {}) {
   if (t.holdings.length === 0) lines.push(`  no holdings :milestone, none, ${now}, ${now}`);
   t.holdings.forEach((b, i) => lines.push(bar(b, b.open ? 'active' : 'done', `h${i}`)));
   if (t.queue.length > 0) {
-    lines.push('  section queue');
-    t.queue.forEach((b, i) => lines.push(bar(b, '', `q${i}`)));
+    // A long queue is cut: GitHub's renderer refuses a diagram past Mermaid's text limit.
+    const shown = t.queue.slice(0, SHOWN_WAITERS);
+    lines.push(shown.length < t.queue.length ? `  section queue, first ${shown.length} of ${t.queue.length}` : '  section queue');
+    shown.forEach((b, i) => lines.push(bar(b, '', `q${i}`)));
   }
   return lines.join('\n');
 }

@@ -130,6 +130,7 @@ fn a_check_run_id_github_places_elsewhere_records_nothing() {
 fn without_a_usable_check_run_id_the_lookup_is_by_runner_name() {
     for (value, warned) in [
         ("", false),
+        ("${{ job.check_run_id }}", false),
         ("12a", true),
         ("0", true),
         ("5.1725241954E+10", true),

@@ -33,6 +33,9 @@ impl JobLookup {
         let wanted = r.bool_or_warn("record-job-id", false);
         let check_run = match r.get("check-run-id") {
             None => None,
+            // The default left unevaluated (a runner evaluates it; something that only
+            // imitates one may pass it through): as good as no check run id.
+            Some(text) if text.starts_with("${{") && text.ends_with("}}") => None,
             Some(text) => match text.parse::<u64>() {
                 Ok(n) if n > 0 && text.bytes().all(|b| b.is_ascii_digit()) => Some(n),
                 _ => {

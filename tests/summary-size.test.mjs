@@ -1,0 +1,61 @@
+// A job summary of a long queue stays readable and within what GitHub takes: a step's summary
+// is at most 1 MiB, and GitHub's Mermaid renderer refuses a diagram over 50,000 characters
+// (Mermaid's maxTextSize). The summary lists the first waiters (table and gantt) and counts the
+// rest; the reaper's table lists every removal and renewal, and the first of what it kept.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { summaryFor } from '../actions/lib/report.mjs';
+import { SHOWN_WAITERS } from '../actions/lib/timeline.mjs';
+
+const MERMAID_MAX_TEXT = 50_000;
+const STEP_SUMMARY_MAX = 1024 * 1024;
+const NOW = Date.parse('2026-12-02T12:00:00Z');
+const at = (s) => new Date(NOW - s * 1000).toISOString();
+const run = (n) => ({ repository: 'octo-org/a-repository-with-a-long-name', runId: 9_000_000_000 + n, runAttempt: 1, job: 'build', runnerName: `runner-${n}`, url: `https://github.com/octo-org/a-repository-with-a-long-name/actions/runs/${9_000_000_000 + n}/attempts/1`, jobId: 50_000_000_000 + n });
+const holderId = (n) => `octo-org/a-repository-with-a-long-name:${9_000_000_000 + n}:build:matrix-cell-${'x'.repeat(40)}-${n}`;
+const plan = { repository: 'octo-org/locks', stateBranch: 'leasehold-state' };
+const stats = { requests: 3, reads: 1, notModified: 0, writes: 2, conflicts: 0, retries: 0, rateLimitWaits: 0, polls: 0 };
+
+function state(waiters) {
+  return {
+    schema: 1,
+    lock: 'seats',
+    revision: 5000,
+    fence: 4000,
+    config: { capacity: 2 },
+    holders: [1, 2].map((n) => ({ holderId: holderId(n), nonce: `n${n}`, fence: 3998 + n, run: run(n), acquiredAt: at(600), expiresAt: at(-600), leaseMs: 1_200_000, ceilingAt: at(-6000) })),
+    queue: Array.from({ length: waiters }, (_, i) => ({ holderId: holderId(100 + i), nonce: `q${i}`, run: run(100 + i), enqueuedAt: at(500 - i * 0.1) })),
+  };
+}
+const mermaidOf = (summary) => summary.match(/```mermaid\n([\s\S]*?)\n```/)[1];
+const queueRows = (summary) => summary.split('**Queue**')[1].split('**Timeline**')[0].split('\n').filter((l) => /^\| \d+ \| `/.test(l));
+
+test('a queue of 1,000 waiters: the first ones listed and drawn, the rest counted, within GitHub\'s limits', () => {
+  const summary = summaryFor('acquire', { lock: 'seats', result: 'timeout', state: state(1000), stats, holderId: holderId(7) }, plan, NOW);
+  assert.ok(Buffer.byteLength(summary) < STEP_SUMMARY_MAX / 4, `${Buffer.byteLength(summary)} bytes`);
+  assert.equal(queueRows(summary).length, SHOWN_WAITERS);
+  assert.match(summary, /\*\*Queue\*\* \(1000 waiting\)/);
+  assert.match(summary, new RegExp(`_… and ${1000 - SHOWN_WAITERS} more waiting after these \\(the state file \`locks/seats.json\` on \`leasehold-state\` lists every one\\)\\._`));
+  const gantt = mermaidOf(summary);
+  assert.ok(gantt.length < MERMAID_MAX_TEXT, `${gantt.length} characters of Mermaid`);
+  assert.match(gantt, new RegExp(`section queue, first ${SHOWN_WAITERS} of 1000\n`));
+  assert.equal(gantt.split('\n').filter((l) => /:q\d+, /.test(l)).length, SHOWN_WAITERS);
+  // A queue that fits is listed whole, under its plain section name.
+  const short = summaryFor('status', { lock: 'seats', result: 'status', state: state(SHOWN_WAITERS), stats }, plan, NOW);
+  assert.equal(queueRows(short).length, SHOWN_WAITERS);
+  assert.doesNotMatch(short, /more waiting/);
+  assert.match(mermaidOf(short), /section queue\n/);
+});
+
+test("the reaper's table lists every removal and renewal, and the first of what it kept", () => {
+  const entry = (n, action) => ({ action, reason: action === 'kept' ? 'active' : 'job-completed', holderId: holderId(n), place: 'queue', run: run(n), detail: `job ${50_000_000_000 + n} is in_progress` });
+  const entries = [...Array.from({ length: 1000 }, (_, i) => entry(100 + i, 'kept')), entry(3, 'removed'), entry(4, 'renewed'), entry(5, 'removed')];
+  const outcome = { lock: 'seats', result: 'reaped', stats, holderId: 'octo-org/locks:1:reap', reaped: [{ lock: 'seats', entries }] };
+  const summary = summaryFor('reap', outcome, plan, NOW);
+  const rows = summary.split('\n').filter((l) => /^\| (removed|renewed|kept) \|/.test(l));
+  assert.deepEqual(rows.filter((l) => !l.startsWith('| kept')).map((l) => l.split(' | ')[0]), ['| removed', '| removed', '| renewed']);
+  assert.equal(rows.filter((l) => l.startsWith('| kept')).length, SHOWN_WAITERS);
+  assert.match(summary, /\*\*`seats`\*\*: 2 removed, 1 renewed, 1000 kept/);
+  assert.match(summary, new RegExp(`_… and ${1000 - SHOWN_WAITERS} more kept\\._`));
+  assert.ok(Buffer.byteLength(summary) < STEP_SUMMARY_MAX / 4);
+});
