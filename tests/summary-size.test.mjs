@@ -47,15 +47,36 @@ test('a queue of 1,000 waiters: the first ones listed and drawn, the rest counte
   assert.match(mermaidOf(short), /section queue\n/);
 });
 
-test("the reaper's table lists every removal and renewal, and the first of what it kept", () => {
+test('a full lock of the longest ids: 64 holders, 64 more just removed, 1,000 waiters', () => {
+  // The longest holder id the core accepts: a repository of a 100-character owner and name, a
+  // 100-character job id, a 200-character suffix (policy/limits.rs).
+  const repo = `${'o'.repeat(100)}/${'r'.repeat(100)}`;
+  const longId = (n) => `${repo}:${9_000_000_000 + n}:${'j'.repeat(100)}:${String(n).padStart(200, 's')}`;
+  const st = state(1000);
+  const holder = (n) => ({ ...st.holders[0], holderId: longId(n), fence: 3000 + n, run: { ...run(n), repository: repo } });
+  st.config.capacity = 64;
+  st.holders = Array.from({ length: 64 }, (_, i) => holder(i));
+  st.queue = st.queue.map((q, i) => ({ ...q, holderId: longId(1000 + i) }));
+  st.lastChange = { at: at(1), by: longId(5000), action: 'acquire', removed: Array.from({ length: 64 }, (_, i) => ({ holderId: longId(2000 + i), fence: 2000 + i, reason: 'lease-expired' })) };
+  const summary = summaryFor('status', { lock: 'seats', result: 'status', state: st, stats }, plan, NOW);
+  const gantt = mermaidOf(summary);
+  assert.ok(gantt.length < MERMAID_MAX_TEXT, `${gantt.length} characters of Mermaid`);
+  assert.equal(gantt.split('\n').filter((l) => /:(active, |done, )?[hq]\d+, /.test(l)).length, 64 + 64 + SHOWN_WAITERS);
+  assert.match(gantt, /…/, 'long names are cut');
+  assert.ok(Buffer.byteLength(summary) < STEP_SUMMARY_MAX / 2, `${Buffer.byteLength(summary)} bytes`);
+  assert.ok(summary.includes(longId(63)), 'the holders table gives each id whole');
+});
+
+test("the reaper's table lists every removal, recovery and renewal, and the first of what it kept", () => {
   const entry = (n, action) => ({ action, reason: action === 'kept' ? 'active' : 'job-completed', holderId: holderId(n), place: 'queue', run: run(n), detail: `job ${50_000_000_000 + n} is in_progress` });
-  const entries = [...Array.from({ length: 1000 }, (_, i) => entry(100 + i, 'kept')), entry(3, 'removed'), entry(4, 'renewed'), entry(5, 'removed')];
+  const entries = [...Array.from({ length: 1000 }, (_, i) => entry(100 + i, 'kept')), entry(3, 'removed'), entry(4, 'renewed'), entry(6, 'recovered'), entry(5, 'removed')];
   const outcome = { lock: 'seats', result: 'reaped', stats, holderId: 'octo-org/locks:1:reap', reaped: [{ lock: 'seats', entries }] };
   const summary = summaryFor('reap', outcome, plan, NOW);
-  const rows = summary.split('\n').filter((l) => /^\| (removed|renewed|kept) \|/.test(l));
-  assert.deepEqual(rows.filter((l) => !l.startsWith('| kept')).map((l) => l.split(' | ')[0]), ['| removed', '| removed', '| renewed']);
+  const rows = summary.split('\n').filter((l) => /^\| (removed|recovered|renewed|kept) \|/.test(l));
+  assert.deepEqual(rows.map((l) => l.split(' | ')[0]).slice(0, 4), ['| removed', '| removed', '| recovered', '| renewed'], 'kept comes last');
   assert.equal(rows.filter((l) => l.startsWith('| kept')).length, SHOWN_WAITERS);
   assert.match(summary, /\*\*`seats`\*\*: 2 removed, 1 renewed, 1000 kept/);
+  assert.equal(rows.length, 4 + SHOWN_WAITERS);
   assert.match(summary, new RegExp(`_… and ${1000 - SHOWN_WAITERS} more kept\\._`));
   assert.ok(Buffer.byteLength(summary) < STEP_SUMMARY_MAX / 4);
 });

@@ -170,7 +170,7 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
   return lines.join('\n');
 }
 
-const ACTION_ORDER = { removed: 0, renewed: 1, kept: 2 };
+const ACTION_ORDER = { removed: 0, recovered: 1, renewed: 2, kept: 3 };
 
 /** The reaper's verdicts, one table per lock: what was removed or renewed, then what was kept. */
 function reapTables(outcome) {
@@ -183,9 +183,11 @@ function reapTables(outcome) {
       continue;
     }
     lines.push('| action | reason | holder | where | run | evidence |', '| --- | --- | --- | --- | --- | --- |');
-    // Every removal and renewal is listed; of what was kept, the first SHOWN_WAITERS.
-    const sorted = [...r.entries].sort((a, b) => ACTION_ORDER[a.action] - ACTION_ORDER[b.action]);
-    const shown = sorted.filter((e, i) => e.action !== 'kept' || i - (sorted.length - n('kept')) < SHOWN_WAITERS);
+    // Every removal, recovery and renewal is listed; of what was kept, the first SHOWN_WAITERS.
+    const order = (e) => ACTION_ORDER[e.action] ?? 0;
+    const sorted = [...r.entries].sort((a, b) => order(a) - order(b));
+    let kept = 0;
+    const shown = sorted.filter((e) => e.action !== 'kept' || kept++ < SHOWN_WAITERS);
     for (const e of shown) {
       const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
       lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeCell(e.detail)} |`);

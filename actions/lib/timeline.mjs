@@ -55,8 +55,15 @@ export function timelineOf(state, now) {
 /** How many waiters a job summary lists (its table and its gantt); the rest are counted. */
 export const SHOWN_WAITERS = 50;
 
-/** Text Mermaid reads as a task's name: no `:` (it ends the name), `#` or `;`, one line. */
-const taskName = (text) => String(text).replace(/[:;#]/g, ' ').replace(/\s+/g, ' ').trim();
+/** The longest task name drawn: a holder id may be 400 characters, a bar's label is a glance. */
+const TASK_NAME_MAX = 80;
+
+/** Text Mermaid reads as a task's name: no `:` (it ends the name), `#` or `;`, one line, at
+ *  most TASK_NAME_MAX characters (the tables beside it give every id whole). */
+const taskName = (text) => {
+  const name = String(text).replace(/[:;#]/g, ' ').replace(/\s+/g, ' ').trim();
+  return name.length > TASK_NAME_MAX ? `${name.slice(0, TASK_NAME_MAX - 1)}…` : name;
+};
 
 /**
  * A Mermaid gantt of the timeline: section "holdings" (one bar per holding, current ones
@@ -69,7 +76,7 @@ export function mermaidGantt(state, now, { title } = {}) {
   const bar = (b, tag, id) => {
     const suffix = b.open ? ' → now' : b.startKnown ? '' : ' (start not recorded)';
     const end = Math.max(b.end, b.start + 1);
-    return `  ${taskName(b.label + suffix)} :${tag ? `${tag}, ` : ''}${id}, ${b.start}, ${end}`;
+    return `  ${taskName(b.label)}${suffix} :${tag ? `${tag}, ` : ''}${id}, ${b.start}, ${end}`;
   };
   lines.push('  section holdings');
   if (t.holdings.length === 0) lines.push(`  no holdings :milestone, none, ${now}, ${now}`);

@@ -114,7 +114,7 @@ fn a_check_run_id_github_places_elsewhere_records_nothing() {
             job(502, 77, Some(1), "in_progress", Some("r7")),
             "runs on runner \"r7\"",
         ),
-        (absent(), "no job id recorded"),
+        (absent(), "Not Found"),
     ] {
         let (id, log) = recorded(answer);
         assert_eq!(id, None, "{why}: {log:?}");
@@ -158,13 +158,13 @@ fn without_a_usable_check_run_id_the_lookup_is_by_runner_name() {
 
 /// The state with one holding of this job's holder id and attempt, on runner `r1` (this job's
 /// runner name too), recording `job_id`.
-fn sibling_state(job_id: Option<u64>) -> String {
+fn sibling_state(job_id: Option<u64>, runner: &str) -> String {
     let job_id = job_id.map_or(String::new(), |id| format!(r#", "jobId": {id}"#));
     format!(
         r#"{{"schema": 1, "lock": "deploy", "revision": 3, "fence": 4,
   "config": {{"capacity": 2, "readAt": "2027-01-15T07:59:59.000Z"}},
   "holders": [{{"holderId": "octo/app:77:deploy", "nonce": "1111111111111111", "fence": 4,
-    "run": {{"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"{job_id}}},
+    "run": {{"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "{runner}"{job_id}}},
     "acquiredAt": "2027-01-15T07:59:00.000Z", "expiresAt": "2027-01-15T08:59:00.000Z",
     "leaseMs": 3600000, "ceilingAt": "2027-01-22T07:59:00.000Z"}}],
   "queue": []}}"#
@@ -172,7 +172,7 @@ fn sibling_state(job_id: Option<u64>) -> String {
 }
 
 /// This job (check run id 502, proven) meets a holding of its holder id on a runner of its name.
-fn meet(theirs: Option<u64>) -> Outcome {
+fn meet(theirs: Option<u64>, runner: &str) -> Outcome {
     let (mut op, _) = acquire(&[("record-job-id", "true"), ("check-run-id", "502")]);
     let _ = op.step(Event::Start { now: T }).unwrap();
     let _ = op
@@ -186,7 +186,7 @@ fn meet(theirs: Option<u64>) -> Outcome {
             now: T + 10,
             reply: Reply::File {
                 sha: "s3".into(),
-                content: sibling_state(theirs),
+                content: sibling_state(theirs, runner),
                 etag: None,
                 date: None,
             },
@@ -200,7 +200,7 @@ fn meet(theirs: Option<u64>) -> Outcome {
 
 #[test]
 fn a_sibling_on_a_runner_of_the_same_name_is_told_apart_by_its_job_id() {
-    let o = meet(Some(501));
+    let o = meet(Some(501), "r1");
     assert_eq!(o.result, ResultWord::Failed);
     let e = o.error.as_ref().expect("refused");
     assert_eq!(e.code.as_str(), "holder-collision");
@@ -211,8 +211,21 @@ fn a_sibling_on_a_runner_of_the_same_name_is_told_apart_by_its_job_id() {
     );
     assert_eq!(o.stats.writes, 0);
     // The same job id is this job acquiring again: the holding is already its own.
-    assert_eq!(meet(Some(502)).result, ResultWord::Acquired);
+    assert_eq!(meet(Some(502), "r1").result, ResultWord::Acquired);
     // A holding without a job id (an older version, a lookup that failed) can only be judged by
     // the runner's name, as before: the same name is taken as this job.
-    assert_eq!(meet(None).result, ResultWord::Acquired);
+    assert_eq!(meet(None, "r1").result, ResultWord::Acquired);
+    // An entry without a runner name is told apart by its job id alone.
+    assert_eq!(meet(Some(501), "").result, ResultWord::Failed);
+    assert_eq!(meet(Some(502), "").result, ResultWord::Acquired);
+    // Job ids only separate: the same job id on another runner (a wrong check-run-id given by
+    // hand, say) is still another job, as one job runs on one runner.
+    for id in [Some(502), None] {
+        let o = meet(id, "r9");
+        assert_eq!(
+            o.error.as_ref().map(|e| e.code.as_str()),
+            Some("holder-collision"),
+            "{id:?}"
+        );
+    }
 }

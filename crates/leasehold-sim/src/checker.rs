@@ -224,6 +224,9 @@ struct WriteBook {
     fed: Option<Fed>,
     /// When it was first sent.
     sent_at: Millis,
+    /// The step of its client's attempt that sent it. A write may commit after that step ended
+    /// (an acquire killed with its write in flight): what the write is, is the sender's.
+    stage: Stage,
     /// When its operation was last fed an answer with a `date` before it planned this write
     /// (its estimate of GitHub's clock dates from then).
     dated_at: Option<Millis>,
@@ -462,11 +465,13 @@ impl Checker {
                     _ => a.last_dated_at,
                 };
                 a.last_write = Some((content.to_string(), dated_at));
+                let stage = a.stage;
                 self.writes.push(WriteBook {
                     client,
                     applied: Vec::new(),
                     fed: None,
                     sent_at: now,
+                    stage,
                     dated_at,
                 });
                 self.check_write_base(client, base)
@@ -838,14 +843,14 @@ impl Checker {
         if self.setup.lifecycle {
             let writer = self.history[v]
                 .write
-                .map(|w| &self.attempts[self.writes[w].client]);
+                .map(|w| (&self.attempts[self.writes[w].client], self.writes[w].stage));
             quarantines.extend(
                 prev.holders
                     .iter()
                     .filter(|h| !state.holders.iter().any(|s| s.holder_id == h.holder_id))
                     .filter(|h| {
-                        let own_release = writer.is_some_and(|a| {
-                            a.holder_id == h.holder_id && a.stage == Stage::Release
+                        let own_release = writer.is_some_and(|(a, stage)| {
+                            a.holder_id == h.holder_id && stage == Stage::Release
                         });
                         !(own_release && self.setup.confirmed.contains(&h.holder_id))
                     })
@@ -978,10 +983,9 @@ impl Checker {
                     slack: w.map_or(0, |w| self.drift_slack(w)),
                     writer,
                     confirmed_release: w
+                        .filter(|&w| self.writes[w].stage == Stage::Release)
                         .map(|w| &self.attempts[self.writes[w].client])
-                        .filter(|a| {
-                            a.stage == Stage::Release && self.setup.confirmed.contains(&a.holder_id)
-                        })
+                        .filter(|a| self.setup.confirmed.contains(&a.holder_id))
                         .map(|a| a.holder_id.as_str()),
                     cooldown_ms: self.setup.cooldown_ms,
                 },

@@ -639,6 +639,15 @@
 //! None known. Not tolerated: each would fail its seed. The reaper and the Actions API found
 //! none (core of 783fe46: 100,000 seeds, and 30,000 with `--long-faults`).
 //!
+//! ## Checker defects found, and fixed
+//!
+//! * `cancel-write-judged-as-release` (invariant 25; seed 90112 with the core of f286481): an
+//!   acquire cancelled after its admission gave the slot back with a write that committed just
+//!   after the runner had killed the step and started the job's release. The checker judged
+//!   the write by the attempt's step at the commit (the release, with a confirmed report) and
+//!   asked for a cooldown of a holding nobody had used. Fixed: each write keeps the step that
+//!   sent it (`WriteBook::stage`), and invariant 25 and invariant 7's reclaim rule judge by it.
+//!
 //! ## Running it
 //!
 //! ```text

@@ -652,7 +652,9 @@ impl AcquirePlanner {
                 "holder id {} is already used by another job of this run attempt ({}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
                 self.s.holder_id,
                 match (other.job_id, self.s.run.job_id) {
-                    (Some(theirs), Some(mine)) => format!("job {theirs}, this is job {mine}"),
+                    (Some(theirs), Some(mine)) if theirs != mine => {
+                        format!("job {theirs}, this is job {mine}")
+                    }
                     _ => format!("runner {:?}", other.runner_name),
                 }
             ),

@@ -194,12 +194,17 @@ fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
     j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
 }
 
-/// Whether two entries of the same holder id and run attempt are one job: by job id when both
-/// recorded one (exact when it came from the check run id), else by runner name (an entry
-/// without a name cannot be told apart, and is taken as this job's).
+/// Whether two entries of the same holder id and run attempt are one job. Runner names first:
+/// one job runs on one runner, so different names are different jobs (an entry without a name
+/// cannot be told apart this way). Job ids only ever separate: two entries that both recorded
+/// one are different jobs when the ids differ, even on runners of the same name (exact when
+/// the ids came from the check run id; a job list that lagged could have recorded a sibling's).
 pub fn same_job(a: &RunIdentity, b: &RunIdentity) -> bool {
-    match (a.job_id, b.job_id) {
+    let names =
+        a.runner_name == b.runner_name || a.runner_name.is_empty() || b.runner_name.is_empty();
+    let ids = match (a.job_id, b.job_id) {
         (Some(x), Some(y)) => x == y,
-        _ => a.runner_name == b.runner_name || a.runner_name.is_empty() || b.runner_name.is_empty(),
-    }
+        _ => true,
+    };
+    names && ids
 }

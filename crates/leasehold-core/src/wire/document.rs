@@ -152,8 +152,9 @@ pub struct RunIdentity {
     pub runner_name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
-    /// The job's numeric id in the Actions API, when acquire could identify exactly one active
-    /// job of this name on this runner; the reaper then judges the job rather than the run.
+    /// The job's numeric id in the Actions API, when acquire could identify it (by its check
+    /// run id, or as the one active job of this name on this runner); the reaper then judges
+    /// the job rather than the run, and acquire tells matrix cells apart by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_id: Option<u64>,
 }
