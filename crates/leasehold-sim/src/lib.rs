@@ -770,16 +770,18 @@
 //! `--seeds 100000` (model and core of this branch):
 //!
 //! ```text
-//! reaper: scheduled in 50050 seeds (reaperRenews in 12535); reap runs 59948 (overlapping another 291, ticks over a minute late 8498): reaped 59162, failed 445 (api-unavailable 80, refused 41, scan-deadline 324), crashed 341
-//!   removed by reaps: holdings 2469 (job-completed 1088, lease-expired 3, run-completed 1378), queue entries 122 (job-completed 44, run-completed 78); holdings removed as expired by acquires 3488; every expiry committed at least 105 ms after its lease could be taken by GitHub's true clock (drift slack allowed at most 474 ms)
-//!   renewed by reaps 1385 (the attempt completed by the time the renewal committed 4); kept by finished reaps 101370 (active 96567, unchecked 735, unverified 4068); entries judged by job id 46446, by run attempt 58868
-//!   claims of completed attempts gone after they could be reaped 7325; the longest stayed 68.2% of its reaper bound
-//!   Actions API requests 459868 (getRunAttempt 69765, getJob 53636, listJobs 336467); answered by GitHub's view: completed 5091, in_progress 316801
+//! reaper: scheduled in 50050 seeds (reaperRenews in 12535); reap runs 60858 (overlapping another 514, ticks over a minute late 8725): reaped 57823, failed 2709 (api-unavailable 59, contention 38, rate-limited 2285, refused 29, scan-deadline 298), crashed 326
+//!   removed by reaps: holdings 2491 (job-completed 994, lease-expired 5, run-completed 1492), queue entries 207 (job-completed 91, run-completed 116); holdings removed as expired by acquires 3410; every expiry committed at least 71 ms after its lease could be taken by GitHub's true clock (drift slack allowed at most 384 ms)
+//!   renewed by reaps 520 (the attempt completed by the time the renewal committed 2); kept by finished reaps 104727 (active 95646, unchecked 5311, unverified 3770); entries judged by job id 45960, by run attempt 62383
+//!   claims of completed attempts gone after they could be reaped 7715; the longest stayed 73.8% of its reaper bound
+//!   Actions API requests 449243 (getRunAttempt 69995, getJob 230325, listJobs 148923); answered by GitHub's view: completed 4598, in_progress 308146
 //! ```
 //!
-//! Every failed reap started while faults lasted (invariant 6 (a) holds for reaps). The Actions
-//! API requests the view did not answer met a fault (401s of a new token above all: `listJobs`
-//! is the first request of an acquire that records its job id).
+//! Every failed reap started while faults lasted (invariant 6 (a) holds for reaps); most are
+//! `rate-limited`: a reap gives up at once when the wait GitHub asks for runs past its scan
+//! deadline. The Actions API requests the view did not answer met a fault (401s of a new token
+//! above all: `getJob` or `listJobs` is the first request of an acquire that records its job
+//! id).
 
 pub mod checker;
 pub mod claims;
