@@ -197,6 +197,22 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     assert.equal((await stateOf('matrix3')).holders.length, 1);
   });
 
+  test('a check run id GitHub knows no job of falls back to the job list by runner name', async () => {
+    const ctx = jobContext({ runId: 508, job: 'test', runner: 'runner-508' });
+    const [id] = await emu.actions.startRun(508, { jobs: [{ name: 'test', runnerName: 'runner-508' }] });
+    const seq = lastSeq();
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'fallback' }, context: ctx, checkRunId: 999_999_999 });
+    assert.equal(a.outputs.result, 'acquired', a.stdout);
+    const asked = requestsSince(seq).filter((q) => q.path.includes('/actions/'));
+    assert.deepEqual(
+      asked.map((q) => `${q.method} ${q.path.split('?')[0]} ${q.status}`),
+      ['GET /repos/octo/app/actions/jobs/999999999 404', 'GET /repos/octo/app/actions/runs/508/attempts/1/jobs 200'],
+    );
+    assert.match(a.stdout, /GitHub knows no job of this job's check run id .*; looking the job up by runner name instead/);
+    assert.equal((await stateOf('fallback')).holders[0].run.jobId, id);
+    await runAction('release', { apiUrl: api(), inputs: { lock: 'fallback' }, context: ctx });
+  });
+
   test('a rerun takes over the holding its first attempt left, and an explicit holder-id releases it', async () => {
     const first = jobContext({ runId: 506, runAttempt: 1 });
     const a1 = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'rerun' }, context: first });

@@ -6,7 +6,7 @@ mod common;
 
 use common::{entropy, raw_inputs, DEPLOY_JOB};
 use leasehold_core::{
-    Call, Event, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
+    Call, Event, JobSummary, LockState, Operation, OperationKind, Outcome, Reply, ResultWord,
 };
 
 const T: u64 = 1_800_000_000_000;
@@ -40,41 +40,78 @@ fn absent() -> Reply {
     common::http(404, "Not Found")
 }
 
-/// Starts an acquire with `check-run-id: 502`, answers its `getJob` with `answer`, then an
-/// absent state and config: the job id its first write records, and its log.
-fn recorded(answer: Reply) -> (Option<u64>, Vec<String>) {
-    let (mut op, _) = acquire(&[("record-job-id", "true"), ("check-run-id", "502")]);
+/// Starts an acquire with `check-run-id: 502` (and `extra`), answers its `getJob` with
+/// `answer`, then an absent state and config; a `listJobs` asked then (the fallback) gets `list`.
+/// The job id its first write records, its log, and whether it asked the list.
+fn recorded_with(
+    answer: Reply,
+    extra: &[(&str, &str)],
+    list: Reply,
+) -> (Option<u64>, Vec<String>, bool) {
+    let mut inputs = vec![("record-job-id", "true"), ("check-run-id", "502")];
+    inputs.extend_from_slice(extra);
+    let (mut op, _) = acquire(&inputs);
     let step = op.step(Event::Start { now: T }).unwrap();
     assert!(
         matches!(step.command.call(), Some(Call::GetJob { repository, job_id: 502 }) if repository == "octo/app"),
         "{:?}",
         step.command
     );
-    let step = op
-        .step(Event::Reply {
-            now: T + 5,
-            reply: answer,
-        })
-        .unwrap();
-    let log: Vec<String> = step.log.iter().map(|l| l.text.clone()).collect();
-    assert!(matches!(step.command.call(), Some(Call::ReadFile { .. })));
-    let _ = op
-        .step(Event::Reply {
-            now: T + 10,
-            reply: absent(),
-        })
-        .unwrap();
-    let step = op
-        .step(Event::Reply {
-            now: T + 20,
-            reply: absent(),
-        })
-        .unwrap();
-    let Some(Call::WriteFile { content, .. }) = step.command.call() else {
-        panic!("{:?}", step.command)
-    };
-    let doc = LockState::parse(content, "deploy").unwrap();
-    (doc.holders[0].run.job_id, log)
+    let mut log = Vec::new();
+    let mut asked_list = false;
+    let mut reply = answer;
+    let mut next = vec![list, absent(), absent()];
+    for now in 1.. {
+        let step = op
+            .step(Event::Reply {
+                now: T + now * 10,
+                reply,
+            })
+            .unwrap();
+        log.extend(step.log.iter().map(|l| l.text.clone()));
+        match step.command.call() {
+            Some(Call::WriteFile { content, .. }) => {
+                let doc = LockState::parse(content, "deploy").unwrap();
+                return (doc.holders[0].run.job_id, log, asked_list);
+            }
+            Some(Call::ListJobs {
+                run_id: 77,
+                attempt: 1,
+                ..
+            }) => {
+                assert!(!asked_list, "the list is asked once");
+                asked_list = true;
+                reply = next.remove(0);
+            }
+            Some(Call::ReadFile { .. }) => reply = next.pop().expect("two reads"),
+            other => panic!("{other:?}"),
+        }
+    }
+    unreachable!()
+}
+
+fn recorded(answer: Reply) -> (Option<u64>, Vec<String>) {
+    let (id, log, asked) = recorded_with(answer, &[], jobs(&[]));
+    assert!(!asked, "{log:?}");
+    (id, log)
+}
+
+/// A `listJobs` answer with these jobs `(id, runner)`, each running `deploy`.
+fn jobs(list: &[(u64, &str)]) -> Reply {
+    Reply::Jobs {
+        total_count: list.len() as u64,
+        jobs: list
+            .iter()
+            .map(|&(id, runner)| JobSummary {
+                id,
+                name: "deploy".into(),
+                status: "in_progress".into(),
+                conclusion: None,
+                runner_name: Some(runner.into()),
+            })
+            .collect(),
+        date: None,
+    }
 }
 
 #[test]
@@ -116,14 +153,40 @@ fn a_check_run_id_github_places_elsewhere_records_nothing() {
         ),
         (absent(), "Not Found"),
     ] {
-        let (id, log) = recorded(answer);
-        assert_eq!(id, None, "{why}: {log:?}");
+        // The job list is asked instead, once, and its one match recorded.
+        let (id, log, asked) =
+            recorded_with(answer.clone(), &[], jobs(&[(777, "r1"), (778, "r2")]));
+        assert!(asked, "{why}: {log:?}");
+        assert_eq!(id, Some(777), "{why}: {log:?}");
+        assert!(
+            log.iter().any(|l| l.contains("no job id recorded")
+                && l.contains(why)
+                && l.contains("looking the job up by runner name instead")),
+            "{why}: {log:?}"
+        );
+        // Nothing matches there either: no job id.
+        let (id, _, asked) = recorded_with(answer.clone(), &[], jobs(&[(778, "r2")]));
+        assert_eq!((id, asked), (None, true), "{why}");
+        // Without a runner name there is nothing to match: no second question (and no runner
+        // name to hold the answer's against).
+        if why.starts_with("runs on runner") {
+            continue;
+        }
+        let (id, log, asked) = recorded_with(answer, &[("RUNNER_NAME", "")], jobs(&[]));
+        assert_eq!((id, asked), (None, false), "{why}: {log:?}");
         assert!(
             log.iter()
-                .any(|l| l.contains("no job id recorded") && l.contains(why)),
+                .any(|l| l.contains(why) && l.contains("the reaper will judge the run")),
             "{why}: {log:?}"
         );
     }
+    // A refusal (no actions: read) asks no list: it would be refused the same way.
+    let (id, log, asked) = recorded_with(
+        common::http(403, "Resource not accessible by integration"),
+        &[],
+        jobs(&[(777, "r1")]),
+    );
+    assert_eq!((id, asked), (None, false), "{log:?}");
 }
 
 #[test]

@@ -128,7 +128,8 @@
 //! Jobs pass `record-job-id: true` to acquire in some seeds (none, every job, or about half,
 //! drawn per seed). Half the job attempts (those of an even job id) also pass their job id as
 //! `check-run-id`, as the runner fills it in from `job.check_run_id` on GitHub.com: acquire asks
-//! `getJob` for it and records it when GitHub places it in this attempt. The others ask
+//! `getJob` for it and records it when GitHub places it in this attempt (a 404, which the
+//! Actions API faults produce, sends it to `listJobs` instead). The others ask
 //! `listJobs` for their own attempt and record the job id of the one job `in_progress` on their
 //! runner. The reaper judges the entries with a job id by job (`getJob`), the others by run
 //! attempt (`getRunAttempt`).
@@ -770,11 +771,11 @@
 //! `--seeds 100000` (model and core of this branch):
 //!
 //! ```text
-//! reaper: scheduled in 50050 seeds (reaperRenews in 12535); reap runs 60858 (overlapping another 514, ticks over a minute late 8725): reaped 57823, failed 2709 (api-unavailable 59, contention 38, rate-limited 2285, refused 29, scan-deadline 298), crashed 326
-//!   removed by reaps: holdings 2491 (job-completed 994, lease-expired 5, run-completed 1492), queue entries 207 (job-completed 91, run-completed 116); holdings removed as expired by acquires 3410; every expiry committed at least 71 ms after its lease could be taken by GitHub's true clock (drift slack allowed at most 384 ms)
-//!   renewed by reaps 520 (the attempt completed by the time the renewal committed 2); kept by finished reaps 104727 (active 95646, unchecked 5311, unverified 3770); entries judged by job id 45960, by run attempt 62383
-//!   claims of completed attempts gone after they could be reaped 7715; the longest stayed 73.8% of its reaper bound
-//!   Actions API requests 449243 (getRunAttempt 69995, getJob 230325, listJobs 148923); answered by GitHub's view: completed 4598, in_progress 308146
+//! reaper: scheduled in 50050 seeds (reaperRenews in 12535); reap runs 60805 (overlapping another 519, ticks over a minute late 8738): reaped 57755, failed 2725 (api-unavailable 62, contention 39, rate-limited 2292, refused 29, scan-deadline 303), crashed 325
+//!   removed by reaps: holdings 2487 (job-completed 992, lease-expired 5, run-completed 1490), queue entries 211 (job-completed 95, run-completed 116); holdings removed as expired by acquires 3414; every expiry committed at least 71 ms after its lease could be taken by GitHub's true clock (drift slack allowed at most 384 ms)
+//!   renewed by reaps 523 (the attempt completed by the time the renewal committed 3); kept by finished reaps 104655 (active 95528, unchecked 5366, unverified 3761); entries judged by job id 46370, by run attempt 61898
+//!   claims of completed attempts gone after they could be reaped 7698; the longest stayed 73.8% of its reaper bound
+//!   Actions API requests 451339 (getRunAttempt 69476, getJob 230660, listJobs 151203); answered by GitHub's view: completed 4652, in_progress 309667
 //! ```
 //!
 //! Every failed reap started while faults lasted (invariant 6 (a) holds for reaps); most are

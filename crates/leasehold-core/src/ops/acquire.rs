@@ -311,6 +311,13 @@ impl Planner for AcquirePlanner {
         let st = ctx.state;
         let id = self.s.holder_id.as_str();
         let place = st.find_claim(id, &self.s.nonce);
+        // The job list, after a check run id that named no job of this attempt: before the
+        // first write, which records the job id.
+        if place.is_none() {
+            if let Some(question) = self.s.job_lookup.fallback(&self.s.run) {
+                return Decision::Probe(question);
+            }
+        }
         let waiting = matches!(place, Some(ClaimPlace::Queued(_)));
         self.holds.observe(st, ctx.capacity(), waiting);
         let timed_out = self.cancelled || now >= self.started_at.saturating_add(self.s.timeout_ms);

@@ -8,7 +8,9 @@
 //!   this run attempt that has not completed. Exact: no sibling has this id.
 //! - **By runner name** (no check run id, e.g. GitHub Enterprise Server): `listJobs` of the run
 //!   attempt, recorded when exactly one running job of this job id runs on this runner. Runner
-//!   names may repeat among self-hosted runners, so this can only narrow, never prove.
+//!   names may repeat among self-hosted runners, so this can only narrow, never prove. It is
+//!   also the fallback when GitHub knows no job of the check run id (404) or places it in
+//!   another run attempt: a check run id that were not a job id must cost nothing.
 //!
 //! Whatever the answer, acquire goes on; without a job id the reaper judges the whole run.
 
@@ -24,6 +26,8 @@ pub enum JobLookup {
     ByCheckRun(u64),
     /// `listJobs` of the run attempt, matched by job id and runner name.
     ByRunner,
+    /// The check run id did not name this job: `listJobs` is asked next (`fallback`).
+    FallBack,
 }
 
 impl JobLookup {
@@ -58,7 +62,7 @@ impl JobLookup {
     /// The one question to ask before the first read of the state.
     pub fn question(&self, run: &RunIdentity) -> Option<Call> {
         match *self {
-            JobLookup::Off => None,
+            JobLookup::Off | JobLookup::FallBack => None,
             JobLookup::ByCheckRun(job_id) => Some(Call::GetJob {
                 repository: run.repository.clone(),
                 job_id,
@@ -71,13 +75,34 @@ impl JobLookup {
         }
     }
 
-    /// Reads the answer: the job id to record (if any) and the line that says so.
+    /// The job list to ask after a check run id that did not name this job, once; a job without
+    /// a runner name cannot be matched there.
+    pub fn fallback(&mut self, run: &RunIdentity) -> Option<Call> {
+        if *self != JobLookup::FallBack {
+            return None;
+        }
+        if run.runner_name.is_empty() {
+            *self = JobLookup::Off;
+            return None;
+        }
+        *self = JobLookup::ByRunner;
+        self.question(run)
+    }
+
+    /// Reads the answer: the job id to record (if any) and the line that says so. A check run
+    /// id GitHub does not place in this attempt leaves the job list to ask
+    /// ([`JobLookup::fallback`]).
     pub fn answer(
-        &self,
+        &mut self,
         run: &RunIdentity,
         answer: Result<Reply, Failure>,
     ) -> (Option<u64>, String) {
-        let judged = "the reaper will judge the run";
+        let by_check_run = matches!(self, JobLookup::ByCheckRun(_));
+        let judged = if by_check_run && !run.runner_name.is_empty() {
+            "looking the job up by runner name instead"
+        } else {
+            "the reaper will judge the run"
+        };
         match answer {
             Ok(Reply::Job {
                 id,
@@ -93,7 +118,7 @@ impl JobLookup {
                     _ => {
                         return (
                             None,
-                            format!("no job id recorded: unexpected answer; {judged}"),
+                            "no job id recorded: unexpected answer; the reaper will judge the run".to_string(),
                         )
                     }
                 };
@@ -118,6 +143,9 @@ impl JobLookup {
                 } else {
                     None
                 };
+                if wrong.is_some() {
+                    *self = JobLookup::FallBack;
+                }
                 match wrong {
                     None => (
                         Some(id),
@@ -163,19 +191,26 @@ impl JobLookup {
             }
             Ok(_) => (
                 None,
-                format!("no job id recorded: unexpected answer; {judged}"),
+                "no job id recorded: unexpected answer; the reaper will judge the run".to_string(),
             ),
             Err(f) if f.class == Some(AnswerClass::RateLimited) => (
                 None,
                 format!(
-                    "no job id recorded: the lookup was rate-limited ({}); {judged}",
+                    "no job id recorded: the lookup was rate-limited ({}); the reaper will judge the run",
                     f.message
                 ),
             ),
+            Err(f) if f.status == Some(404) && by_check_run => {
+                *self = JobLookup::FallBack;
+                (
+                    None,
+                    format!("no job id recorded: GitHub knows no job of this job's check run id ({}); {judged}", f.message),
+                )
+            }
             Err(f) => (
                 None,
                 format!(
-                    "no job id recorded ({}; the token may lack actions: read); {judged}",
+                    "no job id recorded ({}; the token may lack actions: read); the reaper will judge the run",
                     f.message
                 ),
             ),
