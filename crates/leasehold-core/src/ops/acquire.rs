@@ -19,7 +19,7 @@
 
 use super::acquire_head::HeadGate;
 use super::head::PrHead;
-use super::job_id::{same_job, JobLookup};
+use super::job_id::{apart, JobLookup};
 use super::lifecycle::Gate;
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
@@ -125,8 +125,8 @@ enum Kin {
     Predecessor,
     /// This same job (same attempt, same job id or runner): it is ours already.
     SameJob,
-    /// Another job with the same holder id in the same attempt.
-    Collision,
+    /// Another job with the same holder id in the same attempt, and what tells it apart.
+    Collision(String),
     /// A later attempt: not ours to touch.
     Successor,
 }
@@ -152,10 +152,11 @@ impl AcquirePlanner {
             Kin::Predecessor
         } else if other.run_attempt > mine.run_attempt {
             Kin::Successor
-        } else if same_job(other, mine) {
-            Kin::SameJob
         } else {
-            Kin::Collision
+            match apart(mine, other) {
+                None => Kin::SameJob,
+                Some(why) => Kin::Collision(why),
+            }
         }
     }
 
@@ -399,7 +400,7 @@ impl Planner for AcquirePlanner {
                         action: ChangeAction::Adopt,
                     };
                 }
-                Kin::Collision => return self.collision(&h.run, now),
+                Kin::Collision(why) => return self.collision(&why, now),
                 Kin::Successor => return self.superseded(h.run.run_attempt, now),
             }
         }
@@ -419,7 +420,7 @@ impl Planner for AcquirePlanner {
                         q.last_seen_at = ctx.server_now;
                         adopted = true;
                     }
-                    Kin::Collision => return self.collision(&q.run, now),
+                    Kin::Collision(why) => return self.collision(&why, now),
                     Kin::Successor => return self.superseded(q.run.run_attempt, now),
                 }
             }
@@ -652,18 +653,12 @@ impl AcquirePlanner {
         Decision::Finish(super::lifecycle::incident_outcome(o, &incident))
     }
 
-    fn collision(&self, other: &RunIdentity, now: Millis) -> Decision {
+    fn collision(&self, why: &str, now: Millis) -> Decision {
         self.refuse(
             FailureCode::HolderCollision,
             format!(
                 "holder id {} is already used by another job of this run attempt ({}); give each matrix cell its own `holder-suffix`, e.g. ${{{{ strategy.job-index }}}}",
-                self.s.holder_id,
-                match (other.job_id, self.s.run.job_id) {
-                    (Some(theirs), Some(mine)) if theirs != mine => {
-                        format!("job {theirs}, this is job {mine}")
-                    }
-                    _ => format!("runner {:?}", other.runner_name),
-                }
+                self.s.holder_id, why
             ),
             now,
         )

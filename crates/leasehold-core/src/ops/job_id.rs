@@ -18,7 +18,7 @@ use crate::input::Reader;
 use crate::wire::{AnswerClass, Call, Failure, JobSummary, Reply, RunIdentity};
 
 /// How this job is looked up.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobLookup {
     /// `record-job-id: false`, or nothing to look up by.
     Off,
@@ -36,15 +36,16 @@ impl JobLookup {
     pub(crate) fn parse(r: &mut Reader<'_>, run: &RunIdentity) -> Self {
         let wanted = r.bool_or_warn("record-job-id", false);
         let check_run = match r.get("check-run-id") {
-            None => None,
             // The default left unevaluated (a runner evaluates it; something that only
             // imitates one may pass it through): as good as no check run id.
             Some(text) if text.starts_with("${{") && text.ends_with("}}") => None,
-            Some(text) => match text.parse::<u64>() {
-                Ok(n) if n > 0 && text.bytes().all(|b| b.is_ascii_digit()) => Some(n),
-                _ => {
+            text => match r.int("check-run-id", 0, 1, u64::MAX) {
+                Ok(0) => None,
+                Ok(n) => Some(n),
+                Err(_) => {
                     r.warnings.push(format!(
-                        "`check-run-id` must be this job's numeric check run id, as `${{{{ job.check_run_id }}}}` gives it (got {text:?}); looking the job up by runner name instead"
+                        "`check-run-id` must be this job's numeric check run id, as `${{{{ job.check_run_id }}}}` gives it (got {:?}); looking the job up by runner name instead",
+                        text.unwrap_or_default()
                     ));
                     None
                 }
@@ -103,25 +104,19 @@ impl JobLookup {
         } else {
             "the reaper will judge the run"
         };
-        match answer {
-            Ok(Reply::Job {
-                id,
-                run_id,
-                run_attempt,
-                name,
-                status,
-                runner_name,
-                ..
-            }) => {
-                let asked = match *self {
-                    JobLookup::ByCheckRun(asked) => asked,
-                    _ => {
-                        return (
-                            None,
-                            "no job id recorded: unexpected answer; the reaper will judge the run".to_string(),
-                        )
-                    }
-                };
+        match (*self, answer) {
+            (
+                JobLookup::ByCheckRun(asked),
+                Ok(Reply::Job {
+                    id,
+                    run_id,
+                    run_attempt,
+                    name,
+                    status,
+                    runner_name,
+                    ..
+                }),
+            ) => {
                 let wrong = if id != asked {
                     Some(format!("GitHub answered with job {id}"))
                 } else if run_id != run.run_id {
@@ -160,9 +155,12 @@ impl JobLookup {
                     ),
                 }
             }
-            Ok(Reply::Jobs {
-                total_count, jobs, ..
-            }) => {
+            (
+                _,
+                Ok(Reply::Jobs {
+                    total_count, jobs, ..
+                }),
+            ) => {
                 let mine: Vec<&JobSummary> = jobs
                     .iter()
                     .filter(|j| is_this_job(j, &run.job, &run.runner_name))
@@ -189,25 +187,25 @@ impl JobLookup {
                     )),
                 }
             }
-            Ok(_) => (
+            (_, Ok(_)) => (
                 None,
                 "no job id recorded: unexpected answer; the reaper will judge the run".to_string(),
             ),
-            Err(f) if f.class == Some(AnswerClass::RateLimited) => (
+            (_, Err(f)) if f.class == Some(AnswerClass::RateLimited) => (
                 None,
                 format!(
                     "no job id recorded: the lookup was rate-limited ({}); the reaper will judge the run",
                     f.message
                 ),
             ),
-            Err(f) if f.status == Some(404) && by_check_run => {
+            (_, Err(f)) if f.status == Some(404) && by_check_run => {
                 *self = JobLookup::FallBack;
                 (
                     None,
                     format!("no job id recorded: GitHub knows no job of this job's check run id ({}); {judged}", f.message),
                 )
             }
-            Err(f) => (
+            (_, Err(f)) => (
                 None,
                 format!(
                     "no job id recorded ({}; the token may lack actions: read); the reaper will judge the run",
@@ -229,17 +227,23 @@ fn is_this_job(j: &JobSummary, job: &str, runner: &str) -> bool {
     j.status == "in_progress" && j.runner_name.as_deref() == Some(runner) && named
 }
 
-/// Whether two entries of the same holder id and run attempt are one job. Runner names first:
-/// one job runs on one runner, so different names are different jobs (an entry without a name
-/// cannot be told apart this way). Job ids only ever separate: two entries that both recorded
-/// one are different jobs when the ids differ, even on runners of the same name (exact when
-/// the ids came from the check run id; a job list that lagged could have recorded a sibling's).
-pub fn same_job(a: &RunIdentity, b: &RunIdentity) -> bool {
-    let names =
-        a.runner_name == b.runner_name || a.runner_name.is_empty() || b.runner_name.is_empty();
-    let ids = match (a.job_id, b.job_id) {
-        (Some(x), Some(y)) => x == y,
-        _ => true,
-    };
-    names && ids
+/// Whether two entries of the same holder id and run attempt, `mine` and `other`, are
+/// different jobs, and if so what tells them apart. Job ids only ever separate: two entries that
+/// both recorded one are different jobs when the ids differ, even on runners of the same name
+/// (exact when the ids came from the check run id; a job list that lagged could have recorded
+/// a sibling's). Runner names separate too: one job runs on one runner (an entry without a name
+/// cannot be told apart this way). Otherwise they are one job.
+pub fn apart(mine: &RunIdentity, other: &RunIdentity) -> Option<String> {
+    match (other.job_id, mine.job_id) {
+        (Some(theirs), Some(ours)) if theirs != ours => {
+            Some(format!("job {theirs}, this is job {ours}"))
+        }
+        _ if !mine.runner_name.is_empty()
+            && !other.runner_name.is_empty()
+            && mine.runner_name != other.runner_name =>
+        {
+            Some(format!("runner {:?}", other.runner_name))
+        }
+        _ => None,
+    }
 }
