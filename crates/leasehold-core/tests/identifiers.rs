@@ -64,3 +64,38 @@ fn every_lock_identifier_refuses_a_credential_before_any_request() {
         assert!(!e.to_string().contains("ghp_abc"), "{kind:?} {input}: {e}");
     }
 }
+
+#[test]
+fn a_tolerated_bad_value_is_warned_about_without_echoing_a_credential() {
+    // Knobs that a bad value never makes fatal: the warning names the input, and echoes the
+    // value only when it has no credential's shape.
+    let entropy = entropy(1, "00000000000000aa");
+    let cases = [
+        (OperationKind::Acquire, "check-run-id"),
+        (OperationKind::Acquire, "api-retry-base-ms"),
+        (OperationKind::Release, "release-deadline-seconds"),
+        (OperationKind::Release, "api-max-attempts"),
+    ];
+    for (kind, input) in cases {
+        let pairs = [(input, TOKEN), ("record-job-id", "true")];
+        let (_, plan) = Operation::new(kind, &inputs(&pairs), &entropy)
+            .unwrap_or_else(|e| panic!("{kind:?} {input}: {e:?}"));
+        let warned: Vec<&String> = plan.warnings.iter().filter(|w| w.contains(input)).collect();
+        assert_eq!(warned.len(), 1, "{kind:?} {input}: {:?}", plan.warnings);
+        assert!(
+            !warned[0].contains("ghp_"),
+            "{kind:?} {input}: {}",
+            warned[0]
+        );
+        // An ordinary bad value is echoed, so the user sees what was wrong.
+        let pairs = [(input, "ten"), ("record-job-id", "true")];
+        let (_, plan) = Operation::new(kind, &inputs(&pairs), &entropy).unwrap();
+        assert!(
+            plan.warnings
+                .iter()
+                .any(|w| w.contains(input) && w.contains("(got \"ten\")")),
+            "{kind:?} {input}: {:?}",
+            plan.warnings
+        );
+    }
+}

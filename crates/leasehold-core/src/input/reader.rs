@@ -87,8 +87,9 @@ impl<'a> Reader<'a> {
         match text.parse::<u64>() {
             Ok(n) if ok(n) && text.bytes().all(|b| b.is_ascii_digit()) => n,
             _ => {
-                self.warnings
-                    .push(format!("`{name}` {rule} (got {text:?}); using {default}"));
+                // As an input error says it: the value echoed only without a credential's shape.
+                let e = InputError::new(name, rule, text);
+                self.warnings.push(format!("{e}; using {default}"));
                 default
             }
         }

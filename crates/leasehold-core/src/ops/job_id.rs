@@ -39,13 +39,13 @@ impl JobLookup {
             // The default left unevaluated (a runner evaluates it; something that only
             // imitates one may pass it through): as good as no check run id.
             Some(text) if text.starts_with("${{") && text.ends_with("}}") => None,
-            text => match r.int("check-run-id", 0, 1, u64::MAX) {
+            _ => match r.int("check-run-id", 0, 1, u64::MAX) {
                 Ok(0) => None,
                 Ok(n) => Some(n),
-                Err(_) => {
+                // The error echoes the value only when it has no credential's shape.
+                Err(e) => {
                     r.warnings.push(format!(
-                        "`check-run-id` must be this job's numeric check run id, as `${{{{ job.check_run_id }}}}` gives it (got {:?}); looking the job up by runner name instead",
-                        text.unwrap_or_default()
+                        "{e}: this job's check run id, as `${{{{ job.check_run_id }}}}` gives it; looking the job up by runner name instead"
                     ));
                     None
                 }
