@@ -39,7 +39,8 @@ function job(emu, lock, { runId: id = ++runId, inputs = {}, name = 'build' } = {
   return {
     holderId: `octo/app:${id}:${name}`,
     acquire: (extra = {}) => runAction('acquire', { apiUrl: emu.url, token: TOKEN, inputs: { 'timeout-minutes': '1', ...common, ...extra }, context }),
-    release: (extra = {}) => runAction('release', { apiUrl: emu.url, token: TOKEN, inputs: { ...common, ...extra }, context }),
+    // `env`: what acquire exported for the later steps of its job (GITHUB_ENV).
+    release: (extra = {}, env = {}) => runAction('release', { apiUrl: emu.url, token: TOKEN, inputs: { ...common, ...extra }, context, env }),
   };
 }
 
@@ -157,11 +158,24 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     // acquire-first-use-write-finds-no-branch).
     assert.ok(seen.includes('GET /contents/locks/first.json 404'), seen.join('\n'));
     assert.ok(!seen.includes('PUT /contents/locks/first.json 404'), seen.join('\n'));
+    // The state rides in the branch's first commit: creating the ref is the write.
     const create = ['POST /git/trees 201', 'POST /git/commits 201', 'POST /git/refs 201'];
     assert.deepEqual(seen.filter((s) => s.startsWith('POST')), create);
-    assert.equal(seen.at(-1), 'PUT /contents/locks/first.json 201');
+    assert.equal(seen.at(-1), 'POST /git/refs 201');
+    assert.ok(!seen.some((s) => s.startsWith('PUT')), seen.join('\n'));
     const lockRepository = seen.filter((s) => !s.includes('/actions/'));
-    assert.ok(lockRepository.length <= 6, `first use in at most 6 requests: ${lockRepository.join(', ')}`);
+    assert.ok(lockRepository.length <= 5, `first use in at most 5 requests: ${lockRepository.join(', ')}`);
+    const state = JSON.parse(await emu.readFile('leasehold-state', 'locks/first.json'));
+    assert.equal(state.holders[0].holderId, out.outputs['holder-id']);
+
+    // The version acquire carried is the file's blob id as GitHub names it: release writes on
+    // it, once, unrefused.
+    const before = emu.log.at(-1).seq;
+    const rel = await j.release({}, out.exported);
+    ok(rel);
+    assert.equal(rel.outputs.result, 'released');
+    const released = emu.log.filter((e) => e.seq > before).map((e) => `${e.method} ${e.path.replace('/repos/octo/app', '').replace(/\?.*/, '')} ${e.status}`);
+    assert.deepEqual(released, ['PUT /contents/locks/first.json 200']);
   });
 
   // ---- docs/github-semantics.md#many-files-on-one-branch ----------------------------------

@@ -22,7 +22,9 @@ export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 
  * Records when the emulator answered each request (local ms), from the moment it is called: a
  * commit's `lastChange.at` has GitHub's whole-second resolution, which would overstate a handoff
  * by up to a second. Returns `writes(path)`: when each successful write of the file at `path`
- * (a contents API path, `locks/x.json`) was answered, oldest first.
+ * (a contents API path, `locks/x.json`) was answered, oldest first. The first is the creation of
+ * the state branch's ref when the state rode in its first commit (the workloads' lock repository
+ * has no other ref created).
  */
 export function recordAnswers(emu) {
   const sent = new Map();
@@ -33,7 +35,8 @@ export function recordAnswers(emu) {
   };
   return (path) =>
     emu.log
-      .filter((q) => sent.has(q) && q.method === 'PUT' && q.status < 300 && q.path.endsWith(`/contents/${path}`))
+      .filter((q) => sent.has(q) && q.status < 300 &&
+        ((q.method === 'PUT' && q.path.endsWith(`/contents/${path}`)) || (q.method === 'POST' && q.path.endsWith('/git/refs'))))
       .map((q) => sent.get(q) + q.ms)
       .sort((a, b) => a - b);
 }

@@ -51,6 +51,8 @@ pub use admission::{
 };
 pub use input::{credential_shape, holder_id, Entropy, RawInputs};
 pub use policy::{limits, retry_after_until, LeaseRule};
+/// Git's blob id of a text (what the contents API calls a file's `sha`), for models of GitHub.
+pub use store::blob::blob_sha;
 pub use store::claim::{claim_ref, parse_payload, render_payload};
 pub use store::pool_config::{parse_pool, pool_capacity, PoolRule};
 /// The GraphQL documents of ref-kept documents, as the core builds them (for models of GitHub).

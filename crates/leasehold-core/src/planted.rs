@@ -57,6 +57,9 @@ pub enum Bug {
     RecoverFreesQuarantine,
     /// ops/recover.rs: recover-incident goes ahead without `confirmed: true`.
     RecoverIncidentUnconfirmed,
+    /// engine/failure.rs: a state branch's ref carrying the state, refused because the branch
+    /// exists, is taken for the state's write.
+    RefusedBranchIsWritten,
 }
 
 thread_local! {

@@ -33,6 +33,9 @@ fn answer_write_wrongly(
     };
     let (mut op, _) = Operation::new(kind, &inputs(pairs), &entropy).expect("inputs");
     let mut gh = GitHub::new("main");
+    // The state branch exists (on first use the state rides in the branch's first commit, and
+    // no file write is sent).
+    gh.add_branch("leasehold-state");
     let mut step = op.step(Event::Start { now: T0 }).unwrap();
     let mut now = T0;
     for _ in 0..100 {

@@ -181,18 +181,12 @@ pub fn http(status: u16, message: &str) -> Reply {
     }
 }
 
-/// A 40-hex-digit content hash standing in for git's sha: identical contents get identical
-/// shas (as in git).
+/// Git's blob id of a file holding `text` (what the contents API answers as its `sha`): the
+/// core's own, so that a version the core computes (a state written inside the state branch's
+/// first commit) is the one this GitHub answers. Trees and commits are named the same way from
+/// a text standing for them: identical objects get identical ids, as in git.
 pub fn blob_sha(text: &str) -> String {
-    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut b: u64 = 0x8422_2325_cbf2_9ce4;
-    for &byte in text.as_bytes() {
-        a = (a ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        b = (b ^ u64::from(byte))
-            .wrapping_mul(0x0000_0100_0000_01b3)
-            .rotate_left(5);
-    }
-    format!("{a:016x}{b:016x}{:08x}", (a ^ b) as u32)
+    leasehold_core::blob_sha(text)
 }
 
 /// The ETag GitHub sends with a file: its sha, quoted.

@@ -699,6 +699,7 @@
 //! | `cooldown-ignores-end`: the sweep frees every cooldown, ended or not | core, `admission/lifecycle.rs` | 25 cooldown end | 4 |
 //! | `recover-frees-quarantine`: an operator's recovery frees the quarantine outright, no cooldown | core, `ops/recover.rs` | 26 operator recovery | 13 |
 //! | `recover-incident-unconfirmed`: recover-incident goes ahead without `confirmed: true` | core, `ops/recover.rs` | 26 operator recovery | 38 |
+//! | `refused-branch-is-written`: a job whose state branch ref (carrying its state) was refused takes its state as written | core, `engine/failure.rs` | 4 acts on history | 6 |
 //!
 //! (Seeds to first catch as measured with the lifecycle seeds, `--recall`; the lifecycle
 //! changed some seeds' draws, so the earlier bugs' figures moved with it. Core of 783fe46,

@@ -76,10 +76,13 @@ pub enum PlantedBug {
     /// core (`ops/recover.rs`, `start`): recover-incident ends the incident without
     /// `confirmed: true`.
     RecoverIncidentUnconfirmed,
+    /// core (`engine/failure.rs`, the state branch's ref refused): a job whose ref carrying the
+    /// state was refused (another job created the branch first) takes its state as written.
+    RefusedBranchIsWritten,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 26] = [
+    pub const ALL: [PlantedBug; 27] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -106,6 +109,7 @@ impl PlantedBug {
         PlantedBug::CooldownIgnoresEnd,
         PlantedBug::RecoverFreesQuarantine,
         PlantedBug::RecoverIncidentUnconfirmed,
+        PlantedBug::RefusedBranchIsWritten,
     ];
 
     pub fn name(self) -> &'static str {
@@ -136,6 +140,7 @@ impl PlantedBug {
             PlantedBug::CooldownIgnoresEnd => "cooldown-ignores-end",
             PlantedBug::RecoverFreesQuarantine => "recover-frees-quarantine",
             PlantedBug::RecoverIncidentUnconfirmed => "recover-incident-unconfirmed",
+            PlantedBug::RefusedBranchIsWritten => "refused-branch-is-written",
         }
     }
 
@@ -176,6 +181,7 @@ impl PlantedBug {
             PlantedBug::CooldownIgnoresEnd => "core: admission/lifecycle.rs, sweep",
             PlantedBug::RecoverFreesQuarantine => "core: ops/recover.rs, quarantine",
             PlantedBug::RecoverIncidentUnconfirmed => "core: ops/recover.rs, start",
+            PlantedBug::RefusedBranchIsWritten => "core: engine/failure.rs, branch refused",
         }
     }
 
@@ -223,6 +229,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::CooldownIgnoresEnd => Some(Bug::CooldownIgnoresEnd),
             PlantedBug::RecoverFreesQuarantine => Some(Bug::RecoverFreesQuarantine),
             PlantedBug::RecoverIncidentUnconfirmed => Some(Bug::RecoverIncidentUnconfirmed),
+            PlantedBug::RefusedBranchIsWritten => Some(Bug::RefusedBranchIsWritten),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

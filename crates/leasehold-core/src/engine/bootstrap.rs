@@ -1,10 +1,15 @@
 //! The state branch's bootstrap: when a write finds no state branch (or the first read said it
-//! is missing), create it as an orphan branch holding only a README (a tree, a commit, a ref),
-//! so its commits never carry workflow files, then send the write that was waiting for it. A
-//! job that loses the race to create it (the ref exists: 422) reads what the winner made and
-//! plans again; nobody writes to a branch it knows to be missing twice.
+//! is missing), create it as an orphan branch (a tree, a commit, a ref), so its commits never
+//! carry workflow files. The write that was waiting for it rides in that first commit: the tree
+//! holds a README and the state file as the write would have created it, so creating the ref
+//! is the write, a compare-and-swap on "no branch, so no file" (GitHub refuses a ref that
+//! exists, 422). Its version is the file's blob id, computed as git computes it
+//! (`store::blob`), so the next write needs no read. A job that loses the race to create the
+//! branch reads what the winner made and plans again; nobody writes to a branch it knows to be
+//! missing.
 
 use super::{Engine, Pending, Planner};
+use crate::store::blob::blob_sha;
 use crate::store::Document;
 use crate::wire::time::Millis;
 use crate::wire::{Call, Command, Level, LogLine, TreeFile};
@@ -33,7 +38,9 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             self.pending_doc = None;
             return self.finish(outcome);
         }
-        self.after_branch = write;
+        // Only a create rides in the first commit (a write on a version of the file cannot be
+        // planned on a branch that is missing); anything else is planned again on a read.
+        self.after_branch = write.filter(|w| matches!(w, Call::WriteFile { sha: None, .. }));
         log.push(LogLine {
             level: Level::Info,
             text: format!(
@@ -41,13 +48,17 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.target.state_branch
             ),
         });
-        let call = Call::CreateTree {
-            files: vec![TreeFile {
-                path: "README.md".into(),
-                content: branch_readme(&self.target.state_branch),
-            }],
-        };
-        self.issue(call, Pending::Tree, now)
+        let mut files = vec![TreeFile {
+            path: "README.md".into(),
+            content: branch_readme(&self.target.state_branch),
+        }];
+        if let Some(Call::WriteFile { path, content, .. }) = &self.after_branch {
+            files.push(TreeFile {
+                path: path.clone(),
+                content: content.clone(),
+            });
+        }
+        self.issue(Call::CreateTree { files }, Pending::Tree, now)
     }
 
     /// One step of the creation succeeded with the object `sha`: take the next.
@@ -60,11 +71,15 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     ) -> Command {
         match done {
             Pending::Tree => {
+                let branch = &self.target.state_branch;
+                let message = match &self.after_branch {
+                    Some(Call::WriteFile { message, .. }) => {
+                        format!("{message} (creating state branch {branch})")
+                    }
+                    _ => format!("leasehold: create state branch {branch}"),
+                };
                 let call = Call::CreateCommit {
-                    message: format!(
-                        "leasehold: create state branch {}",
-                        self.target.state_branch
-                    ),
+                    message,
                     tree: sha,
                     parents: Vec::new(),
                 };
@@ -75,7 +90,12 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     branch: self.target.state_branch.clone(),
                     sha,
                 };
-                self.issue(call, Pending::Branch, now)
+                // With the state in it, creating the ref is this job's write: spaced from its
+                // last one as any write is, and counted as one.
+                match self.after_branch {
+                    Some(_) => self.send_write(call, Pending::Branch, now),
+                    None => self.issue(call, Pending::Branch, now),
+                }
             }
             _ => {
                 log.push(LogLine {
@@ -84,10 +104,12 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 });
                 self.branch_absent_hint = false;
                 match self.after_branch.take() {
-                    // The branch is new and this job made it: the file is absent, so the write
-                    // planned on its absence goes now (a create, refused if it appeared).
-                    Some(write) => self.send_write(write, Pending::StateWrite, now),
-                    None => self.read_state(now, false),
+                    // The branch is new and this job made it, with the state file as the write
+                    // planned it: that write is done, at the version git names its content.
+                    Some(Call::WriteFile { content, .. }) => {
+                        self.written(blob_sha(&content), now, log)
+                    }
+                    _ => self.read_state(now, false),
                 }
             }
         }
@@ -107,6 +129,8 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             ),
         });
         self.branch_absent_hint = false;
+        // Had this job's own ref landed before an answer that never came (the ref was sent
+        // again), the read shows its holding, which the plan knows by its nonce.
         self.after_branch = None;
         self.pending_doc = None;
         self.read_state(now, false)

@@ -38,6 +38,14 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         if pending == Pending::Probe {
             return self.on_probe_failure(sent, class, what, status, now, log);
         }
+        #[cfg(feature = "planted-bugs")]
+        if crate::planted::active(crate::planted::Bug::RefusedBranchIsWritten)
+            && matches!((class, pending), (Class::AlreadyExists, Pending::Branch))
+        {
+            if let Some(Call::WriteFile { content, .. }) = self.after_branch.take() {
+                return self.written(crate::store::blob::blob_sha(&content), now, log);
+            }
+        }
         // A step of the branch's creation that will not be repeated as is: the write waiting
         // for the branch is dropped, and planned again on what a read shows.
         if matches!(pending, Pending::Tree | Pending::Commit | Pending::Branch)

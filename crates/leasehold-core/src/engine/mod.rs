@@ -307,6 +307,14 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.stats.writes += 1;
                 self.last_write_at = Some(now);
             }
+            // The state branch's ref with the state in its commit (engine/bootstrap.rs) is the
+            // job's write of the state. It is spaced from an earlier write (`send_write`), but,
+            // like the tree and the commit before it, it does not hold back the next one: a job
+            // whose ref was refused (another created the branch) joins the lock at once, as it
+            // did when only the file write counted.
+            RequestKind::Create if pending == Pending::Branch && self.after_branch.is_some() => {
+                self.stats.writes += 1;
+            }
             RequestKind::Read if pending == Pending::Probe => self.stats.lookups += 1,
             RequestKind::Read => self.stats.reads += 1,
             // The engine creates no slot refs (ops/slots.rs does, outside the engine).

@@ -226,17 +226,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             (Pending::StateWrite, Reply::Written { sha, .. })
                 if matches!(sent, Call::WriteFile { .. }) =>
             {
-                let doc = self.pending_doc.take().expect("a write is pending");
-                self.conflicts_in_row = 0;
-                self.unknown_streak = 0;
-                self.max_revision = Some(doc.revision());
-                self.known = Some(Known {
-                    doc,
-                    sha: Some(sha),
-                    etag: None,
-                    provenance: Provenance::Written,
-                });
-                self.decide(now, log)
+                self.written(sha, now, log)
             }
             (Pending::Tree | Pending::Commit | Pending::Branch, Reply::Created { sha }) => {
                 self.branch_step(pending, sha, now, log)
@@ -247,6 +237,21 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
         };
         Ok(command)
+    }
+
+    /// The pending write of the state file landed, as the version `sha`: plan on it.
+    pub(super) fn written(&mut self, sha: String, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        let doc = self.pending_doc.take().expect("a write is pending");
+        self.conflicts_in_row = 0;
+        self.unknown_streak = 0;
+        self.max_revision = Some(doc.revision());
+        self.known = Some(Known {
+            doc,
+            sha: Some(sha),
+            etag: None,
+            provenance: Provenance::Written,
+        });
+        self.decide(now, log)
     }
 
     /// A version read: refuse a stale one, recognise our own unacknowledged write, plan on it.

@@ -5,6 +5,7 @@
 //! read beside it. Claims (`claim.rs`) are the second, kept in git refs (`refs.rs`): a kind says
 //! which through [`Document::location`].
 
+pub mod blob;
 pub mod carry;
 pub mod claim;
 mod config;

@@ -227,6 +227,20 @@ impl Env<'_> {
                 });
                 Some(self.gh.writes.len() - 1)
             }
+            // The state branch's ref with the state in its commit is a write of the state.
+            (
+                None,
+                Command::Request {
+                    call: Call::CreateBranch { branch, sha },
+                    ..
+                },
+            ) if self.gh.store.state_in(branch, sha).is_some() => {
+                self.gh.writes.push(WriteRec {
+                    client: c,
+                    sends: 1,
+                });
+                Some(self.gh.writes.len() - 1)
+            }
             _ => None,
         };
         let req = self.gh.requests.len();
@@ -259,14 +273,22 @@ impl Env<'_> {
             _ => "POST git",
         };
         self.tell(Feed::RequestSent { client: c, what });
-        if let (
-            Some(w),
+        let written = match &command {
             Command::Request {
                 call: Call::WriteFile { sha, content, .. },
                 ..
-            },
-        ) = (write, &command)
-        {
+            } => Some((sha.clone(), content.clone())),
+            Command::Request {
+                call: Call::CreateBranch { branch, sha },
+                ..
+            } => self
+                .gh
+                .store
+                .state_in(branch, sha)
+                .map(|content| (None, content.to_string())),
+            _ => None,
+        };
+        if let (Some(w), Some((sha, content))) = (write, &written) {
             // A new write of the core (the planted driver bug's re-sends are not).
             if self.gh.writes[w].sends == 1 {
                 let (base, content) = (sha.as_deref(), content.as_str());
@@ -340,7 +362,7 @@ impl Env<'_> {
                 self.send(c, command, Some(w));
                 return;
             }
-            if matches!(reply, Reply::Written { .. })
+            if matches!(reply, Reply::Written { .. } | Reply::Created { .. })
                 && self.faulty()
                 && self
                     .world
@@ -350,7 +372,21 @@ impl Env<'_> {
                 self.crash(c, Fault::CrashAfterWrite);
                 return;
             }
-            let fed = Fed::of(&reply);
+            let fed = match (&reply, &self.gh.requests[req].command) {
+                // The ref carrying the state was created: the write's version is the state
+                // file's blob id (what the core carries on), not the commit's.
+                (
+                    Reply::Created { .. },
+                    Command::Request {
+                        call: Call::CreateBranch { branch, sha },
+                        ..
+                    },
+                ) => match self.gh.store.state_in(branch, sha) {
+                    Some(content) => Fed::Success(leasehold_core::blob_sha(content)),
+                    None => Fed::of(&reply),
+                },
+                _ => Fed::of(&reply),
+            };
             self.tell(Feed::WriteTold { write: w, fed });
         }
         if let (Some(version), Reply::File { .. } | Reply::NotModified) =

@@ -177,15 +177,25 @@ impl Store {
         let committed = answer
             .committed
             .filter(|c| c.branch == self.branch && c.path == self.state_path)
-            .map(|c| {
-                let text = &self.history()[c.index].text;
-                self.meta.push(Meta {
-                    state: parse(text),
-                    write,
-                });
-                c.index
+            .map(|c| c.index)
+            // The state branch created with the state file in its first commit.
+            .or_else(|| (self.history().len() > self.meta.len()).then_some(self.meta.len()));
+        if let Some(index) = committed {
+            let text = &self.history()[index].text;
+            self.meta.push(Meta {
+                state: parse(text),
+                write,
             });
+        }
         (answer.reply, committed)
+    }
+
+    /// The state file in `commit`'s tree, when creating `branch` at it would create the state
+    /// branch with the state in it (the core's first use: `engine/bootstrap.rs`).
+    pub fn state_in(&self, branch: &str, commit: &str) -> Option<&str> {
+        (branch == self.branch)
+            .then(|| self.github.file_at(commit, &self.state_path))
+            .flatten()
     }
 
     /// An unrelated commit to another file on the state branch (the cause of a spurious 409):

@@ -13,7 +13,8 @@ use crate::types::{ClientId, VersionId, WriteId};
 
 use super::store::{http, http_date, Store};
 
-/// One logical `writeFile` command of a core (the driver may send it more than once).
+/// One logical write of the state by a core (the driver may send it more than once): a
+/// `writeFile`, or on first use the `createBranch` whose commit holds the state.
 pub struct WriteRec {
     pub client: ClientId,
     pub sends: u32,
@@ -121,9 +122,10 @@ impl Wire<'_> {
                 }
                 (reply, applied)
             }
+            // The state branch's ref, carrying the state in its commit when `write` is set.
+            Call::CreateBranch { .. } => self.store.answer(command, self.now, write),
             Call::CreateTree { .. }
             | Call::CreateCommit { .. }
-            | Call::CreateBranch { .. }
             | Call::Graphql { .. }
             | Call::CreateRef { .. }
             | Call::GetRef { .. }
