@@ -13,6 +13,12 @@ let emu;
 let seq = 0;
 before(async () => {
   emu = await startEmulator({ owner: 'octo', repo: 'app' });
+  // The state branch exists before the faults: on first use the state rides in the branch's
+  // first commit (no PUT), and a fault meant for a state PUT would not fire.
+  const warm = jobContext({ runId: 9_999 });
+  const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock: 'warm' }, context: warm });
+  assert.equal(a.outputs.result, 'acquired', a.stdout);
+  await runAction('release', { apiUrl: emu.url, inputs: { lock: 'warm' }, context: warm, env: a.exported });
 });
 after(() => emu.close());
 

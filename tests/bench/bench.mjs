@@ -100,7 +100,7 @@ try {
   const busy = await cycle('solo', 99);
   out(`uncontended acquire + release: steady state ${warm[0].requests} requests (${warm[0].writes} writes); ` +
     `right after another job's release ${busy.requests} requests (${busy.writes} writes); ` +
-    `first use of a new lock repository ${cold.requests} requests (${cold.writes} writes and branch creation)`);
+    `first use of a new lock repository ${cold.requests} requests (${cold.writes} of them POST or PUT: the state branch's tree, commit and ref, its first commit holding the first state, and release's write)`);
   const actionRuns = warm.flatMap((w) => w.actionMs);
   out(`one action run against the local emulator (node start, wasm, 2 requests, outputs, summary): median ${fmt(median(actionRuns), 0)} ms over ${actionRuns.length} runs`);
 
@@ -198,9 +198,9 @@ try {
 }
 
 // 6. The side-by-side workloads of issue #15, each on an emulator of its own with GitHub's
-// limits on. The org build lock's public bundle refuses to run outside its own organization
-// (it checks the calling owner's id), so it is not run here: its figures for the eight-job
-// workload are those issue #15 measured on this machine, quoted as such.
+// limits on. The org build lock's code is not part of this repository, so it is not run here:
+// its figures for the eight-job workload are those issue #15 quoted, as such. Run it beside
+// leasehold on one machine with `npm run bench:org-lock -- --src DIR` (tests/bench/org-lock/).
 out('');
 const ORG_EIGHT = { requests: [133, 138], wall: [10.0, 10.9], acquireMedian: [5.3, 5.9] };
 for (const key of QUICK ? ['eight'] : Object.keys(WORKLOADS)) {
@@ -212,7 +212,7 @@ for (const key of QUICK ? ['eight'] : Object.keys(WORKLOADS)) {
     out(`  against the org build lock as the issue measured it (requests 133-138, wall 10.0-10.9 s, acquire median 5.3-5.9 s): requests ${ratio(r.requests, ORG_EIGHT.requests)}, wall ${ratio(r.wall, ORG_EIGHT.wall)}, acquire median ${ratio(r.acquireMedian, ORG_EIGHT.acquireMedian)}`);
   }
 }
-out('  (the org build lock is not run here: its acquire refuses any organization but its own, "The calling GitHub organization is not authorized to use this lock")');
+out('  (the org build lock is not run here: `npm run bench:org-lock -- --src DIR` runs it beside leasehold, given a checkout of its code)');
 
 let commit = 'uncommitted';
 try {
