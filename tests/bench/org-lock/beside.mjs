@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startEmulator } from '../../emulator/emulator.mjs';
+import { parseCommandFile } from '../../helpers/action-runner.mjs';
 import { WORKLOADS, describeRun, fmt, median, runWorkload } from '../workloads.mjs';
 import { startAppAuth } from './app-auth.mjs';
 
@@ -41,25 +42,6 @@ const W = WORKLOADS.eight;
 const TMP = mkdtempSync(join(tmpdir(), 'org-lock-'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function parseCommandFile(text) {
-  const values = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (!line) continue;
-    const h = line.match(/^([^=<]+)<<(.+)$/);
-    if (h) {
-      const body = [];
-      while (++i < lines.length && lines[i] !== h[2]) body.push(lines[i]);
-      values[h[1]] = body.join('\n');
-    } else {
-      const eq = line.indexOf('=');
-      values[line.slice(0, eq)] = line.slice(eq + 1);
-    }
-  }
-  return values;
-}
 
 const meta = {};
 function action(name) {
@@ -192,6 +174,7 @@ export async function runOnce() {
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (!SRC) {
     console.error('usage: node tests/bench/org-lock/beside.mjs --src DIR [--runs N] (DIR: a checkout of the org build lock)');
+    rmSync(TMP, { recursive: true, force: true });
     process.exit(2);
   }
   const runs = Number(arg('runs', 4));
