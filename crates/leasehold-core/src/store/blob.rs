@@ -12,12 +12,12 @@
 pub fn blob_sha(text: &str) -> String {
     let mut message = format!("blob {}\0", text.len()).into_bytes();
     message.extend_from_slice(text.as_bytes());
-    let h = sha1(message);
-    let mut out = String::with_capacity(40);
-    for word in h {
-        out.push_str(&format!("{word:08x}"));
-    }
-    out
+    hex(sha1(message))
+}
+
+/// A SHA-1 digest as 40 lowercase hex digits.
+fn hex(h: [u32; 5]) -> String {
+    h.iter().map(|w| format!("{w:08x}")).collect()
 }
 
 fn sha1(mut message: Vec<u8>) -> [u32; 5] {
@@ -72,10 +72,6 @@ fn sha1(mut message: Vec<u8>) -> [u32; 5] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(h: [u32; 5]) -> String {
-        h.iter().map(|w| format!("{w:08x}")).collect()
-    }
 
     #[test]
     fn sha1_matches_the_standard_vectors() {
