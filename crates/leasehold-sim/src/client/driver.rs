@@ -209,39 +209,32 @@ impl Env<'_> {
             }
             Command::Sleep { .. } | Command::Finish { .. } => unreachable!("not a request"),
         };
-        let write = match (write, &command) {
-            (Some(w), _) => {
+        // A new write of the state: a contents write, or the state branch's ref with the state
+        // in its commit.
+        let written = match &command {
+            Command::Request {
+                call: Call::WriteFile { .. },
+                ..
+            } => true,
+            Command::Request {
+                call: Call::CreateBranch { branch, sha },
+                ..
+            } => self.gh.store.state_in(branch, sha).is_some(),
+            _ => false,
+        };
+        let write = match write {
+            Some(w) => {
                 self.gh.writes[w].sends += 1;
                 Some(w)
             }
-            (
-                None,
-                Command::Request {
-                    call: Call::WriteFile { .. },
-                    ..
-                },
-            ) => {
+            None if written => {
                 self.gh.writes.push(WriteRec {
                     client: c,
                     sends: 1,
                 });
                 Some(self.gh.writes.len() - 1)
             }
-            // The state branch's ref with the state in its commit is a write of the state.
-            (
-                None,
-                Command::Request {
-                    call: Call::CreateBranch { branch, sha },
-                    ..
-                },
-            ) if self.gh.store.state_in(branch, sha).is_some() => {
-                self.gh.writes.push(WriteRec {
-                    client: c,
-                    sends: 1,
-                });
-                Some(self.gh.writes.len() - 1)
-            }
-            _ => None,
+            None => None,
         };
         let req = self.gh.requests.len();
         self.log(|w| format!("{} → {}", w.who(c), describe(&command)));
