@@ -64,6 +64,20 @@ export function handoffTimes(history, acquiredAt, written = []) {
   return handoffs;
 }
 
+/** What the emulator answered (a slice of its request log): every request, those counted against
+ *  GitHub's primary limit (all but 304s), the 304s, the compare-and-swap conflicts and the
+ *  rate-limit refusals. */
+export function tally(log) {
+  const notModified = log.filter((q) => q.status === 304).length;
+  return {
+    requests: log.length,
+    counted: log.length - notModified,
+    notModified,
+    conflicts: log.filter((q) => q.status === 409 || q.status === 422).length,
+    limited: log.filter((q) => q.status === 403 || q.status === 429).length,
+  };
+}
+
 export const WORKLOADS = {
   eight: { name: '8 jobs from 3 repositories, fresh lock of capacity 2, hold 1 s, poll-seconds 2', jobs: 8, repos: 3, capacity: 2, holdMs: 1000, poll: 2, fresh: true, gapMs: 50 },
   sixteen: { name: '16 jobs from 4 repositories, capacity 2, hold 5 s, default poll-seconds (10), GitHub write limit enforced', jobs: 16, repos: 4, capacity: 2, holdMs: 5000, poll: 10, fresh: false, gapMs: 50 },
@@ -104,22 +118,18 @@ export async function runWorkload(w, { carry = true } = {}) {
     const wall = (Date.now() - t0) / 1000;
     const failed = jobs.filter((j) => j.a.outputs.result !== 'acquired' || j.r.outputs.result !== 'released').length;
     const log = emu.log.slice(from);
-    const counted = log.filter((q) => q.status !== 304).length;
     const history = await emu.repo('octo', 'locks').history('leasehold-state', 'locks/shared.json');
     const handoffs = handoffTimes(history, new Map(jobs.map((j) => [j.holderId, j.acquiredAt])), written('locks/shared.json'));
+    const counts = tally(log);
     return {
       failed,
-      requests: log.length,
-      counted,
-      notModified: log.length - counted,
-      conflicts: log.filter((q) => q.status === 409 || q.status === 422).length,
-      limited: log.filter((q) => q.status === 403 || q.status === 429).length,
+      ...counts,
       wall,
       acquireMedian: median(jobs.map((j) => j.acquiredAt - j.started)) / 1000,
       handoffMedian: median(handoffs) / 1000,
       handoffP95: percentile(handoffs, 95) / 1000,
       handoffs: handoffs.length,
-      countedPerSecond: counted / wall,
+      countedPerSecond: counts.counted / wall,
     };
   } finally {
     await emu.close();

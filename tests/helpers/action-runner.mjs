@@ -29,14 +29,14 @@ const yaml = (() => {
 })();
 
 /**
- * What the runner takes from actions/<name>/action.yml: each input's default and whether it is
- * required, and runs.main/post, parsed with the `yaml` package. Where that is not installed
- * (the demo on a fresh clone needs no install) a reader for the shape of leasehold's own
- * action.yml files stands in.
+ * What the runner takes from actions/<name>/action.yml (or the action.yml in `dir`): each
+ * input's default and whether it is required, and runs.main/post, parsed with the `yaml`
+ * package. Where that is not installed (the demo on a fresh clone needs no install) a reader for
+ * the shape of leasehold's own action.yml files stands in.
  */
-export function actionMetadata(name) {
-  if (!metadataCache.has(name)) {
-    const text = readFileSync(join(ROOT, 'actions', name, 'action.yml'), 'utf8');
+export function actionMetadata(name, dir = join(ROOT, 'actions', name)) {
+  if (!metadataCache.has(dir)) {
+    const text = readFileSync(join(dir, 'action.yml'), 'utf8');
     let meta;
     if (yaml) {
       const doc = yaml.parse(text);
@@ -46,9 +46,9 @@ export function actionMetadata(name) {
     } else {
       meta = lineReader(text);
     }
-    metadataCache.set(name, meta);
+    metadataCache.set(dir, meta);
   }
-  return metadataCache.get(name);
+  return metadataCache.get(dir);
 }
 
 /** The demo's stand-in for the `yaml` package, for leasehold's own action.yml layout only. */
@@ -127,9 +127,11 @@ export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt =
  * it signals). Resolves to { code, signal, outputs, state, exported (what it wrote to GITHUB_ENV,
  * for the job's later steps: pass it as `env`), summary, stdout, stderr, ms, files }
  * (files: every file the step's directory held at the end, by relative path, as text).
+ * `actionDir` runs the action in that directory instead of actions/<name> (the benchmarks run
+ * another project's actions this way).
  */
-export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn, checkRunId = null } = {}) {
-  const meta = actionMetadata(name);
+export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, context = jobContext(), env = {}, signal, phase = 'main', state = {}, onSpawn, checkRunId = null, actionDir = join(ROOT, 'actions', name) } = {}) {
+  const meta = actionMetadata(name, actionDir);
   const dir = mkdtempSync(join(tmpdir(), `leasehold-step-${process.pid}-${++runSeq}-`));
   const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_ENV: join(dir, 'env') };
   for (const f of Object.values(files)) writeFileSync(f, '');
@@ -154,7 +156,7 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
   for (const [key, value] of Object.entries(state)) stepEnv[`STATE_${key}`] = value;
   const entry = meta.runs[phase];
   if (!entry) throw new Error(`actions/${name} has no ${phase} entry`);
-  const bundle = resolve(ROOT, 'actions', name, entry);
+  const bundle = resolve(actionDir, entry);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
     // `signal` (an AbortSignal) kills the step outright, like a lost runner: SIGKILL, no cleanup.

@@ -16,19 +16,13 @@
 // lock, as leasehold's `{"capacity": 2}`); its `poll-seconds` is 2 (it adds 0-666 ms of jitter).
 // Its requests are counted as leasehold's are (everything the emulator answered) and, beside
 // that, with the two GitHub App requests each of its processes makes.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { startEmulator } from '../../emulator/emulator.mjs';
-import { parseCommandFile } from '../../helpers/action-runner.mjs';
-import { WORKLOADS, describeRun, fmt, median, runWorkload } from '../workloads.mjs';
+import { runAction as runStep } from '../../helpers/action-runner.mjs';
+import { WORKLOADS, describeRun, fmt, median, runWorkload, tally } from '../workloads.mjs';
 import { startAppAuth } from './app-auth.mjs';
 
-const require = createRequire(import.meta.url);
-const yaml = require('yaml');
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
@@ -39,44 +33,10 @@ const OWNER_ID = '212056428';
 const LOCK_REPO = 'ambiguous-organization-build-lock';
 const LOCK = 'wallstop-organization-builds';
 const W = WORKLOADS.eight;
-const TMP = mkdtempSync(join(tmpdir(), 'org-lock-'));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const meta = {};
-function action(name) {
-  if (!meta[name]) {
-    const doc = yaml.parse(readFileSync(join(SRC, '.github/actions', name, 'action.yml'), 'utf8'));
-    meta[name] = { inputs: doc.inputs ?? {}, main: join(SRC, '.github/actions', name, doc.runs.main), post: doc.runs.post };
-  }
-  return meta[name];
-}
-
-let seq = 0;
-function runAction(name, { apiUrl, inputs, context, env = {} }) {
-  const m = action(name);
-  const dir = mkdtempSync(join(TMP, `step-${++seq}-`));
-  const files = { GITHUB_OUTPUT: join(dir, 'output'), GITHUB_STATE: join(dir, 'state'), GITHUB_STEP_SUMMARY: join(dir, 'summary'), GITHUB_ENV: join(dir, 'env') };
-  for (const f of Object.values(files)) writeFileSync(f, '');
-  const stepEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...context, ...files, GITHUB_API_URL: apiUrl, RUNNER_TEMP: dir, ...env };
-  for (const [input, spec] of Object.entries(m.inputs)) {
-    const value = inputs[input] ?? (spec?.default !== undefined ? String(spec.default) : '');
-    stepEnv[`INPUT_${input.replace(/ /g, '_').toUpperCase()}`] = String(value);
-  }
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [m.main], { env: stepEnv, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const r = { code, outputs: parseCommandFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')), stdout, stderr, ms: Date.now() - started };
-      rmSync(dir, { recursive: true, force: true });
-      resolve(r);
-    });
-  });
-}
+/** One of its actions (`.github/actions/<name>` of its checkout), run as the runner runs it. */
+const runAction = (name, options) => runStep(name, { ...options, actionDir: join(SRC, '.github/actions', name) });
 
 function jobContext(i) {
   const repo = `repo-${i % W.repos}`;
@@ -146,24 +106,13 @@ export async function runOnce() {
     const failed = jobs.filter((j) => j.a.code !== 0 || j.a.outputs.acquired !== 'true' || j.r.code !== 0 || j.r.outputs.released !== 'true');
     for (const j of failed) console.error('FAILED job:', j.a.code, j.a.outputs, j.r.code, j.r.outputs, j.a.stderr.slice(-500), j.r.stderr.slice(-500));
     const log = emu.log.slice(from);
-    const byKind = {};
-    for (const q of log) {
-      const k = `${q.method} ${q.path.replace(/\/contents\/.*/, '/contents/…').replace(/\/git\/ref(s)?\/.*/, '/git/ref$1/…')} ${q.status}`;
-      byKind[k] = (byKind[k] ?? 0) + 1;
-    }
     return {
       failed: failed.length,
-      emulatorRequests: log.length,
+      ...tally(log),
       appAuthRequests: front.log.length,
       total: log.length + front.log.length,
-      notModified: log.filter((q) => q.status === 304).length,
-      conflicts: log.filter((q) => q.status === 409 || q.status === 422).length,
-      limited: log.filter((q) => q.status === 403 || q.status === 429).length,
       wall,
       acquireMedian: median(jobs.map((j) => j.acquiredAt - j.started)) / 1000,
-      acquireProcessMedian: median(jobs.map((j) => j.a.ms)) / 1000,
-      releaseMedian: median(jobs.map((j) => j.r.ms)) / 1000,
-      byKind,
     };
   } finally {
     await front.close();
@@ -174,30 +123,25 @@ export async function runOnce() {
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (!SRC) {
     console.error('usage: node tests/bench/org-lock/beside.mjs --src DIR [--runs N] (DIR: a checkout of the org build lock)');
-    rmSync(TMP, { recursive: true, force: true });
     process.exit(2);
   }
   const runs = Number(arg('runs', 4));
   console.log(`${WORKLOADS.eight.name}; node ${process.version}; ${runs} runs of each, interleaved`);
   const rows = { org: [], leasehold: [] };
-  try {
-    for (let k = 1; k <= runs; k++) {
-      const o = await runOnce();
-      rows.org.push(o);
-      console.log(
-        `org build lock ${k}: ${o.failed ? `${o.failed} JOBS FAILED; ` : ''}${o.emulatorRequests} requests (${o.conflicts} conflicts, ${o.notModified} answered 304, ${o.limited} refused 403/429; ` +
-          `${o.total} with its ${o.appAuthRequests} GitHub App requests); wall ${fmt(o.wall)} s; acquire median ${fmt(o.acquireMedian, 2)} s`,
-      );
-      const l = await runWorkload(WORKLOADS.eight);
-      rows.leasehold.push(l);
-      console.log(`leasehold      ${k}: ${describeRun(l)}`);
-    }
-  } finally {
-    rmSync(TMP, { recursive: true, force: true });
+  for (let k = 1; k <= runs; k++) {
+    const o = await runOnce();
+    rows.org.push(o);
+    console.log(
+      `org build lock ${k}: ${o.failed ? `${o.failed} JOBS FAILED; ` : ''}${o.requests} requests (${o.conflicts} conflicts, ${o.notModified} answered 304, ${o.limited} refused 403/429; ` +
+        `${o.total} with its ${o.appAuthRequests} GitHub App requests); wall ${fmt(o.wall)} s; acquire median ${fmt(o.acquireMedian, 2)} s`,
+    );
+    const l = await runWorkload(WORKLOADS.eight);
+    rows.leasehold.push(l);
+    console.log(`leasehold      ${k}: ${describeRun(l)}`);
   }
   const range = (xs) => `${fmt(Math.min(...xs), 2)}-${fmt(Math.max(...xs), 2)}`;
-  const org = { requests: median(rows.org.map((r) => r.emulatorRequests)), all: median(rows.org.map((r) => r.total)), wall: median(rows.org.map((r) => r.wall)) };
+  const org = { requests: median(rows.org.map((r) => r.requests)), all: median(rows.org.map((r) => r.total)), wall: median(rows.org.map((r) => r.wall)) };
   const lh = { requests: median(rows.leasehold.map((r) => r.requests)), wall: median(rows.leasehold.map((r) => r.wall)) };
   console.log(`medians: requests ${lh.requests} against ${org.requests} (${fmt(lh.requests / org.requests, 2)}×; ${fmt(lh.requests / org.all, 2)}× of its ${org.all} with GitHub App requests), wall ${fmt(lh.wall)} s against ${fmt(org.wall)} s (${fmt(lh.wall / org.wall, 2)}×)`);
-  console.log(`run by run: requests ${range(rows.leasehold.map((r, i) => r.requests / rows.org[i].emulatorRequests))}×, wall ${range(rows.leasehold.map((r, i) => r.wall / rows.org[i].wall))}×`);
+  console.log(`run by run: requests ${range(rows.leasehold.map((r, i) => r.requests / rows.org[i].requests))}×, wall ${range(rows.leasehold.map((r, i) => r.wall / rows.org[i].wall))}×`);
 }
