@@ -147,11 +147,15 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     assert.equal(w.message, 'Branch nowhere not found');
 
     const j = job(emu, 'first', { inputs: { 'state-branch': 'leasehold-state' } });
-    const seq = emu.log.at(-1).seq;
-    const out = await j.acquire();
-    ok(out);
+    // What one step sent: each request as "METHOD path status", the repository left out.
+    const sentBy = async (step) => {
+      const from = emu.log.at(-1).seq;
+      const out = await step();
+      ok(out);
+      return { out, sent: emu.log.filter((e) => e.seq > from).map((e) => `${e.method} ${e.path.replace('/repos/octo/app', '').replace(/\?.*/, '')} ${e.status}`) };
+    };
+    const { out, sent: seen } = await sentBy(() => j.acquire());
     assert.equal(out.outputs.result, 'acquired');
-    const seen = emu.log.filter((e) => e.seq > seq).map((e) => `${e.method} ${e.path.replace('/repos/octo/app', '').replace(/\?.*/, '')} ${e.status}`);
     // The read's 404 names the missing ref, so the branch is made before the first write: no
     // write is sent against a branch that does not exist (a write that still meets a missing
     // branch creates it and sends the same write again: fixture
@@ -170,11 +174,8 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
 
     // The version acquire carried is the file's blob id as GitHub names it: release writes on
     // it, once, unrefused.
-    const before = emu.log.at(-1).seq;
-    const rel = await j.release({}, out.exported);
-    ok(rel);
+    const { out: rel, sent: released } = await sentBy(() => j.release({}, out.exported));
     assert.equal(rel.outputs.result, 'released');
-    const released = emu.log.filter((e) => e.seq > before).map((e) => `${e.method} ${e.path.replace('/repos/octo/app', '').replace(/\?.*/, '')} ${e.status}`);
     assert.deepEqual(released, ['PUT /contents/locks/first.json 200']);
   });
 
