@@ -398,6 +398,30 @@ describe('faults', { timeout: 60_000 }, () => {
     assert.equal(state.holders[0].nonce, a.outputs.nonce);
   });
 
+  test('a state branch whose rules refuse every write: acquire fails refused after a few writes on the same version, naming GitHub\'s answer, and changes nothing', async () => {
+    // GitHub answers a write that a ruleset refuses 409, as it answers a stale sha; the reads
+    // in between show the same version every time, so no newer version is what refused it.
+    const ctx = jobContext({ runId: 903 });
+    const warm = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'ruled' }, context: ctx });
+    await runAction('release', { apiUrl: api(), inputs: { lock: 'ruled' }, context: ctx, env: warm.exported });
+    settle();
+    const before = await stateOf('ruled');
+    const seq = lastSeq();
+    const rule = emu.faults.add({
+      method: 'PUT',
+      path: /ruled\.json$/,
+      times: Infinity,
+      action: { status: 409, body: { message: 'Repository rule violations found\n\nCannot update this protected ref.\n\n', status: '409' } },
+    });
+    const a = await runAction('acquire', { apiUrl: api(), inputs: { lock: 'ruled' }, context: jobContext({ runId: 904 }) });
+    assert.equal(a.code, 1, a.stdout);
+    assert.equal(a.outputs['error-code'], 'refused');
+    assert.match(a.stdout, /409 Repository rule violations found.*4 times in a row on version [0-9a-f]{40}.*ruleset or branch protection on branch leasehold-state/s);
+    assert.equal(rule.fired, 4, 'four writes, not the sixty a conflict budget allows');
+    assert.equal(writesSince(seq).length, 4);
+    assert.deepEqual(await stateOf('ruled'), before);
+  });
+
   test('stale reads after a write are never acted on', async () => {
     const ctx = jobContext({ runId: 902 });
     emu.staleReads({ path: /stale/, ms: 2500 });

@@ -5,9 +5,9 @@
 use super::{ConfigKnowledge, Engine, Known, Pending, Planner, Provenance, Wake};
 use crate::policy::limits::{
     CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_FULL_CROWD, CONFLICT_BACKOFF_MAX_DOUBLINGS,
-    CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY, MAX_CONFLICTS_IN_ROW,
+    CONFLICT_BACKOFF_MS, DEFAULT_CAPACITY, MAX_CONFLICTS_IN_ROW, MAX_CONFLICTS_ON_ONE_VERSION,
 };
-use crate::policy::{next_attempt_at, rate_wait, Class, RetryPolicy, Rng};
+use crate::policy::{names_a_newer_version, next_attempt_at, rate_wait, Class, RetryPolicy, Rng};
 use crate::store::{self, Document};
 use crate::wire::time::Millis;
 use crate::wire::{
@@ -155,6 +155,30 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     } else {
                         self.read_state(now, false)
                     };
+                }
+                // A conflict means a newer version exists. Refused again and again on the
+                // version a read has just shown, by an answer that names no newer version, the
+                // write is refused for another reason. (A branch moved by a write to another
+                // file, or a read served from a lagging copy, names one, and is retried.)
+                if let Call::WriteFile { sha: Some(on), .. } = &sent {
+                    let times = match self.conflicted_on.take() {
+                        _ if names_a_newer_version(&message) => 0,
+                        Some((v, n)) if &v == on => n + 1,
+                        _ => 1,
+                    };
+                    if times >= MAX_CONFLICTS_ON_ONE_VERSION {
+                        return self.fail(
+                            FailureCode::Refused,
+                            format!(
+                                "{what}, {times} times in a row on version {on}, which every read since showed current: GitHub refuses this write for another reason than a newer version (a ruleset or branch protection on branch {}?); nothing was written",
+                                self.target.state_branch
+                            ),
+                            Some(Class::Refusal),
+                            status,
+                            now,
+                        );
+                    }
+                    self.conflicted_on = (times > 0).then(|| (on.clone(), times));
                 }
                 self.conflicts_in_row += 1;
                 if self.conflicts_in_row > MAX_CONFLICTS_IN_ROW {

@@ -122,6 +122,9 @@ pub struct Engine<P: Planner<Doc = D> + ?Sized, D: Document = <P as Planner>::Do
     failures: u32,
     auth_streak_since: Option<Millis>,
     conflicts_in_row: u32,
+    /// The version the last conflicted file write was planned on, and how many writes in a
+    /// row were refused as conflicts on it (`engine/failure.rs`).
+    conflicted_on: Option<(String, u32)>,
     stale_reads_in_row: u32,
     last_write_at: Option<Millis>,
     /// GitHub's clock, estimated from the `date` of its answers: leases are judged by it.
@@ -172,6 +175,7 @@ impl<P: Planner> Engine<P> {
             failures: 0,
             auth_streak_since: None,
             conflicts_in_row: 0,
+            conflicted_on: None,
             stale_reads_in_row: 0,
             last_write_at: None,
             clock: ClockEstimate::default(),

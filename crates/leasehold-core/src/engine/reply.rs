@@ -243,6 +243,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     pub(super) fn written(&mut self, sha: String, now: Millis, log: &mut Vec<LogLine>) -> Command {
         let doc = self.pending_doc.take().expect("a write is pending");
         self.conflicts_in_row = 0;
+        self.conflicted_on = None;
         self.unknown_streak = 0;
         self.max_revision = Some(doc.revision());
         self.known = Some(Known {

@@ -95,6 +95,12 @@ pub const MAX_BUSY_DEFERRALS: u32 = 5;
 /// Consecutive compare-and-swap conflicts before giving up: only a pathological pile-up gets
 /// here, since every conflict means somebody else's write landed.
 pub const MAX_CONFLICTS_IN_ROW: u32 = 60;
+/// File writes in a row refused as conflicts while every one was planned on the same version,
+/// read again after each refusal, before the refusal is taken for what it is: no newer version
+/// exists, so something other than a compare-and-swap (a ruleset or a branch protection on the
+/// state branch) refuses the write. More than one, so a read served from a lagging copy for a
+/// moment is not mistaken for it.
+pub const MAX_CONFLICTS_ON_ONE_VERSION: u32 = 4;
 /// Backoff after a compare-and-swap conflict: full jitter up to this, doubling per conflict in
 /// a row (at most [`CONFLICT_BACKOFF_MAX_DOUBLINGS`] times), up to [`CONFLICT_BACKOFF_CAP_MS`].
 pub const CONFLICT_BACKOFF_MS: Millis = 2_000;
