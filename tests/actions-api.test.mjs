@@ -201,7 +201,7 @@ test('a 200 whose body lacks the expected fields is an answer that never fully a
   }
 });
 
-test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a GraphQL 200 brings its rate-limit headers; a Validation Failed brings its error codes', async (t) => {
+test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a GraphQL 200 brings its rate-limit headers; a Validation Failed brings its errors\' fields and codes', async (t) => {
   // GitHub Enterprise Server serves REST at https://HOST/api/v3 and GraphQL at
   // https://HOST/api/graphql. A bare server records where each request went.
   const seen = [];
@@ -213,7 +213,8 @@ test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a
       return;
     }
     res.writeHead(422, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify({ message: 'Validation Failed', errors: [{ resource: 'Reference', code: 'already_exists', field: 'ref' }] }));
+    const error = req.method === 'PUT' ? { resource: 'Content', field: 'sha', code: 'missing_field' } : { resource: 'Reference', code: 'already_exists', field: 'ref' };
+    res.end(JSON.stringify({ message: 'Validation Failed', errors: [error] }));
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   t.after(() => server.close());
@@ -224,8 +225,13 @@ test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a
   assert.equal(q.errors[0].type, 'RATE_LIMITED');
   const r = await ghes({ kind: 'createBranch', branch: 'leasehold-state', sha: 'a'.repeat(40), timeoutMs: 5000 });
   assert.equal(r.kind, 'http', JSON.stringify(r));
-  assert.equal(r.message, 'Validation Failed (already_exists)');
-  assert.deepEqual(seen, ['POST /api/graphql', 'POST /api/v3/repos/octo/locks/git/refs']);
+  assert.equal(r.message, 'Validation Failed (ref already_exists)');
+  // A write without the sha of a file that exists, in GitHub's documented shape: the field and
+  // the code, so the core reads it as the conflict it is.
+  const w = await ghes({ kind: 'writeFile', path: 'locks/a.json', branch: 'leasehold-state', content: '{}\n', message: 'm', timeoutMs: 5000 });
+  assert.equal(w.kind, 'http', JSON.stringify(w));
+  assert.equal(w.message, 'Validation Failed (sha missing_field)');
+  assert.deepEqual(seen, ['POST /api/graphql', 'POST /api/v3/repos/octo/locks/git/refs', 'PUT /api/v3/repos/octo/locks/contents/locks/a.json']);
   assert.equal(graphqlUrlFor('https://api.github.com'), 'https://api.github.com/graphql');
   assert.equal(graphqlUrlFor('https://ghe.example.com/api/v3/'), 'https://ghe.example.com/api/graphql');
 });

@@ -27,13 +27,15 @@ function limitHeaders(headers) {
   };
 }
 
-/** A "Validation Failed" body's `errors[]` (GitHub: each with a `code` such as `already_exists`,
- *  and sometimes a `message`), appended to its message so the core can read them:
- *  ` (already_exists: Reference already exists)`. Empty when there are none. */
+/** A "Validation Failed" body's `errors[]` (GitHub: each with the `field` it is about, a `code`
+ *  such as `already_exists` or `missing_field`, and sometimes a `message`), appended to its
+ *  message so the core can read them: ` (ref already_exists: Reference already exists)`,
+ *  ` (sha missing_field)`. Empty when there are none. */
 function validationDetail(errors) {
   if (!Array.isArray(errors)) return '';
+  const text = (x) => typeof x === 'string' && x;
   const parts = errors
-    .map((e) => (typeof e === 'string' ? e : [e?.code, e?.message].filter((x) => typeof x === 'string' && x).join(': ')))
+    .map((e) => (typeof e === 'string' ? e : [[e?.field, e?.code].filter(text).join(' '), e?.message].filter(text).join(': ')))
     .filter(Boolean);
   return parts.length ? ` (${parts.join('; ')})` : '';
 }

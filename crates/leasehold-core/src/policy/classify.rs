@@ -339,6 +339,19 @@ mod tests {
                 Conflict,
             ),
             (
+                // GitHub's documented "Validation Failed" shape, its errors[] appended by the
+                // driver: the sha is missing, so the file exists.
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Validation Failed (sha missing_field)".into(),
+                        ..Fields::default()
+                    },
+                ),
+                Conflict,
+            ),
+            (
                 Write,
                 hx(
                     422,
@@ -387,7 +400,7 @@ mod tests {
                 hx(
                     422,
                     Fields {
-                        message: "Validation Failed (already_exists)".into(),
+                        message: "Validation Failed (ref already_exists)".into(),
                         ..Fields::default()
                     },
                 ),
