@@ -171,11 +171,13 @@ describe('transport: the Actions reads', { concurrency: false }, () => {
   });
 });
 
-test('a 200 whose body lacks the expected fields is an answer that never fully arrived', async (t) => {
+test('a 200 whose body lacks the expected fields is an answer that never fully arrived; fields GitHub does not promise may be missing or null', async (t) => {
   // GitHub never sends these (the emulator's conformance check would refuse them), so a bare
   // server plays them: each path answers 200 with a body missing what the reply needs.
   const bodies = {
-    '/repos/octo/app/actions/runs/1/attempts/1': { id: 1, status: 'completed' }, // no run_attempt
+    '/repos/octo/app/actions/runs/1/attempts/1': { id: 1, run_attempt: 1 }, // no status (which may be null, never absent)
+    // GitHub's description requires neither run_attempt nor a non-null status of a run.
+    '/repos/octo/app/actions/runs/4/attempts/2': { id: 4, status: null, conclusion: null },
     '/repos/octo/app/actions/jobs/2': { id: 2, run_id: 1, run_attempt: 1, name: 'b', status: 'queued', conclusion: null }, // no runner_name
     '/repos/octo/app/actions/runs/1/attempts/1/jobs': { total_count: 1 }, // no jobs
   };
@@ -188,7 +190,7 @@ test('a 200 whose body lacks the expected fields is an answer that never fully a
   t.after(() => server.close());
   const bare = createTransport({ baseUrl: `http://127.0.0.1:${server.address().port}`, token: TOKEN, repository: LOCKS });
   for (const [command, missing] of [
-    [runAttempt(1, 1), /run_attempt/],
+    [runAttempt(1, 1), /status/],
     [getJob(2), /runner_name/],
     [listJobs(1, 1), /jobs/],
     [getJob(3), /id/], // a body that is not JSON at all
@@ -199,6 +201,8 @@ test('a 200 whose body lacks the expected fields is an answer that never fully a
     assert.match(r.message, /^the answer could not be read: /);
     assert.match(r.message, missing);
   }
+  const bareRun = await bare(runAttempt(4, 2));
+  assert.deepEqual(bareRun, { kind: 'run', runId: 4, runAttempt: null, status: null, conclusion: null, date: bareRun.date });
 });
 
 test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a GraphQL 200 brings its rate-limit headers; a Validation Failed brings its errors\' fields and codes', async (t) => {

@@ -239,8 +239,9 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       return {
         kind: 'run',
         runId: int(data, 'id'),
-        runAttempt: int(data, 'run_attempt'),
-        status: str(data, 'status'),
+        // Neither is required by GitHub's description of a run (the route names the attempt).
+        runAttempt: Number.isInteger(data.run_attempt) ? data.run_attempt : null,
+        status: strOrNull(data, 'status'),
         conclusion: strOrNull(data, 'conclusion'),
         date: h.date ?? null,
       };
@@ -329,7 +330,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         totalCount: int(data, 'total_count'),
         runs: data.workflow_runs.map((r) => ({
           id: int(r, 'id'),
-          status: str(r, 'status'),
+          status: strOrNull(r, 'status'),
           conclusion: strOrNull(r, 'conclusion'),
           createdAt: str(r, 'created_at'),
           runStartedAt: typeof r.run_started_at === 'string' ? r.run_started_at : null,

@@ -22,6 +22,9 @@ enum Answer {
     Http(u16),
     /// A completed run, but of another attempt than the one asked about.
     OtherAttempt(u32),
+    /// The attempt asked about, without its `run_attempt` (GitHub's description does not require
+    /// it), with this `status` (which it lets be null).
+    Unnumbered(Option<&'static str>),
 }
 
 /// Another writer's change, committed just before the next state write.
@@ -202,9 +205,16 @@ impl Fake {
             (Answer::Http(status), _) => Some(http(*status)),
             (Answer::OtherAttempt(other), Call::GetRunAttempt { run_id, .. }) => Some(Reply::Run {
                 run_id: *run_id,
-                run_attempt: *other,
-                status: "completed".into(),
+                run_attempt: Some(*other),
+                status: Some("completed".into()),
                 conclusion: Some("success".into()),
+                date: None,
+            }),
+            (Answer::Unnumbered(status), Call::GetRunAttempt { run_id, .. }) => Some(Reply::Run {
+                run_id: *run_id,
+                run_attempt: None,
+                status: status.map(str::to_string),
+                conclusion: Some("success".into()).filter(|_| *status == Some("completed")),
                 date: None,
             }),
             _ => None,
@@ -921,6 +931,39 @@ fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
     assert_eq!(
         actions(&o),
         vec![("o/a:5:build".into(), "kept".into(), "unverified".into())]
+    );
+}
+
+#[test]
+fn a_run_attempt_answered_without_its_number_is_judged_by_the_route_and_without_a_status_proves_nothing(
+) {
+    // GitHub's description requires neither `run_attempt` nor a non-null `status` of a run
+    // attempt: the route (`…/attempts/{n}`) names the attempt, and an answer without a status
+    // says nothing of whether the run is over.
+    let mut g = Fake::new();
+    g.lock(
+        "deploy",
+        vec![
+            holder("o/a:5:build", 1, run("o/a", 5, 2, None), T + 10 * MIN),
+            holder("o/a:6:build", 2, run("o/a", 6, 1, None), T + 10 * MIN),
+        ],
+        vec![],
+    );
+    g.runs.insert((5, 2), Answer::Unnumbered(Some("completed")));
+    g.runs.insert((6, 1), Answer::Unnumbered(None));
+    let o = g.reap(&[("lock", "deploy")], 100);
+    let a = actions(&o);
+    assert!(
+        a.contains(&(
+            "o/a:5:build".into(),
+            "removed".into(),
+            "run-completed".into()
+        )),
+        "{a:?}"
+    );
+    assert!(
+        a.contains(&("o/a:6:build".into(), "kept".into(), "unverified".into())),
+        "{a:?}"
     );
 }
 

@@ -124,7 +124,7 @@ pub fn reaper_problem(
         .as_deref()
         .and_then(parse_rfc3339)
         .or(created);
-    if run.status == "completed" {
+    if run.status.as_deref() == Some("completed") {
         let conclusion = run.conclusion.as_deref().unwrap_or("none");
         if conclusion != "success" {
             return Some(format!(
@@ -136,7 +136,7 @@ pub fn reaper_problem(
         return Some(format!(
             "The latest scheduled reap run ({}) has been `{}` for more than {} minutes.",
             run.id,
-            run.status,
+            run.status.as_deref().unwrap_or("without a status"),
             minutes(s.max_running_ms)
         ));
     }
@@ -158,7 +158,7 @@ pub fn alert_body(s: &AuditSettings, problem: &str, latest: Option<&WorkflowRunE
             "Latest scheduled run: {} ({}), status `{}`, conclusion `{}`, created {}.",
             r.id,
             r.html_url,
-            r.status,
+            r.status.as_deref().unwrap_or("none"),
             r.conclusion.as_deref().unwrap_or("none"),
             r.created_at
         ),
@@ -478,7 +478,7 @@ mod tests {
     fn run(status: &str, conclusion: Option<&str>, created: &str) -> WorkflowRunEntry {
         WorkflowRunEntry {
             id: 7,
-            status: status.into(),
+            status: Some(status.into()),
             conclusion: conclusion.map(str::to_string),
             created_at: created.into(),
             run_started_at: Some(created.into()),

@@ -73,8 +73,13 @@ pub enum Reply {
     #[serde(rename_all = "camelCase")]
     Run {
         run_id: u64,
-        run_attempt: u32,
-        status: String,
+        /// Not every answer carries it (GitHub's description does not require it): the route
+        /// names the attempt.
+        #[serde(default)]
+        run_attempt: Option<u32>,
+        /// GitHub's description lets it be null.
+        #[serde(default)]
+        status: Option<String>,
         #[serde(default)]
         conclusion: Option<String>,
         #[serde(default)]
@@ -291,7 +296,9 @@ pub struct IssueEntry {
 #[serde(rename_all = "camelCase")]
 pub struct WorkflowRunEntry {
     pub id: u64,
-    pub status: String,
+    /// GitHub's description lets it be null.
+    #[serde(default)]
+    pub status: Option<String>,
     #[serde(default)]
     pub conclusion: Option<String>,
     pub created_at: String,

@@ -36,9 +36,10 @@ impl Env<'_> {
                 ..
             } => Told {
                 run_id: *run_id,
-                attempt: *run_attempt,
+                // The model names the attempt it answers for (GitHub need not).
+                attempt: run_attempt.expect("the model's run attempts carry their number"),
                 job_id: None,
-                status: status.clone(),
+                status: status.clone().unwrap_or_default(),
                 at,
             },
             Reply::Job {

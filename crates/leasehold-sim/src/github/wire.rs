@@ -239,7 +239,7 @@ impl Wire<'_> {
     fn actions_answer(&mut self, command: &Command) -> Reply {
         let mut reply = self.store.github.answer(command, self.now).reply;
         let seen = match &mut reply {
-            Reply::Run { status, .. } => status.clone(),
+            Reply::Run { status, .. } => status.clone().unwrap_or_else(|| "no status".into()),
             Reply::Job {
                 status,
                 run_attempt,
@@ -261,6 +261,15 @@ impl Wire<'_> {
             .or_default() += 1;
         reply
     }
+}
+
+/// An Actions API answer for the log: its status and conclusion.
+fn answered(status: &str, conclusion: &Option<String>) -> String {
+    let conclusion = conclusion
+        .as_ref()
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
+    format!("200 {status}{conclusion}")
 }
 
 /// Index of an Actions API command in [`crate::report::ACTIONS_KINDS`].
@@ -409,18 +418,10 @@ pub fn describe_reply(reply: &Reply) -> String {
         Reply::Transport { sent, message } => format!("no answer (sent:{sent}) {message}"),
         Reply::Run {
             status, conclusion, ..
-        }
-        | Reply::Job {
+        } => answered(status.as_deref().unwrap_or("no status"), conclusion),
+        Reply::Job {
             status, conclusion, ..
-        } => {
-            format!(
-                "200 {status}{}",
-                conclusion
-                    .as_ref()
-                    .map(|c| format!(" ({c})"))
-                    .unwrap_or_default()
-            )
-        }
+        } => answered(status, conclusion),
         Reply::Jobs { total_count, .. } => format!("200 {total_count} jobs"),
         Reply::User { .. }
         | Reply::Comments { .. }
