@@ -160,6 +160,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
 /// | `NOT_FOUND` | not-found | not-found |
 /// | `FORBIDDEN`, `INSUFFICIENT_SCOPES` | refusal | refusal |
 /// | a stale `beforeOid`, an existing ref under all zeros, a non-fast-forward | refusal | conflict |
+/// | anything else, with `x-ratelimit-remaining: 0` or a `retry-after` | rate-limited | unknown outcome (read back) |
 /// | anything else | refusal (our own document is at fault; retrying cannot help) | unknown outcome (read back) |
 ///
 /// The first error that is not "anything else" decides.
@@ -197,13 +198,17 @@ fn classify_graphql(
             };
         }
     }
-    match kind {
-        RequestKind::Write => Class::UnknownOutcome,
-        RequestKind::Read | RequestKind::Create | RequestKind::Allocate => Class::Refusal,
+    match (kind, headers) {
+        // GitHub answers a query past the primary limit 200 with an error and
+        // `x-ratelimit-remaining: 0` (or a `retry-after`), in words it does not fix: a read
+        // that met one waits until the headers say. (A write is read back, as below: the read
+        // waits for the same limit, and whether the write ran is never guessed.)
+        (RequestKind::Read, Some(limited)) => limited,
+        (RequestKind::Write, _) => Class::UnknownOutcome,
+        (RequestKind::Read | RequestKind::Create | RequestKind::Allocate, _) => Class::Refusal,
     }
 }
 
-/// The messages of a ref update refused because the ref is not where the update expected it.
 /// Whether a contents write's 409 names the compare-and-swap that refused it: the file's sha no
 /// longer current ("… does not match …") or the branch moved under the write ("is at X but
 /// expected Y", docs/github-semantics.md#many-files-on-one-branch). Any other 409 (a ruleset's
@@ -213,6 +218,7 @@ pub fn names_a_newer_version(message: &str) -> bool {
     lower.contains("does not match") || lower.contains("but expected")
 }
 
+/// The messages of a ref update refused because the ref is not where the update expected it.
 fn is_stale_ref(lower: &str) -> bool {
     [
         "expected",
@@ -642,5 +648,35 @@ mod tests {
                 })
             );
         }
+        // An error in words GitHub does not fix, with the primary limit spent: a read waits
+        // for the reset; a write is read back (whether it ran is not guessed); without the
+        // headers the read is refused, as any error of our own document.
+        let unworded = |remaining, reset| Reply::Graphql {
+            data: None,
+            errors: vec![GraphqlError {
+                kind: None,
+                message: "Something went wrong.".into(),
+            }],
+            retry_after: None,
+            ratelimit_remaining: remaining,
+            ratelimit_reset: reset,
+            date: Some(server.into()),
+        };
+        assert_eq!(
+            classify(Read, &unworded(Some(0), Some(reset)), now, false),
+            Some(RateLimited {
+                until: now + 1_200_000,
+                server_directed: false,
+                primary: true
+            })
+        );
+        assert_eq!(
+            classify(Write, &unworded(Some(0), Some(reset)), now, false),
+            Some(UnknownOutcome)
+        );
+        assert_eq!(
+            classify(Read, &unworded(Some(7), Some(reset)), now, false),
+            Some(Refusal)
+        );
     }
 }
