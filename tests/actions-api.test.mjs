@@ -239,3 +239,26 @@ test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a
   assert.equal(graphqlUrlFor('https://api.github.com'), 'https://api.github.com/graphql');
   assert.equal(graphqlUrlFor('https://ghe.example.com/api/v3/'), 'https://ghe.example.com/api/graphql');
 });
+
+test('a file past 1 MB is read in the raw media type as GitHub names it, its bytes taken as they came even when the answer says json', async (t) => {
+  // GitHub's reference names the type application/vnd.github.raw+json; a server may answer it
+  // with that type, which a client must not parse as JSON: the file's text is what counts.
+  const text = '{ "schema": 1,\n  "lock": "big" }\n';
+  const accepts = [];
+  const server = http.createServer((req, res) => {
+    accepts.push(req.headers.accept);
+    if (/raw/.test(req.headers.accept ?? '')) {
+      res.writeHead(200, { 'content-type': 'application/vnd.github.raw+json; charset=utf-8', etag: '"e1"' });
+      res.end(text);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', etag: '"e1"' });
+    res.end(JSON.stringify({ type: 'file', encoding: 'none', content: '', sha: 'b'.repeat(40), size: 2_000_000, path: 'locks/big.json' }));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const bare = createTransport({ baseUrl: `http://127.0.0.1:${server.address().port}`, token: TOKEN, repository: LOCKS });
+  const r = await bare({ kind: 'readFile', path: 'locks/big.json', ref: 'leasehold-state', timeoutMs: 5000 });
+  assert.deepEqual(r, { kind: 'file', sha: 'b'.repeat(40), content: text, etag: '"e1"', date: r.date });
+  assert.equal(accepts[1], 'application/vnd.github.raw+json');
+});

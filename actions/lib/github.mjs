@@ -138,8 +138,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });
   const base = repoPath(repository, 'the transport');
 
-  async function send(route, params, timeoutMs) {
-    return octokit.request(route, { ...params, request: { signal: AbortSignal.timeout(timeoutMs) } });
+  async function send(route, params, timeoutMs, request = {}) {
+    return octokit.request(route, { ...params, request: { ...request, signal: AbortSignal.timeout(timeoutMs) } });
   }
 
   const handlers = {
@@ -155,8 +155,10 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       if (!Array.isArray(data) && data.type === 'file' && data.encoding === 'none') {
         // (Should the file change between the two reads, the content is newer than the sha: a
         // write planned on it carries the older sha and is refused, 409.)
-        const raw = await send(`GET ${base}/contents/${encodePath(c.path)}`, { ...params, headers: { accept: 'application/vnd.github.raw' } }, c.timeoutMs);
-        const text = typeof raw.data === 'string' ? raw.data : Buffer.from(raw.data ?? '').toString('utf8');
+        // The raw media type as GitHub's reference names it; the body taken as it came, never
+        // parsed (a JSON state file served raw is still the file's bytes).
+        const raw = await send(`GET ${base}/contents/${encodePath(c.path)}`, { ...params, headers: { accept: 'application/vnd.github.raw+json' } }, c.timeoutMs, { parseSuccessResponseBody: false });
+        const text = raw.data ? await new Response(raw.data).text() : '';
         return { kind: 'file', sha: data.sha, content: text, etag: h.etag ?? null, date: h.date ?? null };
       }
       if (Array.isArray(data) || data.type !== 'file' || data.encoding !== 'base64') {
