@@ -241,14 +241,14 @@ test('on GitHub Enterprise Server GraphQL goes to /api/graphql beside /api/v3; a
 });
 
 test('a file past 1 MB is read in the raw media type as GitHub names it, its bytes taken as they came even when the answer says json', async (t) => {
-  // GitHub's reference names the type application/vnd.github.raw+json; a server may answer it
-  // with that type, which a client must not parse as JSON: the file's text is what counts.
+  // GitHub's reference names the type application/vnd.github.raw+json; a server may label the
+  // raw answer as JSON, which a client must not parse: the file's text is what counts.
   const text = '{ "schema": 1,\n  "lock": "big" }\n';
   const accepts = [];
   const server = http.createServer((req, res) => {
     accepts.push(req.headers.accept);
     if (/raw/.test(req.headers.accept ?? '')) {
-      res.writeHead(200, { 'content-type': 'application/vnd.github.raw+json; charset=utf-8', etag: '"e1"' });
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', etag: '"e1"' });
       res.end(text);
       return;
     }
