@@ -131,6 +131,15 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 return Some(Class::Refusal);
             }
             match (status, kind) {
+                // GitHub documents a 422 of a write endpoint "has been spammed": a secondary
+                // limit in other clothes, waited out as one (nothing was written).
+                (422, _) if message.to_ascii_lowercase().contains("spammed") => {
+                    Class::RateLimited {
+                        until: now + SECONDARY_DEFAULT_WAIT_MS,
+                        server_directed: false,
+                        primary: false,
+                    }
+                }
                 (409, RequestKind::Write) => Class::Conflict,
                 // The file exists but we sent no sha: it appeared since we read it.
                 (422, RequestKind::Write) if message.contains("sha") => Class::Conflict,
@@ -343,6 +352,21 @@ mod tests {
                     },
                 ),
                 Conflict,
+            ),
+            (
+                Write,
+                hx(
+                    422,
+                    Fields {
+                        message: "Validation failed, or the endpoint has been spammed.".into(),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + SECONDARY_DEFAULT_WAIT_MS,
+                    server_directed: false,
+                    primary: false,
+                },
             ),
             (
                 // GitHub's documented "Validation Failed" shape, its errors[] appended by the
