@@ -262,3 +262,24 @@ test('a file past 1 MB is read in the raw media type as GitHub names it, its byt
   assert.deepEqual(r, { kind: 'file', sha: 'b'.repeat(40), content: text, etag: '"e1"', date: r.date });
   assert.equal(accepts[1], 'application/vnd.github.raw+json');
 });
+
+test('a comment or an issue whose user is null (GitHub\'s description allows it) is read with no login, not refused', async (t) => {
+  const stamp = '2026-12-01T00:00:00Z';
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const body = path.endsWith('/comments')
+      ? [{ id: 1, user: null, created_at: stamp, updated_at: stamp, body: 'gone' }, { id: 2, user: { login: 'octo', type: 'User' }, created_at: stamp, updated_at: stamp, body: 'hi' }]
+      : [{ number: 3, user: null, title: 't', body: null, state: 'open' }];
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const bare = createTransport({ baseUrl: `http://127.0.0.1:${server.address().port}`, token: TOKEN, repository: LOCKS });
+  const c = await bare({ kind: 'listComments', repository: 'octo/app', number: 3, page: 1, timeoutMs: 5000 });
+  assert.equal(c.kind, 'comments', JSON.stringify(c));
+  assert.deepEqual(c.comments.map((m) => [m.id, m.login, m.userType]), [[1, '', ''], [2, 'octo', 'User']]);
+  const i = await bare({ kind: 'listIssues', repository: 'octo/app', page: 1, timeoutMs: 5000 });
+  assert.equal(i.kind, 'issues', JSON.stringify(i));
+  assert.deepEqual(i.issues.map((x) => [x.number, x.login]), [[3, '']]);
+});

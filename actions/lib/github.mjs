@@ -301,8 +301,9 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         kind: 'comments',
         comments: data.map((m) => ({
           id: int(m, 'id'),
-          login: str(m?.user, 'login'),
-          userType: str(m?.user, 'type'),
+          // GitHub's description lets `user` be null: no author, so no login to match.
+          login: m?.user === null ? '' : str(m?.user, 'login'),
+          userType: m?.user === null ? '' : str(m?.user, 'type'),
           app: typeof m?.performed_via_github_app?.slug === 'string' ? m.performed_via_github_app.slug : null,
           createdAt: str(m, 'created_at'),
           updatedAt: str(m, 'updated_at'),
@@ -351,7 +352,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         kind: 'issues',
         issues: data.map((i) => ({
           number: int(i, 'number'),
-          login: str(i?.user, 'login'),
+          login: i?.user === null ? '' : str(i?.user, 'login'),
           title: str(i, 'title'),
           body: typeof i.body === 'string' ? i.body : '',
           state: str(i, 'state'),

@@ -305,9 +305,11 @@ impl AuditOp {
             (Phase::Issues { page }, Reply::Issues { issues, next, .. }) => {
                 let me = self.identity.clone().unwrap_or_default();
                 let marker = alert_marker(REAPER_DELIVERY);
-                self.found.extend(issues.into_iter().filter(|i| {
-                    !i.pull_request && i.login.eq_ignore_ascii_case(&me) && i.body.contains(&marker)
-                }));
+                self.found.extend(
+                    issues.into_iter().filter(|i| {
+                        !i.pull_request && i.opened_by(&me) && i.body.contains(&marker)
+                    }),
+                );
                 match (next.is_some(), next_page(&next)) {
                     (true, Some(n)) if n == page + 1 && page < AUDIT_MAX_PAGES => self.issues(n, now),
                     (true, _) => self.fail(Failure::new(

@@ -470,12 +470,17 @@ impl ReceiptOp {
         if !receipt.names(&self.s.run_id, self.s.head_sha.as_deref()) {
             return Verdict::Other;
         }
-        if !c.login.eq_ignore_ascii_case(me) {
+        if !c.written_by(me) {
             return Verdict::Refused(
                 "other-author",
                 format!(
                     "comment {} names this run but was written by {}, not {me}",
-                    c.id, c.login
+                    c.id,
+                    if c.login.is_empty() {
+                        "an author GitHub does not name"
+                    } else {
+                        &c.login
+                    }
                 ),
             );
         }
@@ -497,7 +502,7 @@ impl ReceiptOp {
     fn ours_of_this_run(&self, c: &CommentEntry) -> bool {
         let me = self.identity.as_deref().unwrap_or_default();
         matches!(read_receipt(&c.body), BlockRead::Receipt(r) if r.run == self.s.run_id)
-            && c.login.eq_ignore_ascii_case(me)
+            && c.written_by(me)
             && c.updated_at == c.created_at
     }
 

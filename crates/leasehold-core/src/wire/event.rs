@@ -263,6 +263,7 @@ pub struct JobSummary {
 #[serde(rename_all = "camelCase")]
 pub struct CommentEntry {
     pub id: u64,
+    /// Empty when GitHub names no author (its description lets `user` be null).
     pub login: String,
     #[serde(default)]
     pub user_type: String,
@@ -280,6 +281,7 @@ pub struct CommentEntry {
 #[serde(rename_all = "camelCase")]
 pub struct IssueEntry {
     pub number: u64,
+    /// Empty when GitHub names no author (its description lets `user` be null).
     pub login: String,
     #[serde(default)]
     pub title: String,
@@ -309,6 +311,26 @@ pub struct WorkflowRunEntry {
     pub html_url: String,
 }
 
+/// Whether `login` is `me`'s (GitHub compares logins without case); an empty login (no author)
+/// is nobody's, an unknown `me` (empty) nobody.
+fn same_login(login: &str, me: &str) -> bool {
+    !login.is_empty() && login.eq_ignore_ascii_case(me)
+}
+
+impl CommentEntry {
+    /// Whether `me` (a login) wrote this comment.
+    pub fn written_by(&self, me: &str) -> bool {
+        same_login(&self.login, me)
+    }
+}
+
+impl IssueEntry {
+    /// Whether `me` (a login) opened this issue.
+    pub fn opened_by(&self, me: &str) -> bool {
+        same_login(&self.login, me)
+    }
+}
+
 impl Event {
     /// The local time the event carries.
     pub fn now(&self) -> Millis {
@@ -328,5 +350,28 @@ impl Event {
             Event::Timer { .. } => "timer",
             Event::Cancel { .. } => "cancel",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_author_github_does_not_name_is_nobody() {
+        let c = |login: &str| CommentEntry {
+            id: 1,
+            login: login.into(),
+            user_type: String::new(),
+            app: None,
+            created_at: String::new(),
+            updated_at: String::new(),
+            body: String::new(),
+        };
+        assert!(c("Octo").written_by("octo"));
+        assert!(!c("octo").written_by("other"));
+        // No author (a null `user`) is nobody's comment, even to an identity not known.
+        assert!(!c("").written_by(""));
+        assert!(!c("octo").written_by(""));
     }
 }
