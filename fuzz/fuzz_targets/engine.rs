@@ -236,10 +236,17 @@ fn reply_for(
                 _,
             ) => Reply::Run {
                 run_id: *run_id,
-                run_attempt: *attempt,
+                // GitHub promises neither the number nor a non-null status.
+                run_attempt: u.arbitrary::<bool>()?.then_some(*attempt),
                 status: u
-                    .choose(&["queued", "in_progress", "completed", "weird"])?
-                    .to_string(),
+                    .choose(&[
+                        Some("queued"),
+                        Some("in_progress"),
+                        Some("completed"),
+                        Some("weird"),
+                        None,
+                    ])?
+                    .map(str::to_string),
                 conclusion: u
                     .choose(&[None, Some("success"), Some("failure"), Some("cancelled")])?
                     .map(str::to_string),

@@ -155,7 +155,7 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
   }
   for (const [key, value] of Object.entries(state)) stepEnv[`STATE_${key}`] = value;
   const entry = meta.runs[phase];
-  if (!entry) throw new Error(`actions/${name} has no ${phase} entry`);
+  if (!entry) throw new Error(`${actionDir} has no ${phase} entry`);
   const bundle = resolve(actionDir, entry);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {

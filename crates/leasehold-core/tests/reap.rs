@@ -25,6 +25,8 @@ enum Answer {
     /// The attempt asked about, without its `run_attempt` (GitHub's description does not require
     /// it), with this `status` (which it lets be null).
     Unnumbered(Option<&'static str>),
+    /// A completed run attempt, but of another run than the one asked about.
+    OtherRun(u64),
 }
 
 /// Another writer's change, committed just before the next state write.
@@ -206,6 +208,13 @@ impl Fake {
             (Answer::OtherAttempt(other), Call::GetRunAttempt { run_id, .. }) => Some(Reply::Run {
                 run_id: *run_id,
                 run_attempt: Some(*other),
+                status: Some("completed".into()),
+                conclusion: Some("success".into()),
+                date: None,
+            }),
+            (Answer::OtherRun(other), Call::GetRunAttempt { attempt, .. }) => Some(Reply::Run {
+                run_id: *other,
+                run_attempt: Some(*attempt),
                 status: Some("completed".into()),
                 conclusion: Some("success".into()),
                 date: None,
@@ -927,6 +936,27 @@ fn a_completed_job_proves_nothing_about_an_entry_it_is_not_the_job_of() {
         vec![],
     );
     g.runs.insert((5, 2), Answer::OtherAttempt(1));
+    let o = g.reap(&[("lock", "deploy")], 100);
+    assert_eq!(
+        actions(&o),
+        vec![("o/a:5:build".into(), "kept".into(), "unverified".into())]
+    );
+}
+
+#[test]
+fn an_answer_about_another_run_proves_nothing() {
+    let mut g = Fake::new();
+    g.lock(
+        "deploy",
+        vec![holder(
+            "o/a:5:build",
+            1,
+            run("o/a", 5, 2, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
+    g.runs.insert((5, 2), Answer::OtherRun(6));
     let o = g.reap(&[("lock", "deploy")], 100);
     assert_eq!(
         actions(&o),

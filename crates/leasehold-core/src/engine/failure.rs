@@ -170,7 +170,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         return self.fail(
                             FailureCode::Refused,
                             format!(
-                                "{what}, {times} times in a row on version {on}, which every read since showed current: GitHub refuses this write for another reason than a newer version (a ruleset or branch protection on branch {}?); nothing was written",
+                                "{what}, {times} times in a row on version {on}, no answer naming a newer version: GitHub refuses this write for another reason than a newer version (a ruleset or branch protection on branch {}?); nothing was written",
                                 self.target.state_branch
                             ),
                             Some(Class::Refusal),

@@ -395,11 +395,16 @@ impl Planner for ReapPlanner {
             Ok(Reply::Job { run_id, run_attempt, .. }) => Evidence::Unknown {
                 why: format!("job {:?} belongs to run {run_id} attempt {run_attempt:?}, not run {} attempt {}", key.job_id, key.run_id, key.attempt),
             },
-            Ok(Reply::Run { run_attempt, status, conclusion, .. }) if run_attempt.is_none_or(|a| a == key.attempt) => match status {
-                Some(s) if s == "completed" => Evidence::Over { conclusion, job: None },
-                Some(status) => Evidence::Active { status, at: asked_at },
-                None => Evidence::Unknown { why: format!("run {} attempt {}: GitHub's answer gave no status", key.run_id, key.attempt) },
-            },
+            Ok(Reply::Run { run_id, run_attempt, status, conclusion, .. })
+                if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) =>
+            {
+                match status {
+                    Some(s) if s == "completed" => Evidence::Over { conclusion, job: None },
+                    Some(status) => Evidence::Active { status, at: asked_at },
+                    None => Evidence::Unknown { why: format!("run {} attempt {}: GitHub's answer gave no status", key.run_id, key.attempt) },
+                }
+            }
+            Ok(Reply::Run { run_id, .. }) if run_id != key.run_id => Evidence::Unknown { why: format!("asked for run {}, GitHub answered run {run_id}", key.run_id) },
             Ok(Reply::Run { run_attempt: Some(other), .. }) => Evidence::Unknown { why: format!("asked for attempt {}, GitHub answered attempt {other}", key.attempt) },
             Ok(_) => Evidence::Unknown { why: "an answer of the wrong kind".into() },
             Err(f) => Evidence::Unknown { why: f.message },

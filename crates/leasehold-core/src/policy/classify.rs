@@ -220,11 +220,11 @@ fn classify_graphql(
 
 /// Whether a contents write's 409 names the compare-and-swap that refused it: the file's sha no
 /// longer current ("… does not match …") or the branch moved under the write ("is at X but
-/// expected Y", docs/github-semantics.md#many-files-on-one-branch). Any other 409 (a ruleset's
-/// "Repository rule violations found") may have another cause.
+/// expected Y", docs/github-semantics.md#many-files-on-one-branch; once also "… expected to be
+/// at …"). Any other 409 (a ruleset's "Repository rule violations found") may have another cause.
 pub fn names_a_newer_version(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    lower.contains("does not match") || lower.contains("but expected")
+    lower.contains("does not match") || lower.contains("expected")
 }
 
 /// The messages of a ref update refused because the ref is not where the update expected it.
