@@ -221,10 +221,13 @@ fn classify_graphql(
 /// Whether a contents write's 409 names the compare-and-swap that refused it: the file's sha no
 /// longer current ("… does not match …") or the branch moved under the write ("is at X but
 /// expected Y", docs/github-semantics.md#many-files-on-one-branch; once also "… expected to be
-/// at …"). Any other 409 (a ruleset's "Repository rule violations found") may have another cause.
+/// at …"). Any other 409 (a ruleset's "Repository rule violations found", which may add that a
+/// "required status check … is expected") may have another cause.
 pub fn names_a_newer_version(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    lower.contains("does not match") || lower.contains("expected")
+    ["does not match", "but expected", "expected to be at"]
+        .iter()
+        .any(|m| lower.contains(m))
 }
 
 /// The messages of a ref update refused because the ref is not where the update expected it.
@@ -613,6 +616,24 @@ mod tests {
             Some(5_000)
         );
         assert_eq!(retry_after_until("soon", 5_000, None), None);
+    }
+
+    #[test]
+    fn a_409_names_a_newer_version_only_in_the_compare_and_swaps_words() {
+        for m in [
+            "locks/deploy.json does not match 3f2a",
+            "is at 9c1e but expected 4b7d",
+            "refs/heads/leasehold-state expected to be at 4b7d",
+        ] {
+            assert!(names_a_newer_version(m), "{m}");
+        }
+        for m in [
+            "Repository rule violations found\n\nCannot update this protected ref.",
+            "Repository rule violations found\n\nRequired status check \"ci\" is expected.",
+            "Conflict",
+        ] {
+            assert!(!names_a_newer_version(m), "{m}");
+        }
     }
 
     #[test]
