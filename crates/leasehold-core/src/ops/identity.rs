@@ -29,18 +29,24 @@ pub fn identity_of(answer: Result<Reply, Failure>, job_token: bool) -> Result<St
             reason: "identity-unresolved",
             detail: "GET /user answered without a login".into(),
         }),
+        // The job's own token is known to be the GitHub Actions App's installation token, so
+        // any refusal of `GET /user` to it (GitHub documents the 403 only as "Forbidden") says
+        // the same; a rate limit is not a refusal.
+        Err(f)
+            if job_token
+                && f.status == Some(403)
+                && f.class != Some(crate::wire::AnswerClass::RateLimited) =>
+        {
+            Ok(JOB_TOKEN_LOGIN.into())
+        }
         Err(f) if f.status == Some(403) && f.message.contains(INTEGRATION_REFUSAL) => {
-            if job_token {
-                Ok(JOB_TOKEN_LOGIN.into())
-            } else {
-                Err(Unresolved {
-                    reason: "identity-unresolved",
-                    detail: "the token is an installation token that is not this job's own \
+            Err(Unresolved {
+                reason: "identity-unresolved",
+                detail: "the token is an installation token that is not this job's own \
                              (GET /user: Resource not accessible by integration), and no answer \
                              an installation token can read names its App's login"
-                        .into(),
-                })
-            }
+                    .into(),
+            })
         }
         Err(f) if f.class == Some(crate::wire::AnswerClass::RateLimited) => Err(Unresolved {
             reason: "rate-limited",
@@ -50,5 +56,47 @@ pub fn identity_of(answer: Result<Reply, Failure>, job_token: bool) -> Result<St
             reason: "identity-unresolved",
             detail: format!("the identity could not be read: {}", f.message),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{AnswerClass, FailureCode};
+
+    fn refused(message: &str, class: AnswerClass) -> Result<Reply, Failure> {
+        Err(Failure {
+            code: FailureCode::Refused,
+            message: message.into(),
+            class: Some(class),
+            status: Some(403),
+        })
+    }
+
+    #[test]
+    fn the_job_tokens_refusal_of_get_user_is_github_actions_in_any_words() {
+        for message in ["Resource not accessible by integration", "Forbidden"] {
+            let got = identity_of(refused(message, AnswerClass::Refusal), true);
+            assert_eq!(got.ok().as_deref(), Some(JOB_TOKEN_LOGIN), "{message}");
+        }
+        // Another installation token stays unresolved; so does a rate limit, even of the job's.
+        for (message, class, job) in [
+            (
+                "Resource not accessible by integration",
+                AnswerClass::Refusal,
+                false,
+            ),
+            ("Forbidden", AnswerClass::Refusal, false),
+            (
+                "You have exceeded a secondary rate limit",
+                AnswerClass::RateLimited,
+                true,
+            ),
+        ] {
+            assert!(
+                identity_of(refused(message, class), job).is_err(),
+                "{message}"
+            );
+        }
     }
 }
