@@ -98,6 +98,11 @@ function str(data, key) {
   if (typeof data?.[key] !== 'string') throw new TypeError(`no string ${key} in the body`);
   return data[key];
 }
+/** A field of an item's `user`, which GitHub's description lets be null (no author): '' then. */
+function userField(user, key) {
+  return user === null ? '' : str(user, key);
+}
+
 function strOrNull(data, key) {
   if (data?.[key] !== null && typeof data?.[key] !== 'string') throw new TypeError(`no ${key} (a string or null) in the body`);
   return data[key];
@@ -301,9 +306,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         kind: 'comments',
         comments: data.map((m) => ({
           id: int(m, 'id'),
-          // GitHub's description lets `user` be null: no author, so no login to match.
-          login: m?.user === null ? '' : str(m?.user, 'login'),
-          userType: m?.user === null ? '' : str(m?.user, 'type'),
+          login: userField(m?.user, 'login'),
+          userType: userField(m?.user, 'type'),
           app: typeof m?.performed_via_github_app?.slug === 'string' ? m.performed_via_github_app.slug : null,
           createdAt: str(m, 'created_at'),
           updatedAt: str(m, 'updated_at'),
@@ -352,7 +356,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         kind: 'issues',
         issues: data.map((i) => ({
           number: int(i, 'number'),
-          login: i?.user === null ? '' : str(i?.user, 'login'),
+          login: userField(i?.user, 'login'),
           title: str(i, 'title'),
           body: typeof i.body === 'string' ? i.body : '',
           state: str(i, 'state'),

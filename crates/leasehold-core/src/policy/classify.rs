@@ -46,6 +46,16 @@ impl Class {
     pub fn name(&self) -> &'static str {
         self.word().as_str()
     }
+
+    /// A secondary rate limit that named no time: GitHub's minute from `now` (longer in a row,
+    /// `policy/retry.rs`).
+    fn secondary_limit(now: Millis) -> Class {
+        Class::RateLimited {
+            until: now + SECONDARY_DEFAULT_WAIT_MS,
+            server_directed: false,
+            primary: false,
+        }
+    }
 }
 
 /// The request kinds classification distinguishes.
@@ -122,11 +132,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                     || lower.contains("secondary rate limit")
                     || lower.contains("abuse")
                 {
-                    return Some(Class::RateLimited {
-                        until: now + SECONDARY_DEFAULT_WAIT_MS,
-                        server_directed: false,
-                        primary: false,
-                    });
+                    return Some(Class::secondary_limit(now));
                 }
                 return Some(Class::Refusal);
             }
@@ -134,11 +140,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 // GitHub documents a 422 of a write endpoint "has been spammed": a secondary
                 // limit in other clothes, waited out as one (nothing was written).
                 (422, _) if message.to_ascii_lowercase().contains("spammed") => {
-                    Class::RateLimited {
-                        until: now + SECONDARY_DEFAULT_WAIT_MS,
-                        server_directed: false,
-                        primary: false,
-                    }
+                    Class::secondary_limit(now)
                 }
                 (409, RequestKind::Write) => Class::Conflict,
                 // The file exists but we sent no sha: it appeared since we read it.
@@ -181,11 +183,7 @@ fn classify_graphql(
 ) -> Class {
     // A rate limit is waited out by the answer's headers (a `retry-after`, or the primary
     // limit's reset), else as a secondary limit: at least a minute, longer in a row.
-    let rate_limited = headers.unwrap_or(Class::RateLimited {
-        until: now + SECONDARY_DEFAULT_WAIT_MS,
-        server_directed: false,
-        primary: false,
-    });
+    let rate_limited = headers.unwrap_or(Class::secondary_limit(now));
     for e in errors {
         let lower = e.message.to_ascii_lowercase();
         let class = match e.kind.as_deref() {
