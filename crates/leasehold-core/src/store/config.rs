@@ -116,7 +116,7 @@ pub fn check_config(text: &str) -> Result<LockConfig, ConfigProblem> {
     if declares_pool(&value) {
         let obj = value.as_object().expect("an object");
         let (pool, capacity) = parse_pool(text, obj)
-            .map_err(|e| problem(&format!("pool.{}", e.rule), e.to_string(), ""))?;
+            .map_err(|e| problem(&format!("pool.{}", e.rule), e.to_string(), &e.pointer))?;
         let raw_lease = match obj.get("lease") {
             None => None,
             Some(block) => Some(
@@ -260,7 +260,7 @@ fn offending_key(value: &serde_json::Value) -> String {
 }
 
 /// A key as a JSON pointer's reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
-fn pointer_token(key: &str) -> String {
+pub(crate) fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
@@ -540,5 +540,101 @@ mod tests {
     fn rule(text: &str) -> (String, String) {
         let p = check_config(text).expect_err(text);
         (p.rule, p.pointer)
+    }
+
+    /// A pool's broken rule is placed at the value that breaks it, as a plain lock's is, so
+    /// `validate` annotates that line (it used to be the document's start).
+    #[test]
+    fn pool_problems_are_placed() {
+        let at = |text: &str| {
+            let (rule, pointer) = rule(text);
+            (rule, pointer)
+        };
+        let r = r#""resources": {"a": {"capacity": 1}}"#;
+        let cases = [
+            (
+                r#"{"resources": {"a": {"capacity": 0}}}"#.to_string(),
+                "pool.resource-capacity",
+                "/resources/a/capacity",
+            ),
+            (
+                r#"{"resources": {"a/b": {"tags": []}}}"#.into(),
+                "pool.word",
+                "/resources/a~1b",
+            ),
+            (
+                r#"{"resources": {"a": {}}}"#.into(),
+                "pool.resource-capacity",
+                "/resources/a",
+            ),
+            (
+                r#"{"resources": {"a": {"capacity": 1, "x": 1}}}"#.into(),
+                "pool.resource-key",
+                "/resources/a/x",
+            ),
+            (
+                r#"{"resources": {"a": {"capacity": 1, "tags": [1]}}}"#.into(),
+                "pool.word",
+                "/resources/a/tags",
+            ),
+            (
+                r#"{"resources": []}"#.into(),
+                "pool.resources",
+                "/resources",
+            ),
+            (
+                r#"{"resources": {"a": {"capacity": 1}}, "capacity": 1}"#.into(),
+                "pool.capacity-beside-resources",
+                "/capacity",
+            ),
+            (
+                format!(r#"{{{r}, "colour": 1}}"#),
+                "pool.unknown-key",
+                "/colour",
+            ),
+            (
+                format!(r#"{{{r}, "consumers": {{"o/r": {{"resources": ["b"]}}}}}}"#),
+                "pool.undeclared-resource",
+                "/consumers/o~1r/resources",
+            ),
+            (
+                format!(r#"{{{r}, "consumers": {{"o/r": {{"maxConcurrent": 0}}}}}}"#),
+                "pool.max-concurrent",
+                "/consumers/o~1r/maxConcurrent",
+            ),
+            (
+                format!(r#"{{{r}, "consumers": {{"nobody": {{}}}}}}"#),
+                "pool.consumers",
+                "/consumers/nobody",
+            ),
+            (
+                format!(r#"{{{r}, "maxInFlight": 0}}"#),
+                "pool.max-in-flight",
+                "/maxInFlight",
+            ),
+            (
+                format!(r#"{{{r}, "pacing": {{"target": 2}}}}"#),
+                "pool.pacing",
+                "/pacing",
+            ),
+            (
+                format!(r#"{{{r}, "nonReservingAtoms": ["*"]}}"#),
+                "pool.non-reserving-atoms",
+                "/nonReservingAtoms",
+            ),
+            (
+                format!(r#"{{{r}, "runnerSerialization": 1}}"#),
+                "pool.runner-serialization",
+                "/runnerSerialization",
+            ),
+        ];
+        for (text, want_rule, want_pointer) in cases {
+            assert_eq!(at(&text), (want_rule.into(), want_pointer.into()), "{text}");
+        }
+        // A pool key without resources is the document's problem, not a key's.
+        assert_eq!(
+            at(r#"{"maxInFlight": 2}"#),
+            ("pool.needs-resources".into(), "".into())
+        );
     }
 }

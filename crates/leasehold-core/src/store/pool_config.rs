@@ -9,6 +9,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::config::pointer_token;
 use crate::policy::limits::{
     GLOBAL_PARTITION, MAX_AFFINITY_SECONDS, MAX_CAPACITY, MAX_POOL_LIST, MAX_POOL_WORD,
     MAX_RESOURCES,
@@ -66,11 +67,25 @@ pub const POOL_KEYS: &[&str] = &[
     "runnerSerialization",
 ];
 
-/// A rule broken, with what broke it (never a credential-shaped value).
+/// A rule broken, with what broke it (never a credential-shaped value) and where: a JSON
+/// pointer to the offending value (`""`: the whole document), which `validate` turns into the
+/// line and column it annotates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolRuleError {
     pub rule: PoolRule,
     pub detail: String,
+    pub pointer: String,
+}
+
+impl PoolRuleError {
+    /// The same error, placed at the value `path` (its keys, outermost first) names.
+    fn at(mut self, path: &[&str]) -> Self {
+        self.pointer = path
+            .iter()
+            .map(|k| format!("/{}", pointer_token(k)))
+            .collect();
+        self
+    }
 }
 
 impl std::fmt::Display for PoolRuleError {
@@ -83,6 +98,7 @@ fn broke(rule: PoolRule, detail: impl Into<String>) -> PoolRuleError {
     PoolRuleError {
         rule,
         detail: detail.into(),
+        pointer: String::new(),
     }
 }
 
@@ -185,18 +201,20 @@ pub fn parse_pool(
             return Err(broke(
                 PoolRule::CapacityBesideResources,
                 "a pool has no \"capacity\": each resource has its own",
-            ));
+            )
+            .at(&["capacity"]));
         }
         if key != "lease" && key != "lifecycle" && !POOL_KEYS.contains(&key.as_str()) {
             check_word("a key", key)
-                .map_err(|_| broke(PoolRule::UnknownKey, "a key is not a word"))?;
+                .map_err(|_| broke(PoolRule::UnknownKey, "a key is not a word").at(&[key]))?;
             return Err(broke(
                 PoolRule::UnknownKey,
                 format!(
                     "unknown key {key:?} (a pool config has {} and lease)",
                     POOL_KEYS.join(", ")
                 ),
-            ));
+            )
+            .at(&[key]));
         }
     }
     let Some(resources) = obj.get("resources") else {
@@ -212,10 +230,11 @@ pub fn parse_pool(
         return Err(broke(
             PoolRule::Resources,
             format!("\"resources\" must be an object of 1 to {MAX_RESOURCES} resources"),
-        ));
+        )
+        .at(&["resources"]));
     };
     let order = serde_json::from_str::<ResourceOrder>(text)
-        .map_err(|e| broke(PoolRule::Resources, e.to_string()))?
+        .map_err(|e| broke(PoolRule::Resources, e.to_string()).at(&["resources"]))?
         .resources;
     let mut pool = PoolConfig::default();
     for name in order.0 {
@@ -223,15 +242,19 @@ pub fn parse_pool(
             return Err(broke(
                 PoolRule::Resources,
                 format!("resource {name:?} is declared twice"),
-            ));
+            )
+            .at(&["resources", &name]));
         }
-        check_word("a resource name", &name)?;
+        // The resource, and its capacity (where a capacity is given).
+        let here = ["resources", name.as_str(), "capacity"];
+        check_word("a resource name", &name).map_err(|e| e.at(&here[..2]))?;
         let what = format!("\"resources\".{name:?}");
         let Some(entry) = declared.get(&name).and_then(Value::as_object) else {
             return Err(broke(
                 PoolRule::Resources,
                 format!("{what} must be an object {{\"capacity\": N, \"tags\": […]}}"),
-            ));
+            )
+            .at(&here[..2]));
         };
         if let Some(k) = entry
             .keys()
@@ -240,7 +263,8 @@ pub fn parse_pool(
             return Err(broke(
                 PoolRule::ResourceKey,
                 format!("{what} has unknown key {k:?} (capacity, tags)"),
-            ));
+            )
+            .at(&["resources", &name, k]));
         }
         let capacity = entry
             .get("capacity")
@@ -255,10 +279,12 @@ pub fn parse_pool(
                             .map_or("nothing".into(), Value::to_string)
                     ),
                 )
+                .at(&here[..if entry.contains_key("capacity") { 3 } else { 2 }])
             })? as u32;
         let tags = match entry.get("tags") {
             None => Vec::new(),
-            Some(t) => words_list(&format!("{what}.tags"), t, PoolRule::Word)?,
+            Some(t) => words_list(&format!("{what}.tags"), t, PoolRule::Word)
+                .map_err(|e| e.at(&["resources", &name, "tags"]))?,
         };
         pool.resources.push(Resource {
             name,
@@ -271,27 +297,30 @@ pub fn parse_pool(
             return Err(broke(
                 PoolRule::Consumers,
                 "\"consumers\" must be an object keyed by owner/name",
-            ));
+            )
+            .at(&["consumers"]));
         };
         for (repository, limits) in consumers {
+            let here = ["consumers", repository.as_str()];
             if let Some(shape) = credential_shape(repository) {
                 return Err(broke(
                     PoolRule::CredentialShape,
                     format!("a consumer's name has the shape of {shape}"),
-                ));
+                )
+                .at(&here));
             }
             crate::input::validate_repository("consumers", repository).map_err(|_| {
                 broke(
                     PoolRule::Consumers,
                     format!("consumer {repository:?} must be owner/name"),
                 )
+                .at(&here)
             })?;
             let what = format!("\"consumers\".{repository:?}");
             let Some(limits) = limits.as_object() else {
-                return Err(broke(
-                    PoolRule::Consumers,
-                    format!("{what} must be an object"),
-                ));
+                return Err(
+                    broke(PoolRule::Consumers, format!("{what} must be an object")).at(&here),
+                );
             };
             if let Some(k) = limits
                 .keys()
@@ -300,18 +329,20 @@ pub fn parse_pool(
                 return Err(broke(
                     PoolRule::ConsumerKey,
                     format!("{what} has unknown key {k:?} (resources, maxConcurrent)"),
-                ));
+                )
+                .at(&["consumers", repository, k]));
             }
             let resources = match limits.get("resources") {
                 None => None,
                 Some(list) => {
-                    let names =
-                        words_list(&format!("{what}.resources"), list, PoolRule::Consumers)?;
+                    let place = ["consumers", repository.as_str(), "resources"];
+                    let names = words_list(&format!("{what}.resources"), list, PoolRule::Consumers)
+                        .map_err(|e| e.at(&place))?;
                     if let Some(n) = names
                         .iter()
                         .find(|n| !pool.resources.iter().any(|r| &r.name == *n))
                     {
-                        return Err(broke(PoolRule::UndeclaredResource, format!("{what}.resources names {n:?}, which \"resources\" does not declare")));
+                        return Err(broke(PoolRule::UndeclaredResource, format!("{what}.resources names {n:?}, which \"resources\" does not declare")).at(&place));
                     }
                     Some(names)
                 }
@@ -320,6 +351,7 @@ pub fn parse_pool(
                 None => None,
                 Some(m) => Some(count(m, 1, u64::from(MAX_CAPACITY)).ok_or_else(|| {
                     broke(PoolRule::MaxConcurrent, format!("{what}.maxConcurrent must be an integer from 1 to {MAX_CAPACITY} (got {m})"))
+                        .at(&["consumers", repository, "maxConcurrent"])
                 })? as u32),
             };
             pool.consumers.push(Consumer {
@@ -335,6 +367,7 @@ pub fn parse_pool(
                 PoolRule::MaxInFlight,
                 format!("\"maxInFlight\" must be an integer from 1 to {MAX_CAPACITY} (got {m})"),
             )
+            .at(&["maxInFlight"])
         })? as u32);
     }
     if let Some(atoms) = obj.get("nonReservingAtoms") {
@@ -345,19 +378,23 @@ pub fn parse_pool(
             return Err(broke(
                 PoolRule::NonReservingAtoms,
                 "the global set \"*\" can never be exempted",
-            ));
+            )
+            .at(&["nonReservingAtoms"]));
         }
         pool.non_reserving_atoms =
-            words_list("\"nonReservingAtoms\"", atoms, PoolRule::NonReservingAtoms)?;
+            words_list("\"nonReservingAtoms\"", atoms, PoolRule::NonReservingAtoms)
+                .map_err(|e| e.at(&["nonReservingAtoms"]))?;
     }
     if let Some(a) = obj.get("affinitySeconds") {
         pool.affinity_seconds = count(a, 0, MAX_AFFINITY_SECONDS).ok_or_else(|| {
             broke(PoolRule::AffinitySeconds, format!("\"affinitySeconds\" must be an integer from 0 to {MAX_AFFINITY_SECONDS} (got {a})"))
+                .at(&["affinitySeconds"])
         })?;
     }
     if let Some(p) = obj.get("pacing") {
         let bad = || {
             broke(PoolRule::Pacing, format!("\"pacing\" must be {{\"target\": 0 < t <= 1, \"burst\": 0 <= b <= 1}} (got {p})"))
+                .at(&["pacing"])
         };
         let o = p.as_object().ok_or_else(bad)?;
         if o.keys().any(|k| !matches!(k.as_str(), "target" | "burst")) {
@@ -382,6 +419,7 @@ pub fn parse_pool(
                 PoolRule::RunnerSerialization,
                 format!("\"runnerSerialization\" must be true or false (got {r})"),
             )
+            .at(&["runnerSerialization"])
         })?;
     }
     Ok((pool.clone(), pool_capacity(&pool)))
