@@ -189,6 +189,37 @@ fn a_check_run_id_github_places_elsewhere_records_nothing() {
     assert_eq!((id, asked), (None, false), "{log:?}");
 }
 
+/// The job list is read one page of 100: a single match there is this job only when the attempt
+/// has no more jobs than that page, since runner names can repeat and a job of the same name on
+/// a later page would be judged for this holding by the reaper.
+#[test]
+fn a_match_on_a_first_page_of_many_records_nothing() {
+    let run = |total_count: u64| {
+        let Reply::Jobs { jobs, date, .. } = jobs(&[(11, "r2"), (12, "r1")]) else {
+            unreachable!()
+        };
+        recorded_with(
+            absent(),
+            &[],
+            Reply::Jobs {
+                total_count,
+                jobs,
+                date,
+            },
+        )
+    };
+    let (id, log, asked) = run(2);
+    assert!(asked, "{log:?}");
+    assert_eq!(id, Some(12), "the whole list was read: {log:?}");
+    let (id, log, _) = run(150);
+    assert_eq!(id, None, "{log:?}");
+    assert!(
+        log.iter()
+            .any(|l| l.contains("150 jobs") && l.contains("later page")),
+        "{log:?}"
+    );
+}
+
 #[test]
 fn without_a_usable_check_run_id_the_lookup_is_by_runner_name() {
     for (value, warned) in [

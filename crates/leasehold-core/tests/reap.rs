@@ -27,6 +27,8 @@ enum Answer {
     Unnumbered(Option<&'static str>),
     /// A completed run attempt, but of another run than the one asked about.
     OtherRun(u64),
+    /// A job of run 1 attempt 1 on runner `r` that completed at this time, as GitHub wrote it.
+    CompletedAt(String),
 }
 
 /// Another writer's change, committed just before the next state write.
@@ -222,6 +224,17 @@ impl Fake {
             (Answer::Unnumbered(status), Call::GetRunAttempt { run_id, .. }) => {
                 Some(run(*run_id, None, *status))
             }
+            (Answer::CompletedAt(text), Call::GetJob { job_id, .. }) => Some(Reply::Job {
+                id: *job_id,
+                run_id: 1,
+                run_attempt: Some(1),
+                name: "build".into(),
+                status: "completed".into(),
+                conclusion: Some("failure".into()),
+                runner_name: Some("r".into()),
+                completed_at: Some(text.clone()),
+                date: None,
+            }),
             _ => None,
         }
     }
@@ -878,6 +891,38 @@ fn no_question_is_asked_or_repeated_after_the_scan_deadline() {
         2,
         "run 1's holding was removed all the same"
     );
+}
+
+/// GitHub documents its times as ISO 8601 with offsets in its examples: a job's completion time
+/// with an offset is the same instant, and one that cannot be read proves nothing (the check
+/// that the job completed after the entry was made needs it).
+#[test]
+fn a_jobs_completion_time_is_read_with_its_offset_and_an_unreadable_one_proves_nothing() {
+    // T is 2027-01-15T08:00:00Z.
+    for (completed, verdict) in [
+        // T - 10 min, before the holding was claimed at T + 1 min: another job's.
+        ("2027-01-15T00:50:00-07:00", ("kept", "unverified")),
+        // T + 2 min: this holding's job.
+        (
+            "2027-01-15T01:02:00.000-07:00",
+            ("removed", "job-completed"),
+        ),
+        ("2027-01-15T08:02:00Z", ("removed", "job-completed")),
+        ("yesterday", ("kept", "unverified")),
+    ] {
+        let mut f = Fake::new();
+        let mut h = holder("o/a:1:build", 1, run("o/a", 1, 1, Some(30)), T + 10 * MIN);
+        h.claimed_at = Some(T + MIN);
+        f.lock("deploy", vec![h], vec![]);
+        f.jobs
+            .insert(30, (1, Answer::CompletedAt(completed.into())));
+        let o = f.reap(&[("lock", "deploy")], 100);
+        assert_eq!(
+            actions(&o),
+            vec![("o/a:1:build".into(), verdict.0.into(), verdict.1.into())],
+            "completed at {completed:?}"
+        );
+    }
 }
 
 #[test]

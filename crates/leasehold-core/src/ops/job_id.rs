@@ -165,7 +165,15 @@ impl JobLookup {
                     .iter()
                     .filter(|j| is_this_job(j, &run.job, &run.runner_name))
                     .collect();
+                let unseen = total_count.saturating_sub(jobs.len() as u64);
                 match mine.as_slice() {
+                    // A runner's name can repeat (self-hosted runners, GitHub Enterprise
+                    // Server): one match on the first page is this job only when no page
+                    // follows, or the reaper could judge a sibling's job for this holding.
+                    [_] if unseen > 0 => (None, format!(
+                        "no job id recorded: this run attempt has {total_count} jobs and only the first page of {} was read, so a job {:?} on runner {:?} on a later page cannot be ruled out; {judged}",
+                        jobs.len(), run.job, run.runner_name
+                    )),
                     [one] => (
                         Some(one.id),
                         format!(
@@ -173,7 +181,7 @@ impl JobLookup {
                             one.id, one.name, run.runner_name
                         ),
                     ),
-                    [] if total_count > jobs.len() as u64 => (None, format!(
+                    [] if unseen > 0 => (None, format!(
                         "no job id recorded: this run attempt has {total_count} jobs and the first page of {} shows none running {:?} on runner {:?}; {judged}",
                         jobs.len(), run.job, run.runner_name
                     )),

@@ -31,7 +31,7 @@ use crate::policy::limits::{
     RENEW_EVIDENCE_MAX_AGE_MS, SCAN_SECONDS_RANGE,
 };
 use crate::policy::RetryPolicy;
-use crate::wire::time::{format_rfc3339, parse_rfc3339, Millis};
+use crate::wire::time::{format_rfc3339, parse_github_time, Millis};
 use crate::wire::{
     AnswerClass, Call, ChangeAction, Failure, FailureCode, InputError, Level, LockState, LogLine,
     Outcome, Place, ReapAction, ReapEntry, ReapReason, ReapReport, Removal, Reply, ResultWord,
@@ -385,11 +385,17 @@ impl Planner for ReapPlanner {
             Ok(Reply::Job { run_id, run_attempt, status, conclusion, runner_name, completed_at, .. })
                 if run_id == key.run_id && run_attempt.is_none_or(|a| a == key.attempt) =>
             {
-                if status == "completed" {
-                    let completed_at = completed_at.as_deref().and_then(parse_rfc3339);
-                    Evidence::Over { conclusion, job: Some(JobFacts { runner_name, completed_at }) }
-                } else {
-                    Evidence::Active { status, at: asked_at }
+                match (status.as_str(), completed_at.as_deref().map(|t| (t, parse_github_time(t)))) {
+                    // A completion time that cannot be read is no proof the job is this
+                    // entry's (the check against the entry's own time needs it): no verdict.
+                    ("completed", Some((text, None))) => Evidence::Unknown {
+                        why: format!("job {:?} completed at {text:?}, a time that cannot be read", key.job_id),
+                    },
+                    ("completed", completed_at) => {
+                        let completed_at = completed_at.and_then(|(_, at)| at);
+                        Evidence::Over { conclusion, job: Some(JobFacts { runner_name, completed_at }) }
+                    }
+                    _ => Evidence::Active { status, at: asked_at },
                 }
             }
             Ok(Reply::Job { run_id, run_attempt, .. }) => Evidence::Unknown {

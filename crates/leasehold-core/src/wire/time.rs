@@ -115,6 +115,47 @@ pub fn parse_rfc3339(text: &str) -> Option<Millis> {
     )
 }
 
+/// Parses a timestamp of GitHub's answers: ISO 8601 as its REST API documents it, in UTC (`Z`)
+/// or with an offset (`2019-08-08T08:00:00-07:00`), with any number of fraction digits (kept to
+/// the millisecond). What leasehold itself writes is read by [`parse_rfc3339`], strictly.
+pub fn parse_github_time(text: &str) -> Option<Millis> {
+    let (clock_end, offset_ms) = match text.strip_suffix('Z') {
+        Some(t) => (t.len(), 0i64),
+        None => {
+            let at = text.len().checked_sub(6)?;
+            let (sign, hm) = text.get(at..)?.split_at(1);
+            let sign = match sign {
+                "+" => 1,
+                "-" => -1,
+                _ => return None,
+            };
+            let (h, m) = hm.split_once(':')?;
+            if h.len() != 2 || m.len() != 2 || digits(h)? > 23 || digits(m)? > 59 {
+                return None;
+            }
+            (
+                at,
+                sign * (digits(h)? * 3_600_000 + digits(m)? * 60_000) as i64,
+            )
+        }
+    };
+    let local = text.get(..clock_end)?;
+    let (base, frac) = match local.split_once('.') {
+        Some((base, frac)) if !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit()) => {
+            (base, &frac[..frac.len().min(3)])
+        }
+        Some(_) => return None,
+        None => (local, ""),
+    };
+    let utc = if frac.is_empty() {
+        format!("{base}Z")
+    } else {
+        format!("{base}.{frac}Z")
+    };
+    let at = i64::try_from(parse_rfc3339(&utc)?).ok()?;
+    u64::try_from(at.checked_sub(offset_ms)?).ok()
+}
+
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
@@ -177,6 +218,38 @@ pub mod rfc3339_opt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// GitHub's REST API documents its times as ISO 8601, with offsets in its examples
+    /// (`2019-08-08T08:00:00-07:00`) and any fraction: all of them read as the same instant.
+    #[test]
+    fn github_times_read_with_offsets_and_fractions() {
+        let utc = parse_rfc3339("2019-08-08T15:00:00Z").unwrap();
+        for text in [
+            "2019-08-08T15:00:00Z",
+            "2019-08-08T08:00:00-07:00",
+            "2019-08-08T17:30:00+02:30",
+            "2019-08-08T08:00:00.000-07:00",
+            "2019-08-08T15:00:00.0004Z",
+            "2019-08-08T15:00:00+00:00",
+        ] {
+            assert_eq!(parse_github_time(text), Some(utc), "{text}");
+        }
+        assert_eq!(
+            parse_github_time("2019-08-08T15:00:00.123456789Z"),
+            Some(utc + 123)
+        );
+        for bad in [
+            "",
+            "2019-08-08T15:00:00",
+            "2019-08-08T15:00:00.Z",
+            "2019-08-08T15:00:00-7:00",
+            "2019-08-08T15:00:00+24:00",
+            "2019-08-08 15:00:00Z",
+            "1970-01-01T00:00:00+00:01",
+        ] {
+            assert_eq!(parse_github_time(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn formats_and_parses_round_trip() {
