@@ -79,7 +79,7 @@ pub enum RequestKind {
 pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool) -> Option<Class> {
     let class = match reply {
         Reply::File { .. }
-        | Reply::NotModified
+        | Reply::NotModified { .. }
         | Reply::Written { .. }
         | Reply::Created { .. }
         | Reply::Run { .. }
@@ -172,6 +172,7 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
 /// | `FORBIDDEN`, `INSUFFICIENT_SCOPES` | refusal | refusal |
 /// | a stale `beforeOid`, an existing ref under all zeros, a non-fast-forward | refusal | conflict |
 /// | anything else, with `x-ratelimit-remaining: 0` or a `retry-after` | rate-limited | unknown outcome (read back) |
+/// | GitHub's "Something went wrong … may be the result of a timeout" | transient (retried) | unknown outcome (read back) |
 /// | anything else | refusal (our own document is at fault; retrying cannot help) | unknown outcome (read back) |
 ///
 /// The first error that is not "anything else" decides.
@@ -205,7 +206,15 @@ fn classify_graphql(
             };
         }
     }
+    // A query that ran out of GitHub's time (it answers 200 with "Something went wrong while
+    // executing your query. This may be the result of a timeout, …") may pass when asked again:
+    // a read retries it within its budget. A write is read back, as any unknown error.
+    let timed_out = errors.iter().any(|e| {
+        let lower = e.message.to_ascii_lowercase();
+        e.kind.is_none() && (lower.contains("timeout") || lower.contains("timed out"))
+    });
     match (kind, headers) {
+        (RequestKind::Read, None) if timed_out => Class::Transient,
         // GitHub answers a query past the primary limit 200 with an error and
         // `x-ratelimit-remaining: 0` (or a `retry-after`), in words it does not fix: a read
         // that met one waits until the headers say. (A write is read back, as below: the read
@@ -596,7 +605,10 @@ mod tests {
         }
         assert_eq!(classify(Read, &http(401), t, true), Some(Transient));
         assert_eq!(classify(Read, &http(401), t, false), Some(Refusal));
-        assert_eq!(classify(Read, &Reply::NotModified, t, false), None);
+        assert_eq!(
+            classify(Read, &Reply::NotModified { date: None }, t, false),
+            None
+        );
     }
 
     #[test]
@@ -632,6 +644,53 @@ mod tests {
         ] {
             assert!(!names_a_newer_version(m), "{m}");
         }
+    }
+
+    /// GitHub answers a query that ran out of its time with 200 and an untyped error: a read
+    /// asks again, a mutation is read back, and any other untyped error stays a refusal (the
+    /// document is at fault).
+    #[test]
+    fn a_graphql_timeout_is_retried_on_a_read() {
+        use Class::*;
+        use RequestKind::*;
+        let answer = |kind: Option<&str>, message: &str| Reply::Graphql {
+            data: None,
+            errors: vec![GraphqlError {
+                kind: kind.map(str::to_string),
+                message: message.into(),
+            }],
+            retry_after: None,
+            ratelimit_remaining: Some(4_000),
+            ratelimit_reset: None,
+            date: None,
+        };
+        let timeout = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `C0DE:1234` when reporting this issue.";
+        assert_eq!(
+            classify(Read, &answer(None, timeout), 0, false),
+            Some(Transient)
+        );
+        assert_eq!(
+            classify(Write, &answer(None, timeout), 0, false),
+            Some(UnknownOutcome)
+        );
+        assert_eq!(
+            classify(
+                Read,
+                &answer(None, "Field 'refz' doesn't exist on type 'Repository'"),
+                0,
+                false
+            ),
+            Some(Refusal)
+        );
+        assert_eq!(
+            classify(
+                Read,
+                &answer(Some("FORBIDDEN"), "Resource not accessible: timeout"),
+                0,
+                false
+            ),
+            Some(Refusal)
+        );
     }
 
     #[test]
