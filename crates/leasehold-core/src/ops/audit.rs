@@ -21,7 +21,7 @@ use crate::policy::limits::{
     MAX_AUDIT_MINUTES,
 };
 use crate::policy::RequestKind;
-use crate::wire::time::{parse_http_date, parse_rfc3339, Millis};
+use crate::wire::time::{parse_github_time, parse_http_date, Millis};
 use crate::wire::{
     alert_marker, Call, Command, Error, Event, Failure, FailureCode, InputError, IssueEntry,
     ItemReport, Outcome, ProtocolError, Reply, ResultWord, Status, Step, WorkflowRunEntry,
@@ -72,7 +72,13 @@ impl AuditSettings {
             None => repository.clone(),
         };
         let workflow = r.get("workflow").unwrap_or("reap.yml").to_string();
-        if workflow.contains('/') || workflow.chars().any(char::is_whitespace) {
+        // A path segment of its own: `.` and `..` (even percent-encoded) are dot segments a URL
+        // resolves away, which would ask GitHub for another endpoint's runs.
+        if workflow.is_empty()
+            || matches!(workflow.as_str(), "." | "..")
+            || workflow.contains(['/', '\\', '%'])
+            || workflow.chars().any(char::is_whitespace)
+        {
             return Err(InputError::new(
                 "workflow",
                 "must be a workflow file name (reap.yml) or id",
@@ -118,11 +124,11 @@ pub fn reaper_problem(
             s.workflow
         ));
     };
-    let created = parse_rfc3339(&run.created_at);
+    let created = parse_github_time(&run.created_at);
     let started = run
         .run_started_at
         .as_deref()
-        .and_then(parse_rfc3339)
+        .and_then(parse_github_time)
         .or(created);
     if run.status.as_deref() == Some("completed") {
         let conclusion = run.conclusion.as_deref().unwrap_or("none");
@@ -486,6 +492,24 @@ mod tests {
             run_started_at: Some(created.into()),
             updated_at: created.into(),
             html_url: "https://github.com/octo/app/actions/runs/7".into(),
+        }
+    }
+
+    #[test]
+    fn a_workflow_is_one_file_name_or_id() {
+        let parse = |workflow: &str| {
+            let raw: RawInputs = [("GITHUB_REPOSITORY", "octo/app"), ("workflow", workflow)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            AuditSettings::parse(&raw).map(|(s, _)| s.workflow)
+        };
+        for ok in ["reap.yml", "reap.yaml", "161335", ".reap.yml"] {
+            assert_eq!(parse(ok).ok().as_deref(), Some(ok));
+        }
+        for bad in ["..", ".", "a/b", "a\\b", "%2e%2e", "reap .yml"] {
+            let e = parse(bad).expect_err(bad);
+            assert!(e.to_string().contains("workflow"), "{bad:?}: {e}");
         }
     }
 
