@@ -174,6 +174,7 @@ impl GitHub {
         match self.ref_target(name) {
             None => Value::Null,
             Some(oid) => json!({
+                "prefix": &name[..name.len() - short.len()],
                 "name": short,
                 "target": {
                     "oid": oid,

@@ -21,7 +21,7 @@ pub const PAYLOAD_FILE: &str = "claim.json";
 pub const ZERO_OID: &str = "0000000000000000000000000000000000000000";
 
 /// What one ref is read as: the one fragment every ref read uses.
-const REF_FIELDS: &str = "fragment LeaseholdRef on Ref { name target { oid ... on Commit { \
+const REF_FIELDS: &str = "fragment LeaseholdRef on Ref { prefix name target { oid ... on Commit { \
      file(path: \"claim.json\") { object { ... on Blob { text } } } } } }";
 
 /// One page of the refs under a prefix, each with its payload (the list query).
@@ -157,9 +157,33 @@ pub fn parse_read(data: &Value, names: &[String]) -> Result<(String, Vec<RefRead
     let refs = names
         .iter()
         .enumerate()
-        .map(|(i, n)| read_ref(repo.get(format!("r{i}")).unwrap_or(&Value::Null), n))
+        .map(|(i, n)| {
+            let node = repo.get(format!("r{i}")).unwrap_or(&Value::Null);
+            read_ref(the_ref_asked(node, n)?, n)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((id.into(), refs))
+}
+
+/// `ref(qualifiedName:)` falls back to a short-name match when no ref has the full name (its
+/// schema: "Fully qualified matches are checked in order … before falling back onto checks for
+/// short name matches"): a branch `refs/heads/refs/…` answers for an absent `refs/…`. The ref
+/// asked for is the node only when its prefix and name spell the full name; otherwise it is
+/// absent.
+fn the_ref_asked<'a>(node: &'a Value, full_name: &str) -> Result<&'a Value, String> {
+    if node.is_null() {
+        return Ok(node);
+    }
+    let part = |key: &str| {
+        node.get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("ref {full_name} has no {key}"))
+    };
+    let (prefix, name) = (part("prefix")?, part("name")?);
+    let spelled = prefix.len() + name.len() == full_name.len()
+        && full_name.starts_with(prefix)
+        && full_name.ends_with(name);
+    Ok(if spelled { node } else { &Value::Null })
 }
 
 /// One page of [`list_refs_call`]: the repository id, the refs, and the next cursor when there
@@ -221,7 +245,8 @@ mod tests {
             "{document}"
         );
         assert_eq!(variables["r0"], "refs/leasehold/claims/n/a");
-        let data = json!({"repository": {"id": "R_1", "r0": null, "r1": {"name": "b",
+        let data = json!({"repository": {"id": "R_1", "r0": null, "r1": {
+            "prefix": "refs/leasehold/claims/n/", "name": "b",
             "target": {"oid": "abc", "file": {"object": {"text": "{}"}}}}}});
         let (id, refs) = parse_read(&data, &names).unwrap();
         assert_eq!(id, "R_1");
@@ -230,6 +255,21 @@ mod tests {
             (refs[1].oid.as_deref(), refs[1].text.as_deref()),
             (Some("abc"), Some("{}"))
         );
+        // GitHub's short-name fallback: a branch named like the absent claim ref answers for
+        // it. That is not the claim: the claim is absent.
+        let fallback = json!({"repository": {"id": "R_1", "r0": null, "r1": {
+            "prefix": "refs/heads/", "name": "refs/leasehold/claims/n/b",
+            "target": {"oid": "abc", "file": null}}}});
+        let (_, refs) = parse_read(&fallback, &names).unwrap();
+        assert_eq!(
+            (refs[1].oid.as_deref(), refs[1].text.as_deref()),
+            (None, None)
+        );
+        let unnamed = json!({"repository": {"id": "R_1", "r0": null, "r1": {"name": "b",
+            "target": {"oid": "abc"}}}});
+        assert!(parse_read(&unnamed, &names)
+            .unwrap_err()
+            .contains("no prefix"));
     }
 
     #[test]
