@@ -44,7 +44,8 @@ function validationDetail(errors) {
 export function replyFromError(error) {
   const response = error?.response;
   if (response && typeof response.status === 'number') {
-    if (response.status === 304) return { kind: 'notModified' };
+    // GitHub dates a 304 as any answer: GitHub's clock, kept current for a waiter that only polls.
+    if (response.status === 304) return { kind: 'notModified', date: header(response.headers, 'date') };
     const data = response.data;
     const message = typeof data === 'object' && data && typeof data.message === 'string' ? data.message + validationDetail(data.errors) : String(error.message ?? '');
     return {
@@ -138,13 +139,20 @@ export const graphqlUrlFor = (baseUrl) => `${baseUrl.replace(/\/+$/, '').replace
  * `repository` (owner/name) holds the lock's state. The Actions reads (getRunAttempt, getJob,
  * listJobs) name their own `repository` instead.
  */
+/** What every REST request says of itself: GitHub's media type and the API version it is written to. */
+export const REST_HEADERS = Object.freeze({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
+
 export function createTransport({ baseUrl, token, repository, userAgent = 'leasehold' }) {
   const graphqlUrl = graphqlUrlFor(baseUrl);
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });
   const base = repoPath(repository, 'the transport');
 
   async function send(route, params, timeoutMs, request = {}) {
-    return octokit.request(route, { ...params, request: { ...request, signal: AbortSignal.timeout(timeoutMs) } });
+    // The REST API version leasehold is written to, and GitHub's media type, as GitHub's "API
+    // versions" asks of every REST request (a request's own `accept`, the raw read's, wins). The
+    // GraphQL endpoint has no versions.
+    const rest = route.startsWith(`POST ${graphqlUrl}`) ? {} : REST_HEADERS;
+    return octokit.request(route, { ...params, headers: { ...rest, ...params.headers }, request: { ...request, signal: AbortSignal.timeout(timeoutMs) } });
   }
 
   const handlers = {
@@ -181,17 +189,17 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     async createTree(c) {
       const tree = c.files.map((f) => ({ path: f.path, mode: '100644', type: 'blob', content: f.content }));
       const { data } = await send(`POST ${base}/git/trees`, { tree }, c.timeoutMs);
-      return { kind: 'created', sha: data.sha };
+      return { kind: 'created', sha: str(data, 'sha') };
     },
     async createCommit(c) {
       // No parents starts an orphan history (the lock state); a claim's new version names the
       // version it replaces.
       const { data } = await send(`POST ${base}/git/commits`, { message: c.message, tree: c.tree, parents: c.parents ?? [] }, c.timeoutMs);
-      return { kind: 'created', sha: data.sha };
+      return { kind: 'created', sha: str(data, 'sha') };
     },
     async createBranch(c) {
       const { data } = await send(`POST ${base}/git/refs`, { ref: `refs/heads/${c.branch}`, sha: c.sha }, c.timeoutMs);
-      return { kind: 'created', sha: data.object.sha };
+      return { kind: 'created', sha: str(data?.object, 'sha') };
     },
     async createRef(c) {
       refPath(c.ref, c.kind);

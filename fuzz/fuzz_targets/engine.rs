@@ -215,7 +215,9 @@ fn reply_for(
             },
             (Call::ReadFile { if_none_match, .. }, _) => {
                 if if_none_match.is_some() && u.ratio(1, 2)? {
-                    Reply::NotModified
+                    Reply::NotModified {
+                        date: date(u, now)?,
+                    }
                 } else {
                     Reply::File {
                         sha: sha(u)?,
@@ -285,7 +287,7 @@ fn fits(call: &Call, reply: &Reply) -> bool {
                     if_none_match: Some(_),
                     ..
                 },
-                Reply::NotModified
+                Reply::NotModified { .. }
             )
             | (Call::WriteFile { .. }, Reply::Written { .. })
             | (
@@ -508,7 +510,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
                 } else if u.ratio(1, 32)? {
                     // Any answer at all, of any kind.
                     u.choose(&[
-                        Reply::NotModified,
+                        Reply::NotModified { date: None },
                         Reply::Created { sha: "c".into() },
                         Reply::Written {
                             sha: "w".into(),

@@ -199,7 +199,9 @@ pub fn etag(sha: &str) -> String {
 pub fn file_reply(version: &Version, if_none_match: Option<&str>, now: Millis) -> Reply {
     let etag = etag(&version.sha);
     if if_none_match == Some(etag.as_str()) {
-        return Reply::NotModified;
+        return Reply::NotModified {
+            date: Some(http_date(now)),
+        };
     }
     Reply::File {
         sha: version.sha.clone(),
@@ -747,7 +749,7 @@ mod tests {
         match r {
             Reply::Http { status, .. } => *status,
             Reply::Written { .. } | Reply::Created { .. } => 201,
-            Reply::NotModified => 304,
+            Reply::NotModified { .. } => 304,
             _ => 200,
         }
     }
@@ -811,7 +813,9 @@ mod tests {
         assert_eq!(
             g.answer(&get("locks/x.config.json", None, Some(&tag)), 6)
                 .reply,
-            Reply::NotModified
+            Reply::NotModified {
+                date: Some(http_date(6))
+            }
         );
         assert_eq!(
             status(

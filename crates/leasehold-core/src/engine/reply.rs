@@ -27,7 +27,8 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             | Reply::Job { date, .. }
             | Reply::Jobs { date, .. }
             | Reply::PullRequest { date, .. }
-            | Reply::Graphql { date, .. } => date.as_deref(),
+            | Reply::Graphql { date, .. }
+            | Reply::NotModified { date } => date.as_deref(),
             _ => None,
         };
         self.clock.observe(date, self.request_sent_at, now);
@@ -171,7 +172,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 });
                 self.decide(now, log)
             }
-            (Pending::StateRead, Reply::NotModified) if self.known.is_some() => {
+            (Pending::StateRead, Reply::NotModified { .. }) if self.known.is_some() => {
                 self.stats.not_modified += 1;
                 self.decide(now, log)
             }
@@ -216,7 +217,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.config.etag = etag;
                 self.decide(now, log)
             }
-            (Pending::ConfigRead, Reply::NotModified) if self.config.record.is_some() => {
+            (Pending::ConfigRead, Reply::NotModified { .. }) if self.config.record.is_some() => {
                 self.stats.not_modified += 1;
                 if let Some(r) = self.config.record.as_mut() {
                     r.read_at = self.clock.server_now(now);

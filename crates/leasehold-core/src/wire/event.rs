@@ -40,8 +40,13 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
-    /// `readFile` with `ifNoneMatch`: unchanged (304).
-    NotModified,
+    /// `readFile` with `ifNoneMatch`: unchanged (304). GitHub dates a 304 as any answer (RFC
+    /// 9110 asks it of every 3xx), so a waiter that only polls keeps its estimate of GitHub's
+    /// clock current.
+    NotModified {
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// `writeFile` succeeded (200 or 201): the new blob sha of the file.
     Written {
         sha: String,

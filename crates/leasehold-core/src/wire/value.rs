@@ -277,7 +277,7 @@ mod tests {
 
     fn replies() -> Vec<Reply> {
         vec![
-            Reply::NotModified,
+            Reply::NotModified { date: None },
             Reply::Created { sha: "s".into() },
             Reply::Written {
                 sha: "s".into(),

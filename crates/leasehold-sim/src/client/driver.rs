@@ -382,7 +382,7 @@ impl Env<'_> {
             };
             self.tell(Feed::WriteTold { write: w, fed });
         }
-        if let (Some(version), Reply::File { .. } | Reply::NotModified) =
+        if let (Some(version), Reply::File { .. } | Reply::NotModified { .. }) =
             (self.gh.requests[req].served, &reply)
         {
             let file = matches!(reply, Reply::File { .. });

@@ -88,7 +88,7 @@ impl Wire<'_> {
                     self.count(Fault::StaleRead);
                 }
                 served = version;
-                if matches!(reply, Reply::NotModified) {
+                if matches!(reply, Reply::NotModified { .. }) {
                     self.counters.not_modified += 1;
                 }
                 (reply, None)
@@ -394,7 +394,7 @@ pub fn describe_reply(reply: &Reply) -> String {
                     .unwrap_or_else(|| "-".into())
             )
         }
-        Reply::NotModified => "304".into(),
+        Reply::NotModified { .. } => "304".into(),
         Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
         Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
