@@ -1,6 +1,7 @@
-// Secret scan: every action (acquire with its post step, release, renew, status, reap, guard,
-// claim) run as the runner runs it, and every CLI verb (renew, guard, reap, every claims verb,
-// slots, each --help), against the emulator with a recognisable token (`ghs_` + 36 characters
+// Secret scan: every JavaScript action (acquire with its post step, release, renew, status, reap,
+// guard, claim, report-usage, receipt, check-head, audit, cleanup, recover, validate; actions/run
+// is a composite of the acquire, guard, cleanup and release bundles) run as the runner runs it,
+// and every CLI verb (renew, guard, reap, every claims verb, slots, each --help), against the emulator with a recognisable token (`ghs_` + 36 characters
 // drawn for this run). Then everything leasehold wrote is scanned: every object of the emulated
 // repository (every commit of the state branch and of every claim and slot ref: file contents,
 // paths, commit messages), GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY, GITHUB_ENV,
@@ -20,11 +21,13 @@
 // fails naming the GITHUB_STEP_SUMMARY (or stdout) of every action step; `git checkout actions
 // dist` (and removing the new dist/shared-*.mjs) restores it. Likewise the guard's filter: with
 // `childEnv` in actions/lib/guard.mjs returning `{ ...env }`, the three guarded children's
-// environments carry the token and the scan fails naming them.
+// environments carry the token and the scan fails naming them; with the cleanup command spawned
+// with `env: { ...env }` in actions/lib/cleanup.mjs, it fails naming "actions/cleanup: the guarded
+// child's environment" (checked the same way when cleanup joined the scan).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -53,6 +56,7 @@ before(async () => {
       'README.md': 'app\n',
       'locks/scan.config.json': '{"capacity": 2}\n',
       'locks/scan-pool.config.json': '{"resources": {"acct-1": {"capacity": 2, "tags": ["model"]}}}\n',
+      'locks/scan-life.config.json': '{"capacity": 1, "lifecycle": {"cooldownSeconds": 600}}\n',
     },
     limits: { graphqlPerHour: 1_000_000 },
     onExchange: (e) => exchanges.push(e),
@@ -185,6 +189,25 @@ describe('secret scan', { timeout: 300_000 }, () => {
     emu.actions.complete(7050, 1, 'failure');
     const audit = await step('', 'audit', { inputs: { 'job-token': TOKEN }, context: ctx });
     assert.equal(audit.outputs.status, 'opened', audit.stdout);
+
+    // The lifecycle: cleanup runs its command (whose environment is kept) and reports a failure,
+    // which quarantines the slot; recover turns the quarantine into a cooldown.
+    const lctx = await runningJob(7070);
+    const la = await step('main', 'acquire', { inputs: { lock: 'scan-life', 'release-on-exit': 'false' }, context: lctx });
+    assert.equal(la.outputs.result, 'acquired', la.stdout);
+    const cdump = envDump();
+    const failing = ['sh', '-c', `env > '${cdump.file}'; exit 3`].join('\n');
+    const cleaned = await step('', 'cleanup', { inputs: { lock: 'scan-life', command: failing }, context: lctx });
+    assert.equal(cleaned.outputs['cleanup-result'], 'quarantined', cleaned.stdout);
+    keepDump('actions/cleanup', cdump.file);
+    const recovered = await step('', 'recover', { inputs: { operation: 'recover', lock: 'scan-life', 'reservation-id': cleaned.outputs['reservation-id'], 'resource-safe': 'true' }, context: lctx });
+    assert.equal(recovered.outputs.result, 'recovered', recovered.stdout);
+    // validate reads the workspace only; run with the token anyway, as a workflow might.
+    const workspace = mkdtempSync(join(scratch, 'workspace-'));
+    mkdirSync(join(workspace, 'locks'));
+    writeFileSync(join(workspace, 'locks', 'ok.config.json'), '{"capacity": 2}\n');
+    const validated = await step('', 'validate', { inputs: { files: 'locks/*.config.json' }, context: ctx, env: { GITHUB_WORKSPACE: workspace } });
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
 
     // Refusals and failures write messages too: an identifier of the token's shape, and a GitHub
     // that answers every request with a 500.
