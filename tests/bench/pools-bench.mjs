@@ -134,7 +134,8 @@ try {
     const context = jobContext({ repository: 'octo/app', runId });
     const from = emu.log.length;
     const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks', 'record-job-id': 'false', ...extra }, context });
-    const r = await runAction('release', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks' }, context });
+    // Release gets what acquire exported (GITHUB_ENV), as a later step of the same job does.
+    const r = await runAction('release', { apiUrl: emu.url, inputs: { lock, repository: 'octo/locks' }, context, env: a.exported });
     if (a.outputs.result !== 'acquired' || r.outputs.result !== 'released') throw new Error(`cycle failed: ${a.stdout}${r.stdout}`);
     const log = emu.log.slice(from);
     return { requests: log.length, writes: log.filter((q) => q.method !== 'GET').length, resource: a.outputs.resource };
