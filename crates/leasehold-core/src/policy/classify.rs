@@ -152,6 +152,17 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 {
                     Class::AlreadyExists
                 }
+                // Observed, not documented: `POST git/refs` sometimes answers a valid request
+                // 422 "Reference update failed" (github/rest-api-description#4887). Whether the
+                // ref was made is unknown: a create asks again (a ref that landed then answers
+                // "already exists", and the read after it shows this job's own write), a slot's
+                // allocation reads its ref back, as after a 5xx.
+                (422, RequestKind::Create) if message.contains("Reference update failed") => {
+                    Class::Transient
+                }
+                (422, RequestKind::Allocate) if message.contains("Reference update failed") => {
+                    Class::UnknownOutcome
+                }
                 (404, _) => Class::NotFound,
                 (401, _) if auth_grace => Class::Transient,
                 (500..=599, RequestKind::Write | RequestKind::Allocate) => Class::UnknownOutcome,
@@ -649,6 +660,32 @@ mod tests {
     /// GitHub answers a query that ran out of its time with 200 and an untyped error: a read
     /// asks again, a mutation is read back, and any other untyped error stays a refusal (the
     /// document is at fault).
+    #[test]
+    fn a_ref_update_that_failed_is_asked_again_or_read_back() {
+        use Class::*;
+        use RequestKind::*;
+        let failed = Reply::Http {
+            status: 422,
+            message: "Reference update failed".into(),
+            retry_after: None,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
+            date: None,
+        };
+        assert_eq!(classify(Create, &failed, 0, false), Some(Transient));
+        assert_eq!(classify(Allocate, &failed, 0, false), Some(UnknownOutcome));
+        assert_eq!(classify(Write, &failed, 0, false), Some(Refusal));
+        let invalid = Reply::Http {
+            status: 422,
+            message: "Reference name is not valid".into(),
+            retry_after: None,
+            ratelimit_remaining: None,
+            ratelimit_reset: None,
+            date: None,
+        };
+        assert_eq!(classify(Create, &invalid, 0, false), Some(Refusal));
+    }
+
     #[test]
     fn a_graphql_timeout_is_retried_on_a_read() {
         use Class::*;
