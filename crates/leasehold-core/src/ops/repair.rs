@@ -116,13 +116,27 @@ pub struct History {
     pub revision: u64,
     pub read: u32,
     pub skipped: u32,
+    /// The newest version (by revision) that reads as a valid state: its lifecycle (the slots
+    /// kept after their holders left, the incident) and its pool books are carried into the
+    /// repaired state, so a repair never frees what the lifecycle keeps (docs/lifecycle.md).
+    pub kept: Option<LockState>,
 }
 
 impl History {
     /// Takes every fence and the revision `text` names, leniently (a broken version still
-    /// shows the fences it handed out). Returns whether it was readable at all.
-    pub fn take(&mut self, text: &str) -> bool {
+    /// shows the fences it handed out), and the version itself when it is a valid state newer
+    /// than the one kept. Returns whether it was readable at all.
+    pub fn take(&mut self, text: &str, lock: &str) -> bool {
         self.read += 1;
+        if let Ok(state) = LockState::parse(text, lock) {
+            if self
+                .kept
+                .as_ref()
+                .is_none_or(|k| state.revision > k.revision)
+            {
+                self.kept = Some(state);
+            }
+        }
         let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(text) else {
             self.skipped += 1;
             return false;
@@ -152,10 +166,18 @@ impl History {
         }
     }
 
-    /// The state that replaces the broken one: empty, its fence counter at the highest fence
-    /// ever handed out, its revision above every one seen.
+    /// The state that replaces the broken one: no holders and no queue, its fence counter at
+    /// the highest fence ever handed out, its revision above every one seen, and the lifecycle
+    /// and pool books of the newest valid version (at its schema), so a quarantined resource
+    /// stays quarantined and a standing incident still stands.
     pub fn replacement(&self, lock: &str, now: Millis) -> LockState {
         let mut state = LockState::empty(lock);
+        if let Some(kept) = &self.kept {
+            state.schema = kept.schema;
+            state.reservations = kept.reservations.clone();
+            state.incident = kept.incident.clone();
+            state.pool = kept.pool.clone();
+        }
         state.fence = self.fence;
         state.revision = self.revision;
         state.stamp(now, BY, ChangeAction::Repair, Vec::new());
@@ -390,7 +412,7 @@ impl RepairOp {
                     return Err(unexpected("readFile", &reply));
                 };
                 self.failures = 0;
-                self.history.take(&content);
+                self.history.take(&content, &self.s.lock);
                 self.next_version(index + 1, now)
             }
             // The file is absent at that commit (a commit that deleted it): nothing to count.
@@ -539,8 +561,18 @@ impl RepairOp {
             return self.failed(Status::Stale, e.code(), None, what);
         }
         self.content = Some(content.clone());
+        let kept = match (&state.incident, state.reservations.len()) {
+            (None, 0) => String::new(),
+            (incident, n) => format!(
+                ", keeping the {n} reservation(s){} of revision {} (the newest valid version)",
+                incident
+                    .as_ref()
+                    .map_or(String::new(), |i| format!(" and incident {}", i.id)),
+                self.history.kept.as_ref().map_or(0, |k| k.revision)
+            ),
+        };
         let summary = format!(
-            "an empty state keeping the fence counter at {} (the highest fence of {} versions read, {} skipped) at revision {}",
+            "an empty state keeping the fence counter at {} (the highest fence of {} versions read, {} skipped) at revision {}{kept}",
             self.history.fence,
             self.history.read,
             self.history.skipped,
@@ -690,6 +722,78 @@ mod tests {
         panic!("repair did not finish");
     }
 
+    /// A lock with its lifecycle on: the newest valid version holds a quarantine and an
+    /// incident. The repaired state keeps both (at schema 2), so the quarantined resource is not
+    /// handed out and the incident still stops admissions.
+    #[test]
+    fn keeps_the_lifecycle_of_the_newest_valid_version() {
+        use crate::wire::{Incident, Reservation, ReservationKind};
+        let who = RunIdentity {
+            repository: "octo/app".into(),
+            ..run_identity("")
+        };
+        let lifecycle = |revision: u64, quarantines: &[u64], incident: bool| {
+            let mut s = LockState::empty("deploy");
+            s.schema = 2;
+            s.revision = revision;
+            s.fence = 9;
+            s.reservations = quarantines
+                .iter()
+                .map(|&fence| Reservation {
+                    id: format!("q{fence}"),
+                    kind: ReservationKind::Quarantine,
+                    holder_id: "octo/app:1:build".into(),
+                    fence,
+                    run: who.clone(),
+                    at: NOW - 60_000,
+                    ends_at: None,
+                    reason: Some("failed".into()),
+                    by: "release".into(),
+                })
+                .collect();
+            s.incident = incident.then(|| Incident {
+                id: "i9".into(),
+                holder_id: "octo/app:1:build".into(),
+                fence: 9,
+                run: who.clone(),
+                at: NOW - 30_000,
+                reason: Some("account-blocked".into()),
+            });
+            s.to_document()
+        };
+        let history = [
+            "{ broken by hand",
+            &lifecycle(11, &[8, 9], true),
+            &lifecycle(10, &[8], false),
+        ];
+        let (outcome, written) = run(true, &history, 10);
+        let report = outcome.repair.expect("report");
+        assert_eq!(report.status, Status::Repaired);
+        let Some(Call::WriteFile { content, .. }) = written else {
+            panic!("no write")
+        };
+        let state = LockState::parse(&content, "deploy").expect("a valid state");
+        assert_eq!(state.schema, 2);
+        assert_eq!(
+            state
+                .reservations
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>(),
+            ["q8", "q9"]
+        );
+        assert_eq!(state.incident.as_ref().map(|i| i.id.as_str()), Some("i9"));
+        assert!(state.holders.is_empty() && state.queue.is_empty());
+        assert_eq!((state.fence, state.revision), (9, 12));
+        // A plain lock's history stays a plain, empty state.
+        let (_, plain) = run(true, &["{ broken", &version(3, 2, &[("a", 2)])], 10);
+        let Some(Call::WriteFile { content, .. }) = plain else {
+            panic!("no write")
+        };
+        let state = LockState::parse(&content, "deploy").unwrap();
+        assert_eq!((state.schema, state.reservations.len()), (1, 0));
+    }
+
     #[test]
     fn keeps_the_fence_counter_above_every_fence_in_the_history() {
         // Newest first: the broken current version (its counter lowered by hand below a
@@ -762,10 +866,11 @@ mod tests {
     #[test]
     fn numbers_past_the_largest_counter_are_not_fences() {
         let mut h = History::default();
-        assert!(!h.take(r#"{"fence": 18446744073709551615}"#));
-        assert!(
-            h.take(r#"{"fence": "x", "holders": [{"fence": 6}, {"fence": -1}], "revision": 2}"#)
-        );
+        assert!(!h.take(r#"{"fence": 18446744073709551615}"#, "deploy"));
+        assert!(h.take(
+            r#"{"fence": "x", "holders": [{"fence": 6}, {"fence": -1}], "revision": 2}"#,
+            "deploy"
+        ));
         assert_eq!((h.fence, h.revision, h.read, h.skipped), (6, 2, 2, 1));
     }
 
