@@ -165,6 +165,16 @@ describe('acquire and release, uncontended', { timeout: 60_000 }, () => {
     assert.notEqual(b1.code, 0);
     assert.equal(b1.outputs['error-code'], 'holder-collision');
     assert.match(b1.stdout, /holder-suffix/);
+    // Its release, run if: always() as the README asks, leaves the other cell's holding (its
+    // runner tells them apart); that cell's own release frees it.
+    const r1 = await runAction('release', { apiUrl: api(), inputs: { lock: 'matrix2' }, context: cell(1), env: b1.exported });
+    assert.equal(r1.code, 0, r1.stdout);
+    assert.equal(r1.outputs.result, 'noop');
+    assert.match(r1.stdout, /another job of this run attempt \(runner "runner-0"\)/);
+    assert.deepEqual((await stateOf('matrix2')).holders.map((h) => h.run.runnerName), ['runner-0']);
+    const r0 = await runAction('release', { apiUrl: api(), inputs: { lock: 'matrix2' }, context: cell(0), env: b0.exported });
+    assert.equal(r0.outputs.result, 'released', r0.stdout);
+    assert.deepEqual((await stateOf('matrix2')).holders, []);
   });
 
   test('matrix cells on self-hosted runners of one name are told apart by their check run ids', async () => {

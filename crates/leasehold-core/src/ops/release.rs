@@ -17,7 +17,8 @@ use crate::policy::limits::{
 use crate::policy::RetryPolicy;
 use crate::wire::time::Millis;
 use crate::wire::{
-    ChangeAction, Failure, FailureCode, InputError, LifecycleReport, LockState, Outcome, ResultWord,
+    ChangeAction, Failure, FailureCode, InputError, LifecycleReport, LockState, Outcome,
+    ResultWord, RunIdentity,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,12 @@ pub struct ReleaseSettings {
     pub holder_id: String,
     /// This job's run attempt: a holding of a newer attempt is never removed.
     pub run_attempt: u32,
+    /// This job, as its context names it: a holding with this job's holder id that another job
+    /// of the attempt made (a matrix cell or a caller of the same reusable workflow without a
+    /// `holder-suffix`, told apart by its runner or job id) is not this job's to remove, unless
+    /// `holder-id` was given explicitly (a fallback job releasing another's holding).
+    pub run: RunIdentity,
+    pub explicit_holder: bool,
     /// 0 means attempt-bounded retries instead of a deadline.
     pub deadline_ms: Millis,
     pub retry: RetryPolicy,
@@ -56,6 +63,7 @@ impl ReleaseSettings {
         let (lock, repository, state_branch) = r.lock_target()?;
         let run = r.run_identity()?;
         let holder_id = r.holder_id(&run)?;
+        let explicit_holder = r.get_exact("holder-id").is_some();
         let deadline_s = r.int_or_warn(
             "release-deadline-seconds",
             DEFAULT_RELEASE_DEADLINE_SECONDS,
@@ -79,6 +87,8 @@ impl ReleaseSettings {
             state_branch,
             holder_id,
             run_attempt: run.run_attempt,
+            run,
+            explicit_holder,
             deadline_ms: deadline_s * 1000,
             retry,
             claim_nonce: None,
@@ -230,6 +240,34 @@ impl Planner for ReleasePlanner {
             newer(attempt) && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt)
         };
         let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
+        // Without its nonce or an explicit holder id, release goes by the holder id alone: an
+        // entry of this attempt made by another job (acquire refused this one as a
+        // `holder-collision`) is that job's, and stays.
+        let anothers = |run: &RunIdentity| {
+            (self.s.claim_nonce.is_none()
+                && !self.s.explicit_holder
+                && run.run_attempt == self.s.run_attempt)
+                .then(|| super::job_id::apart(&self.s.run, run))
+                .flatten()
+        };
+        let entry = st
+            .holder(id)
+            .map(|h| &h.run)
+            .or_else(|| st.queue_index(id).map(|i| &st.queue[i].run));
+        if let Some(why) = entry.and_then(anothers) {
+            // A read may be stale (this job's own holding may have followed the other's):
+            // confirm on the latest version first, as for a newer attempt's entry.
+            if ctx.provenance == Provenance::Read {
+                return Decision::Write {
+                    doc,
+                    action: ChangeAction::ReleaseCheck,
+                };
+            }
+            ctx.warn(format!(
+                "{id} is held or queued by another job of this run attempt ({why}), not this one: left alone. Give each matrix cell (and each caller of a reusable workflow) its own `holder-suffix`"
+            ));
+            return Decision::Finish(self.outcome(ResultWord::Noop));
+        }
         if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
             if newer(h.run.run_attempt) {
                 // A read may be stale (this job may have acquired again since): confirm first.
