@@ -56,6 +56,19 @@ describe('cancellation and the post step', { timeout: 60_000 }, () => {
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 
+  test('post step after a main step that failed its input checks: it knows it is the post step, sends nothing and only says so', async () => {
+    const ctx = jobContext({ runId: 30 });
+    const main = await runAction('acquire', { apiUrl: emu.url, inputs: inputs('bad lock name'), context: ctx });
+    assert.notEqual(main.code, 0, 'the bad input fails the main step');
+    assert.deepEqual(main.state, { isPost: 'true' });
+    const from = emu.log.length;
+    const post = await runAction('acquire', { apiUrl: emu.url, inputs: inputs('bad lock name'), context: ctx, phase: 'post', state: main.state });
+    assert.equal(post.code, 0, post.stdout);
+    assert.match(post.stdout, /acquire did not start; nothing to clean up/);
+    assert.doesNotMatch(post.stdout, /::error/);
+    assert.equal(emu.log.length, from, 'nothing sent');
+  });
+
   test('post step after a release step ran: one read, no write', async () => {
     const lock = 'post-released';
     const ctx = jobContext({ runId: 4 });

@@ -223,6 +223,32 @@ describe('guard fixes', { concurrency: 6, timeout: 120_000 }, () => {
     }
   });
 
+  // The runner cancels with SIGINT, SIGTERM 7.5 s later, and kills the guard's own process 2.5 s
+  // after that, not the child's group: a command that ignores the signals would outlive the
+  // guard and the release after it. SIGKILL goes to the group within the signal's grace (7 s,
+  // or the kill grace when shorter: 2 s here).
+  test('a command that ignores the cancellation signal is SIGKILLed with its group, before the runner would kill the guard', async () => {
+    const h = await held();
+    const pidFile = join(scratch, `stubborn-${seq}`);
+    const script = `for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
+      require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+      setInterval(() => {}, 1000);`;
+    const run = cliGuard(h, node(script));
+    await run.started;
+    assert.ok(await waitFor(() => existsSync(pidFile)), 'the child is ready');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const sent = Date.now();
+    run.process.kill('SIGINT');
+    const g = await run;
+    const took = Date.now() - sent;
+    const end = g.events.at(-1);
+    assert.deepEqual([end.event, end.reason, end.childSignal], ['guard-exit', 'child-exited', 'SIGKILL'], g.stderr);
+    assert.equal(g.code, 137);
+    assert.ok(!alive(pid), 'the command is gone');
+    assert.ok(took < 7_000, `ended ${took} ms after the signal, within the 7.5 s before the runner's SIGTERM`);
+    assert.match(g.stderr, /did not end after the signal: SIGKILL to its process group/);
+  });
+
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     test(`${signal} to the guard is forwarded to the child's process group`, async () => {
       const h = await held();

@@ -4,7 +4,7 @@
 // that records it is the release operation's.
 import { spawn } from 'node:child_process';
 import { systemClock } from './driver.mjs';
-import { childEnv, FORWARDED, processTree } from './guard.mjs';
+import { asForwarded, childEnv, FORWARDED, processTree } from './guard.mjs';
 
 /**
  * runCleanupCommand({ settings, env, secrets, tree, clock, logger, signals }) → Promise<end>
@@ -19,7 +19,7 @@ import { childEnv, FORWARDED, processTree } from './guard.mjs';
  * it is then not started, and ends `signalled` by it.
  */
 export function runCleanupCommand({ settings, env = process.env, secrets = [], tree = processTree(), clock = systemClock, logger, signals = process, cancelled = null }) {
-  const { argv, timeoutMs, killGraceMs } = settings;
+  const { argv, timeoutMs, killGraceMs, signalKillMs = killGraceMs, secondSignalKillMs = killGraceMs } = settings;
   if (cancelled) {
     logger?.warning(`leasehold cleanup: ${cancelled} was received before the cleanup command started; it does not run`);
     return Promise.resolve({ kind: 'signalled', signal: cancelled });
@@ -33,15 +33,33 @@ export function runCleanupCommand({ settings, env = process.env, secrets = [], t
     const group = (signal) => {
       if (child?.pid) tree.signal(child.pid, signal);
     };
+    // A signal (the runner cancelling: SIGINT, SIGTERM 7.5 s later, the step killed 2.5 s after
+    // that) is passed on, and SIGKILL follows within the core's times, so the command never
+    // outlives this step and the release in it.
+    let received = 0;
+    let killAt = Infinity;
+    let killTimer = null;
     const forward = (signal) => {
-      logger?.info(`leasehold cleanup: received ${signal}; passing it on to the cleanup command`);
-      group(signal);
+      received += 1;
+      const at = clock.now() + (received === 1 ? signalKillMs : secondSignalKillMs);
+      logger?.info(`leasehold cleanup: received ${signal}; passing it on to the cleanup command (SIGKILL in ${Math.ceil((Math.min(at, killAt) - clock.now()) / 1000)} s unless it ends)`);
+      group(asForwarded(signal));
+      if (at >= killAt) return;
+      killAt = at;
+      killTimer?.abort();
+      const armed = (killTimer = new AbortController());
+      clock.sleepUntil(at, armed.signal).then(() => {
+        if (armed.signal.aborted || ended) return;
+        logger?.warning('leasehold cleanup: the cleanup command did not end after the signal; SIGKILL to its process group');
+        group('SIGKILL');
+      });
     };
     const finish = (end) => {
       if (ended) return;
       ended = true;
       timer.abort();
       grace.abort();
+      killTimer?.abort();
       for (const s of FORWARDED) signals.off(s, forward);
       // What the command left running dies with it once its deadline has passed.
       if (timedOut) group('SIGKILL');

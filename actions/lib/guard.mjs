@@ -7,8 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { constants } from 'node:os';
 import { runOperation, systemClock } from './driver.mjs';
 
-/** The signals the guard forwards to the child's process group. */
-export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** The signals the guard forwards to the child's process group. SIGBREAK is Windows' Ctrl-Break,
+ *  the runner's second cancellation signal there (Node can listen for it anywhere; only Windows
+ *  sends it): it goes on as SIGTERM. */
+export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
+export const asForwarded = (signal) => (signal === 'SIGBREAK' ? 'SIGTERM' : signal);
 
 /**
  * Names never passed on to the child, whatever their value: where a GitHub token reaches this
@@ -228,7 +231,7 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       })
       .finally(() => op.free?.());
   };
-  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
+  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal: asForwarded(signal) });
   const group = (signal) => {
     if (child?.pid) tree.signal(child.pid, signal);
   };

@@ -4,7 +4,7 @@ import * as core from '@actions/core';
 import { CARRY_PREFIX, CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { describeEnd, exitCodeOf, runCleanupCommand } from './cleanup.mjs';
-import { checkGuardInputs, guard } from './guard.mjs';
+import { checkGuardInputs, FORWARDED, guard } from './guard.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { actionInput, describeInputError, describeInputWarning } from './input-error.mjs';
 import { finalLine, outputsFor, summaryFor } from './report.mjs';
@@ -49,7 +49,7 @@ async function withCancellation(body) {
     if (!controller.signal.aborted) core.info(`received ${signal}`);
     controller.abort(signal);
   };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const signals = FORWARDED;
   for (const s of signals) process.on(s, onSignal);
   try {
     return await body(controller.signal);
@@ -89,6 +89,9 @@ function requireToken(token) {
  */
 export async function run(kind, { opKind = kind, before } = {}) {
   if (kind === 'acquire' && process.env.STATE_isPost === 'true') return post();
+  // First of all, so the post step knows it is the post step even when an input check below
+  // fails the main step (it then finds no claim and says so).
+  if (kind === 'acquire') core.saveState('isPost', 'true');
   let op;
   try {
     const token = maskedToken();
@@ -109,7 +112,6 @@ export async function run(kind, { opKind = kind, before } = {}) {
     if (kind === 'acquire') {
       // Saved before anything is sent, so the post step can clean up even if this step is
       // killed while it waits.
-      core.saveState('isPost', 'true');
       core.saveState('holder-id', plan.holderId);
       core.saveState('nonce', plan.nonce);
     }
@@ -213,7 +215,7 @@ export async function runCleanup() {
   // received before the command starts keeps it from starting.
   let cancelled = null;
   const early = (signal) => (cancelled ??= signal);
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const signals = FORWARDED;
   for (const s of signals) process.on(s, early);
   try {
     await run('cleanup', { opKind: 'release', before: (loaded, inputs) => cleanupReport(loaded, inputs, () => cancelled) });

@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{RawInputs, Reader};
 use crate::policy::limits::{
-    BLOCKED_EXIT_CODES, CLEANUP_COMMAND_TIMEOUT_SECONDS, KILL_GRACE_SECONDS,
+    BLOCKED_EXIT_CODES, CLEANUP_COMMAND_TIMEOUT_SECONDS, KILL_GRACE_SECONDS, SECOND_SIGNAL_KILL_MS,
+    SIGNAL_KILL_GRACE_MS,
 };
 use crate::wire::time::Millis;
 use crate::wire::{tagged, words};
@@ -39,6 +40,13 @@ pub struct CommandSettings {
     pub timeout_ms: Millis,
     /// `kill-grace-seconds`, in milliseconds: SIGTERM at the deadline, SIGKILL this much later.
     pub kill_grace_ms: Millis,
+    /// A signal the step receives (the runner cancelling) is passed to the command's group, and
+    /// SIGKILL follows this long after it; after a second signal, `second_signal_kill_ms`. Both
+    /// within the runner's 10 s, so the command never outlives the step and its release.
+    #[serde(default)]
+    pub signal_kill_ms: Millis,
+    #[serde(default)]
+    pub second_signal_kill_ms: Millis,
     /// `blocked-exit-code`: the exit code that means "the resource is blocked", if any.
     pub blocked_exit_code: Option<i32>,
 }
@@ -77,6 +85,8 @@ impl CommandSettings {
             argv,
             timeout_ms: timeout_s * 1_000,
             kill_grace_ms: grace_s * 1_000,
+            signal_kill_ms: SIGNAL_KILL_GRACE_MS.min(grace_s * 1_000),
+            second_signal_kill_ms: SECOND_SIGNAL_KILL_MS.min(grace_s * 1_000),
             blocked_exit_code,
         })
     }
@@ -165,6 +175,8 @@ mod tests {
             argv: vec!["true".into()],
             timeout_ms: 1_000,
             kill_grace_ms: 1_000,
+            signal_kill_ms: 1_000,
+            second_signal_kill_ms: 1_000,
             blocked_exit_code: blocked,
         }
     }
@@ -176,6 +188,7 @@ mod tests {
         assert_eq!(s.argv, ["seat", "return", "--all"]);
         assert_eq!(s.timeout_ms, 300_000);
         assert_eq!(s.kill_grace_ms, 10_000);
+        assert_eq!((s.signal_kill_ms, s.second_signal_kill_ms), (7_000, 1_000));
         assert_eq!(s.blocked_exit_code, None);
     }
 

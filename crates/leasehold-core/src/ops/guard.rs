@@ -32,7 +32,7 @@ use crate::wire::{
     Status,
 };
 
-use crate::policy::limits::GUARD_RETRY_DIVISOR;
+use crate::policy::limits::{GUARD_RETRY_DIVISOR, SECOND_SIGNAL_KILL_MS, SIGNAL_KILL_GRACE_MS};
 pub use crate::policy::limits::{GUARD_RETRY_FLOOR_MS as RETRY_FLOOR_MS, KILL_GRACE_SECONDS};
 
 /// The guard's exit codes, in one place. A child that ends by itself passes its own code through
@@ -411,6 +411,10 @@ pub struct Guard {
     /// When SIGKILL goes to the group (stopping), and whether it went.
     kill_at: Option<Millis>,
     kill_sent: bool,
+    /// When SIGKILL goes to the group after a signal the guard received while the child runs.
+    signal_kill_at: Option<Millis>,
+    /// Signals received so far (the runner's second one brings the SIGKILL closer).
+    signals: u32,
     child: Option<ChildExit>,
 }
 
@@ -434,6 +438,8 @@ impl Guard {
             killed: None,
             kill_at: None,
             kill_sent: false,
+            signal_kill_at: None,
+            signals: 0,
             child: None,
         }
     }
@@ -527,6 +533,19 @@ impl Guard {
             }
             (Phase::Running, GuardEvent::TimerFired { now }) => {
                 let now = *now;
+                if self.signal_kill_at.is_some_and(|at| now >= at) && !self.kill_sent {
+                    // The command outlived the signal's grace: what it started goes too.
+                    self.kill_sent = true;
+                    say(
+                        &mut out,
+                        Level::Warning,
+                        "the command did not end after the signal: SIGKILL to its process group"
+                            .into(),
+                    );
+                    out.commands.push(GuardCommand::Signal {
+                        signal: Signal::Kill,
+                    });
+                }
                 match self.renewal {
                     Some(InFlight {
                         until: Some(until),
@@ -592,11 +611,22 @@ impl Guard {
             }
             (
                 Phase::Running | Phase::Stopping | Phase::Draining,
-                GuardEvent::SignalReceived { signal, .. },
+                GuardEvent::SignalReceived { now, signal },
             ) if *signal != Signal::Kill => {
                 out.commands.push(GuardCommand::Signal { signal: *signal });
+                self.escalate(*now, &mut out);
             }
             _ => return Err(unexpected(self.phase, &event)),
+        }
+        // While a signal's SIGKILL is due, no wake armed for anything else may come after it.
+        if let (Phase::Running, Some(kill_at), false) =
+            (self.phase, self.signal_kill_at, self.kill_sent)
+        {
+            for c in &mut out.commands {
+                if let GuardCommand::WaitUntil { at } = c {
+                    *at = (*at).min(kill_at);
+                }
+            }
         }
         Ok(out)
     }
@@ -645,6 +675,40 @@ impl Guard {
             }
             GuardDecision::Kill { reason } => self.stop(now, reason, out),
         }
+    }
+
+    /// After a signal passed on to the child's group: SIGKILL follows within the runner's
+    /// window (a second signal brings it closer), so the command cannot outlive the guard,
+    /// which the runner kills 10 s after cancelling, while its group lives on.
+    fn escalate(&mut self, now: Millis, out: &mut GuardStep) {
+        self.signals += 1;
+        let grace = match self.signals {
+            1 => SIGNAL_KILL_GRACE_MS,
+            _ => SECOND_SIGNAL_KILL_MS,
+        }
+        .min(self.settings.kill_grace_ms);
+        let at = match self.phase {
+            Phase::Running if self.kill_sent => return,
+            Phase::Running => &mut self.signal_kill_at,
+            Phase::Stopping if !self.kill_sent => &mut self.kill_at,
+            _ => return,
+        };
+        let first = self.phase == Phase::Running && at.is_none();
+        let soon = at.map_or(now + grace, |t| t.min(now + grace));
+        *at = Some(soon);
+        if first {
+            say(
+                out,
+                Level::Info,
+                format!(
+                    "passed the signal to the command; SIGKILL follows in {} s unless it ends",
+                    soon.saturating_sub(now).div_ceil(1000)
+                ),
+            );
+        }
+        // The one timer now wakes for the SIGKILL (a renewal's wake waits until then: the
+        // command is ending).
+        out.commands.push(GuardCommand::WaitUntil { at: soon });
     }
 
     /// SIGTERM to the group now, SIGKILL at the kill grace.
@@ -1436,15 +1500,63 @@ mod machine {
     #[test]
     fn signals_received_are_forwarded_to_the_group() {
         for signal in [Signal::Int, Signal::Term, Signal::Hup] {
+            let fwd = C::Signal { signal };
+            // While the child runs: passed on, and SIGKILL follows 7 s later (the runner kills
+            // the guard 10 s after it cancels; the command must not outlive it).
             let mut g = running();
-            let fwd = vec![C::Signal { signal }];
             transcript(
                 &mut g,
                 vec![
                     (
                         GuardEvent::SignalReceived { now: 1_000, signal },
-                        fwd.clone(),
+                        vec![fwd.clone(), C::WaitUntil { at: 8_000 }],
                     ),
+                    (
+                        GuardEvent::TimerFired { now: 8_000 },
+                        vec![
+                            C::Signal {
+                                signal: Signal::Kill,
+                            },
+                            C::WaitUntil { at: 300_000 },
+                        ],
+                    ),
+                    (
+                        GuardEvent::ChildExited {
+                            now: 8_100,
+                            exit: signalled("SIGKILL", 9),
+                        },
+                        vec![finish(
+                            137,
+                            FinishReason::ChildExited,
+                            Some(signalled("SIGKILL", 9)),
+                            0,
+                        )],
+                    ),
+                ],
+            );
+            // A child that ends on the signal finishes as it ended; no SIGKILL is sent.
+            let mut g = running();
+            transcript(
+                &mut g,
+                vec![
+                    (
+                        GuardEvent::SignalReceived { now: 1_000, signal },
+                        vec![fwd.clone(), C::WaitUntil { at: 8_000 }],
+                    ),
+                    (
+                        GuardEvent::ChildExited {
+                            now: 1_200,
+                            exit: exited(130),
+                        },
+                        vec![finish(130, FinishReason::ChildExited, Some(exited(130)), 0)],
+                    ),
+                ],
+            );
+            // While stopping: passed on, and the SIGKILL comes no later than 7 s after it.
+            let mut g = running();
+            transcript(
+                &mut g,
+                vec![
                     (
                         GuardEvent::TimerFired { now: 770_000 },
                         vec![
@@ -1459,10 +1571,11 @@ mod machine {
                             now: 771_000,
                             signal,
                         },
-                        fwd.clone(),
+                        vec![fwd.clone(), C::WaitUntil { at: 778_000 }],
                     ),
                 ],
             );
+            // Draining (the child ended, a renewal runs): passed on to what it may have left.
             let mut g = running();
             transcript(
                 &mut g,
@@ -1483,11 +1596,61 @@ mod machine {
                             now: 300_200,
                             signal,
                         },
-                        fwd.clone(),
+                        vec![fwd.clone()],
                     ),
                 ],
             );
         }
+    }
+
+    /// The runner cancels with SIGINT, then SIGTERM 7.5 s later: the second signal brings the
+    /// SIGKILL to a second after it, within the 2.5 s before the runner kills the guard. A
+    /// renewal's wake in between never pushes the SIGKILL back.
+    #[test]
+    fn the_runners_second_signal_brings_the_sigkill_closer() {
+        let mut g = running();
+        transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::SignalReceived {
+                        now: 296_000,
+                        signal: Signal::Int,
+                    },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Int,
+                        },
+                        C::WaitUntil { at: 303_000 },
+                    ],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 303_000 }],
+                ),
+                (
+                    GuardEvent::SignalReceived {
+                        now: 301_500,
+                        signal: Signal::Term,
+                    },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 302_500 },
+                    ],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 302_500 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Kill,
+                        },
+                        C::WaitUntil { at: 770_000 },
+                    ],
+                ),
+            ],
+        );
     }
 
     #[test]

@@ -264,6 +264,13 @@ pub const GUARD_RETRY_FLOOR_MS: Millis = 5_000;
 pub const GUARD_RETRY_DIVISOR: Millis = 10;
 /// `kill-grace-seconds`: its default and range (whole seconds): the runner itself allows 10 s.
 pub const KILL_GRACE_SECONDS: (u64, u64, u64) = (10, 1, 300);
+/// A signal the guard receives (the runner cancelling the job: SIGINT, then SIGTERM 7.5 s
+/// later, then 2.5 s after that the runner kills the guard's process, not its child's group) is
+/// passed to the child's group, and SIGKILL follows this long after it (or the kill grace, if
+/// shorter), so the command never outlives the guard and the release after it.
+pub const SIGNAL_KILL_GRACE_MS: Millis = 7_000;
+/// A second signal (the runner's SIGTERM) brings that SIGKILL to this long after it.
+pub const SECOND_SIGNAL_KILL_MS: Millis = 1_000;
 
 // --- the cleanup command (actions/cleanup) ------------------------------------------------------
 
