@@ -139,6 +139,29 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 
+  test('a cancelled step whose command ignores the signal SIGKILLs it (kill grace 1 s here) and still releases', async () => {
+    const { lock, context } = await held();
+    let step;
+    const script = "for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {}); console.log('cleanup ' + 'running'); setInterval(() => {}, 1000)";
+    const run = runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: nodeCommand(script), 'kill-grace-seconds': '1' }, context, onSpawn: (c) => (step = c) });
+    await new Promise((resolve) => {
+      const poll = setInterval(() => {
+        if (step?.stdout) {
+          step.stdout.on('data', (d) => {
+            if (String(d).includes('cleanup running')) resolve();
+          });
+          clearInterval(poll);
+        }
+      }, 10);
+    });
+    step.kill('SIGINT');
+    const r = await run;
+    assert.match(r.stdout, /did not end after the signal; SIGKILL to its process group/);
+    assert.equal(r.outputs['command-result'], 'signalled', r.stdout);
+    assert.equal(r.outputs.released, 'true');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
   test('with the lock\'s lifecycle on, the report decides the slot: a cooldown, a quarantine or the incident', async () => {
     const cases = [
       { code: 0, kind: 'cooldown', reason: 'completed', result: 'cooldown-started' },
