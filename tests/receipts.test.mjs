@@ -146,7 +146,11 @@ test('the CLI: receipt check|post print one document and exit by the table', asy
       const env = { PATH: process.env.PATH, GITHUB_API_URL: emu.url, GITHUB_TOKEN: 'job-token', GITHUB_REPOSITORY: REPO, GITHUB_RUN_ID: String(runId) };
       execFile(process.execPath, ['dist/cli.mjs', ...args], { cwd: ROOT, encoding: 'utf8', env }, (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr }));
     });
-  const post = await cli(['receipt', 'post', '--number', String(n), '--runs', '701', '--job-token'], 700);
+  // No job status said is no success shown: nothing is posted.
+  const unsaid = await cli(['receipt', 'post', '--number', String(n), '--runs', '701', '--job-token'], 700);
+  assert.equal(unsaid.status, 0, unsaid.stderr);
+  assert.deepEqual([JSON.parse(unsaid.stdout).status, JSON.parse(unsaid.stdout).report.reason], ['not-posted', 'not-a-success']);
+  const post = await cli(['receipt', 'post', '--number', String(n), '--runs', '701', '--job-token', '--job-status', 'success'], 700);
   assert.equal(post.status, 0, post.stderr);
   assert.equal(JSON.parse(post.stdout).status, 'posted');
   const skip = await cli(['receipt', 'check', '--number', String(n), '--job-token'], 701);

@@ -131,15 +131,16 @@ export const ITEM_COMMANDS = {
     flags: { strings: RECEIPT_FLAGS, booleans: ['job-token'] },
     usage: `leasehold receipt check --number N [--run-id ID] [--head-sha SHA] [--app-logins L,…]
                 [--job-token] [--repository owner/name]
-       leasehold receipt post --number N (--runs ID,… | --heads SHA,…) [--job-status success]
+       leasehold receipt post --number N (--runs ID,… | --heads SHA,…) --job-status success
                 [--run-id ID] [--app-logins L,…] [--job-token] [--repository owner/name]
 
 check: reads the comments of issue or pull request N (100 a page, at most 10 pages) and says
 skip only when a receipt names this run (or head), was written by the identity the token acts
 as, not an App identity in --app-logins, and was never edited: status receipted (exit 10, skip
 the work). Anything else is no-receipt (exit 0, do the work) with a warning naming why.
-post: after an outright success, once per run, a comment naming exactly the runs or heads this
-run absorbed (posted, already-posted; not-posted is a warning, exit 0).
+post: after an outright success (--job-status success; any other status, or none, is
+not-posted), once per run, a comment naming exactly the runs or heads this run absorbed (posted,
+already-posted; not-posted is a warning, exit 0).
 --job-token says the token is the job's own GITHUB_TOKEN (GET /user refuses it; its login is
 github-actions[bot]). Prints one result document.
 ${ENVIRONMENT}`,

@@ -261,12 +261,23 @@ impl ReceiptOp {
 
     fn start(&mut self, now: Millis) -> Command {
         if self.s.mode == Mode::Post {
-            if let Some(status) = self.s.job_status.as_deref().filter(|s| *s != "success") {
-                return self.finish(
-                    Status::NotPosted,
-                    "not-a-success",
-                    format!("the job's status is {status:?}: a receipt is written only for an outright success"),
-                );
+            // No status said is no success shown: a receipt lets later runs skip their work.
+            match self.s.job_status.as_deref() {
+                Some("success") => {}
+                Some(status) => {
+                    return self.finish(
+                        Status::NotPosted,
+                        "not-a-success",
+                        format!("the job's status is {status:?}: a receipt is written only for an outright success"),
+                    );
+                }
+                None => {
+                    return self.finish(
+                        Status::NotPosted,
+                        "not-a-success",
+                        "no job status was given (job-status, which the action fills from ${{ job.status }}): a receipt is written only for an outright success".into(),
+                    );
+                }
             }
             if self.s.runs.is_empty() && self.s.heads.is_empty() {
                 return self.finish(
