@@ -56,7 +56,7 @@ impl AuditSettings {
             "incident" => {
                 return Err(InputError::new(
                     "check",
-                    "incident is not available: it needs lifecycle incidents, which leasehold does not record yet",
+                    "incident is not available yet: alerts for a lock's incident are not built (reaper-delivery is)",
                     "incident",
                 )
                 .into())

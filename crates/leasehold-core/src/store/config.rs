@@ -623,6 +623,11 @@ mod tests {
                 "/nonReservingAtoms",
             ),
             (
+                format!(r#"{{{r}, "nonReservingAtoms": ["docs", "runner:gpu-1"]}}"#),
+                "pool.non-reserving-atoms",
+                "/nonReservingAtoms",
+            ),
+            (
                 format!(r#"{{{r}, "runnerSerialization": 1}}"#),
                 "pool.runner-serialization",
                 "/runnerSerialization",

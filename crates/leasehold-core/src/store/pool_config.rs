@@ -381,6 +381,17 @@ pub fn parse_pool(
             )
             .at(&["nonReservingAtoms"]));
         }
+        // A runner's own atom is what keeps one runner to one slot (runnerSerialization).
+        if atoms.as_array().is_some_and(|a| {
+            a.iter()
+                .any(|x| x.as_str().is_some_and(|s| s.starts_with("runner:")))
+        }) {
+            return Err(broke(
+                PoolRule::NonReservingAtoms,
+                "a runner's atom (runner:…) can never be exempted: it is what keeps one runner to one slot under runnerSerialization",
+            )
+            .at(&["nonReservingAtoms"]));
+        }
         pool.non_reserving_atoms =
             words_list("\"nonReservingAtoms\"", atoms, PoolRule::NonReservingAtoms)
                 .map_err(|e| e.at(&["nonReservingAtoms"]))?;
