@@ -134,3 +134,44 @@ test('every key the schema describes is one the core reads, and an unknown key i
   assert.equal(coreRule(unknown), 'shape');
   assert.equal(schemaAccepts(unknown), false);
 });
+
+// The pools' schema (schema/pool-config.schema.json) against the core on a corpus of its own: the
+// same agreement, where a rule that relates keys (a consumer naming an undeclared resource) is the
+// one the schema cannot state.
+test('the pool schema accepts exactly what the core accepts, but for rules between keys', () => {
+  const poolSchema = JSON.parse(readFileSync(join(ROOT, 'schema/pool-config.schema.json'), 'utf8'));
+  const poolCheck = new Ajv2020({ strict: true, allErrors: true }).compile(poolSchema);
+  const r = '"resources": {"a": {"capacity": 2, "tags": ["gpu"]}, "b": {"capacity": 1}}';
+  const cases = [
+    [`{${r}}`, null],
+    [`{${r}, "consumers": {"octo/app": {"resources": ["a"], "maxConcurrent": 2}}, "maxInFlight": 3}`, null],
+    [`{${r}, "nonReservingAtoms": ["docs"], "affinitySeconds": 600, "pacing": {"target": 0.8, "burst": 0.1}, "runnerSerialization": true}`, null],
+    [`{${r}, "lease": {"ttlSeconds": 600}}`, null],
+    [`{${r}, "lifecycle": {"cooldownSeconds": 60}}`, 'lifecycle.with-pool'],
+    ['{"resources": {}}', 'pool.resources'],
+    ['{"resources": {"a": {"capacity": 0}}}', 'pool.resource-capacity'],
+    ['{"resources": {"a": {"capacity": 65}}}', 'pool.resource-capacity'],
+    ['{"resources": {"a": {}}}', 'pool.resource-capacity'],
+    ['{"resources": {"a": {"capacity": 1, "x": 1}}}', 'pool.resource-key'],
+    ['{"resources": {"a b": {"capacity": 1}}}', 'pool.word'],
+    ['{"resources": {"a": {"capacity": 1, "tags": ["a b"]}}}', 'pool.word'],
+    [`{${r}, "capacity": 2}`, 'pool.capacity-beside-resources'],
+    [`{${r}, "colour": 1}`, 'pool.unknown-key'],
+    ['{"maxInFlight": 2}', 'pool.needs-resources'],
+    [`{${r}, "consumers": {"nobody": {}}}`, 'pool.consumers'],
+    [`{${r}, "consumers": {"octo/app": {"x": 1}}}`, 'pool.consumer-key'],
+    [`{${r}, "consumers": {"octo/app": {"maxConcurrent": 0}}}`, 'pool.max-concurrent'],
+    [`{${r}, "consumers": {"octo/app": {"resources": ["c"]}}}`, 'pool.undeclared-resource', 'betweenKeys'],
+    [`{${r}, "maxInFlight": 65}`, 'pool.max-in-flight'],
+    [`{${r}, "nonReservingAtoms": ["*"]}`, 'pool.non-reserving-atoms'],
+    [`{${r}, "nonReservingAtoms": ["runner:gpu-1"]}`, 'pool.non-reserving-atoms'],
+    [`{${r}, "affinitySeconds": 86401}`, 'pool.affinity-seconds'],
+    [`{${r}, "pacing": {"target": 0}}`, 'pool.pacing'],
+    [`{${r}, "pacing": {"target": 1, "x": 0}}`, 'pool.pacing'],
+    [`{${r}, "runnerSerialization": "yes"}`, 'pool.runner-serialization'],
+  ];
+  for (const [text, rule, betweenKeys] of cases) {
+    assert.equal(coreRule(text), rule, `core on ${text}`);
+    assert.equal(poolCheck(JSON.parse(text)), rule === null || betweenKeys === 'betweenKeys', `schema on ${text}: ${JSON.stringify(poolCheck.errors)}`);
+  }
+});
