@@ -33,7 +33,7 @@ pub struct ReleaseSettings {
     /// of the attempt made (a matrix cell or a caller of the same reusable workflow without a
     /// `holder-suffix`, told apart by its runner or job id) is not this job's to remove, unless
     /// `holder-id` was given explicitly (a fallback job releasing another's holding).
-    pub run: RunIdentity,
+    pub run: Box<RunIdentity>,
     pub explicit_holder: bool,
     /// 0 means attempt-bounded retries instead of a deadline.
     pub deadline_ms: Millis,
@@ -87,7 +87,7 @@ impl ReleaseSettings {
             state_branch,
             holder_id,
             run_attempt: run.run_attempt,
-            run,
+            run: Box::new(run),
             explicit_holder,
             deadline_ms: deadline_s * 1000,
             retry,
