@@ -7,7 +7,9 @@ use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::policy::LeaseRule;
 use crate::wire::de::from_value;
 use crate::wire::time::Millis;
-use crate::wire::{ConfigError, ConfigRecord, LeasePolicy, LifecycleConfig, PoolConfig};
+use crate::wire::{
+    pointer_token, ConfigError, ConfigRecord, LeasePolicy, LifecycleConfig, PoolConfig,
+};
 
 use super::pool_config::{declares_pool, parse_pool};
 
@@ -257,11 +259,6 @@ fn offending_key(value: &serde_json::Value) -> String {
     top.iter()
         .find(|(k, v)| k.as_str() != "capacity" && !probe(k, v))
         .map_or_else(String::new, |(k, _)| format!("/{}", pointer_token(k)))
-}
-
-/// A key as a JSON pointer's reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
-pub(crate) fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 impl RawLease {

@@ -9,12 +9,11 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::config::pointer_token;
 use crate::policy::limits::{
     GLOBAL_PARTITION, MAX_AFFINITY_SECONDS, MAX_CAPACITY, MAX_POOL_LIST, MAX_POOL_WORD,
     MAX_RESOURCES,
 };
-use crate::wire::{credential_shape, Consumer, Pacing, PoolConfig, Resource};
+use crate::wire::{credential_shape, pointer_token, Consumer, Pacing, PoolConfig, Resource};
 
 crate::wire::words! {
     /// The rules of a pool config, each named in the error that reports it.

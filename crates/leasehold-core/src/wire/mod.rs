@@ -55,6 +55,6 @@ pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
 pub(crate) use tagged::tagged;
-pub(crate) use value::{pretty_text, tag_of, value_of};
+pub(crate) use value::{pointer_token, pretty_text, tag_of, value_of};
 pub(crate) use words::words;
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};

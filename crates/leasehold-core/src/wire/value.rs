@@ -270,6 +270,11 @@ impl Serializer for Text<'_> {
     }
 }
 
+/// A key as a JSON pointer's reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub(crate) fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
