@@ -98,7 +98,7 @@ test('a failed or ambiguous read leaves the issue untouched and fails the step',
   // incident is not built: refused as input.
   const incident = await audit({ check: 'incident' });
   assert.equal(incident.outputs.status, 'usage');
-  assert.match(incident.stdout, /lifecycle incidents/);
+  assert.match(incident.stdout, /alerts for a lock's incident are not built/);
 });
 
 test('the CLI: audit prints one document and exits by the table', async () => {
