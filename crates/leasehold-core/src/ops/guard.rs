@@ -1507,10 +1507,7 @@ mod machine {
             transcript(
                 &mut g,
                 vec![
-                    (
-                        GuardEvent::SignalReceived { now: 1_000, signal },
-                        vec![fwd.clone(), C::WaitUntil { at: 8_000 }],
-                    ),
+                    passed_on(1_000, signal, 8_000),
                     (
                         GuardEvent::TimerFired { now: 8_000 },
                         vec![
@@ -1539,10 +1536,7 @@ mod machine {
             transcript(
                 &mut g,
                 vec![
-                    (
-                        GuardEvent::SignalReceived { now: 1_000, signal },
-                        vec![fwd.clone(), C::WaitUntil { at: 8_000 }],
-                    ),
+                    passed_on(1_000, signal, 8_000),
                     (
                         GuardEvent::ChildExited {
                             now: 1_200,
@@ -1566,13 +1560,7 @@ mod machine {
                             C::WaitUntil { at: 780_000 },
                         ],
                     ),
-                    (
-                        GuardEvent::SignalReceived {
-                            now: 771_000,
-                            signal,
-                        },
-                        vec![fwd.clone(), C::WaitUntil { at: 778_000 }],
-                    ),
+                    passed_on(771_000, signal, 778_000),
                 ],
             );
             // Draining (the child ended, a renewal runs): passed on to what it may have left.
@@ -1603,6 +1591,14 @@ mod machine {
         }
     }
 
+    /// A signal received at `now`, passed on to the group, the one timer then armed at `at`.
+    fn passed_on(now: Millis, signal: Signal, at: Millis) -> (GuardEvent, Vec<GuardCommand>) {
+        (
+            GuardEvent::SignalReceived { now, signal },
+            vec![C::Signal { signal }, C::WaitUntil { at }],
+        )
+    }
+
     /// The runner cancels with SIGINT, then SIGTERM 7.5 s later: the second signal brings the
     /// SIGKILL to a second after it, within the 2.5 s before the runner kills the guard. A
     /// renewal's wake in between never pushes the SIGKILL back.
@@ -1612,34 +1608,12 @@ mod machine {
         transcript(
             &mut g,
             vec![
-                (
-                    GuardEvent::SignalReceived {
-                        now: 296_000,
-                        signal: Signal::Int,
-                    },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Int,
-                        },
-                        C::WaitUntil { at: 303_000 },
-                    ],
-                ),
+                passed_on(296_000, Signal::Int, 303_000),
                 (
                     GuardEvent::TimerFired { now: 300_000 },
                     vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 303_000 }],
                 ),
-                (
-                    GuardEvent::SignalReceived {
-                        now: 301_500,
-                        signal: Signal::Term,
-                    },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 302_500 },
-                    ],
-                ),
+                passed_on(301_500, Signal::Term, 302_500),
                 (
                     GuardEvent::TimerFired { now: 302_500 },
                     vec![
