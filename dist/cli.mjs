@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as X}from"./shared-V4KFT4FZ.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-4F6AEB6P.mjs";import{b as Q}from"./shared-CWW2LEVY.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-RFU2AFLA.mjs";import{k as F,m as Y}from"./shared-2PDPZR2D.mjs";import{a,b as A}from"./shared-32Z5632G.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as X}from"./shared-X6K2446N.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-LV5IS2BW.mjs";import{b as Q}from"./shared-WIBXRW6N.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-2EQ4DVL7.mjs";import{k as F,m as Y}from"./shared-QXPF774U.mjs";import{a,b as A}from"./shared-32Z5632G.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
@@ -69,7 +69,7 @@ SIGTERM while waiting leaves the queue (cancelled). The flags are the acquire ac
 out). Prints one result document (outcome.fence, outcome.nonce for renew and guard); exits by
 the table (0 acquired, 10 timeout or cancelled, 3 a broken config, 20 transport, \u2026).
 ${k}`,run:a(({core:e,values:r,env:t})=>T(e,"acquire",b(r,t),t),"run")},release:{summary:"give a lock slot back, or leave its queue (released, queue-cleaned, noop)",flags:{strings:B("release")},usage:`leasehold release --lock L [--holder-id ID | --holder-suffix S] [--release-deadline-seconds N]
-                  [--repository owner/name] [--state-branch B] [--api-max-attempts N \u2026]
+                  [--check-run-id N] [--repository owner/name] [--state-branch B] [--api-max-attempts N \u2026]
 
 Removes exactly this holder's holding or queue entry (the holder id is built from the run context
 as acquire built it, or given). Idempotent. Prints one result document; exits by the table

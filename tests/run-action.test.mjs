@@ -169,6 +169,22 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.deepEqual(state.queue, []);
   });
 
+  test("a matrix cell without holder-suffix whose acquire is refused (holder-collision): its release leaves the other cell's holding", async () => {
+    const { lock, context, run } = job();
+    // The first cell (same run, same job id, another runner) holds the lock.
+    const first = { ...context, RUNNER_NAME: 'runner-first' };
+    const a = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'record-job-id': 'false' }, context: first });
+    assert.equal(a.outputs.result, 'acquired', a.stdout);
+    const r = await run({ command: nodeCommand("require('fs').writeFileSync('ran', 'x')") });
+    assert.equal(r.outcome, 'failure');
+    assert.equal(r.outputs['acquire-result'], 'failed');
+    assert.equal(r.steps.guard.outcome, 'skipped');
+    assert.equal(r.outputs['release-result'], 'noop', r.steps.release.stdout);
+    assert.match(r.steps.release.stdout, /another job of this run attempt/);
+    const state = await stateOf(lock);
+    assert.deepEqual(state.holders.map((h) => h.run.runnerName), ['runner-first'], 'the first cell still holds');
+  });
+
   test('every step runs a bundle of this checkout through GITHUB_ACTION_PATH, never a workspace path', () => {
     const meta = parseYaml(readFileSync(join(ROOT, 'actions', 'run', 'action.yml'), 'utf8'));
     assert.equal(meta.runs.steps[0].id, 'node', 'node is checked first');

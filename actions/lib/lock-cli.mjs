@@ -78,7 +78,7 @@ ${ENVIRONMENT}`,
     summary: 'give a lock slot back, or leave its queue (released, queue-cleaned, noop)',
     flags: { strings: flagsOf('release') },
     usage: `leasehold release --lock L [--holder-id ID | --holder-suffix S] [--release-deadline-seconds N]
-                  [--repository owner/name] [--state-branch B] [--api-max-attempts N …]
+                  [--check-run-id N] [--repository owner/name] [--state-branch B] [--api-max-attempts N …]
 
 Removes exactly this holder's holding or queue entry (the holder id is built from the run context
 as acquire built it, or given). Idempotent. Prints one result document; exits by the table

@@ -30,27 +30,33 @@ pub enum JobLookup {
     FallBack,
 }
 
+/// `check-run-id`: this job's check run id, which on GitHub.com is the Actions API's job id too.
+/// Not a whole number: reported (`instead` says what happens then) and ignored.
+pub(crate) fn check_run_id(r: &mut Reader<'_>, instead: &str) -> Option<u64> {
+    match r.get("check-run-id") {
+        // The default left unevaluated (a runner evaluates it; something that only imitates one
+        // may pass it through): as good as no check run id.
+        Some(text) if text.starts_with("${{") && text.ends_with("}}") => None,
+        _ => match r.int("check-run-id", 0, 1, u64::MAX) {
+            Ok(0) => None,
+            Ok(n) => Some(n),
+            // The error echoes the value only when it has no credential's shape.
+            Err(e) => {
+                r.warnings.push(format!(
+                    "{e}: this job's check run id, as `${{{{ job.check_run_id }}}}` gives it; {instead}"
+                ));
+                None
+            }
+        },
+    }
+}
+
 impl JobLookup {
     /// From `record-job-id` and `check-run-id`. A `check-run-id` that is not a whole number
     /// is reported and ignored (it only ever narrows the lookup).
     pub(crate) fn parse(r: &mut Reader<'_>, run: &RunIdentity) -> Self {
         let wanted = r.bool_or_warn("record-job-id", false);
-        let check_run = match r.get("check-run-id") {
-            // The default left unevaluated (a runner evaluates it; something that only
-            // imitates one may pass it through): as good as no check run id.
-            Some(text) if text.starts_with("${{") && text.ends_with("}}") => None,
-            _ => match r.int("check-run-id", 0, 1, u64::MAX) {
-                Ok(0) => None,
-                Ok(n) => Some(n),
-                // The error echoes the value only when it has no credential's shape.
-                Err(e) => {
-                    r.warnings.push(format!(
-                        "{e}: this job's check run id, as `${{{{ job.check_run_id }}}}` gives it; looking the job up by runner name instead"
-                    ));
-                    None
-                }
-            },
-        };
+        let check_run = check_run_id(r, "looking the job up by runner name instead");
         match (wanted, check_run) {
             (false, _) => JobLookup::Off,
             (true, Some(id)) => JobLookup::ByCheckRun(id),

@@ -61,9 +61,15 @@ impl ReleaseSettings {
     pub fn parse(raw: &RawInputs) -> Result<(Self, Vec<String>), InputError> {
         let mut r = Reader::new(raw);
         let (lock, repository, state_branch) = r.lock_target()?;
-        let run = r.run_identity()?;
+        let mut run = r.run_identity()?;
         let holder_id = r.holder_id(&run)?;
         let explicit_holder = r.get_exact("holder-id").is_some();
+        // The job's id, as acquire records it (the check run id): two entries of one holder id
+        // that both name a job id are told apart by it, on runners of one name too.
+        run.job_id = super::job_id::check_run_id(
+            &mut r,
+            "telling this job's entries from another's by runner name only",
+        );
         let deadline_s = r.int_or_warn(
             "release-deadline-seconds",
             DEFAULT_RELEASE_DEADLINE_SECONDS,
