@@ -408,11 +408,10 @@ pub struct Guard {
     renewals: u64,
     renewal: Option<InFlight>,
     killed: Option<KillReason>,
-    /// When SIGKILL goes to the group (stopping), and whether it went.
+    /// When SIGKILL goes to the group (stopping, or after a signal the guard received while the
+    /// child runs), and whether it went.
     kill_at: Option<Millis>,
     kill_sent: bool,
-    /// When SIGKILL goes to the group after a signal the guard received while the child runs.
-    signal_kill_at: Option<Millis>,
     /// Signals received so far (the runner's second one brings the SIGKILL closer).
     signals: u32,
     child: Option<ChildExit>,
@@ -438,7 +437,6 @@ impl Guard {
             killed: None,
             kill_at: None,
             kill_sent: false,
-            signal_kill_at: None,
             signals: 0,
             child: None,
         }
@@ -533,7 +531,7 @@ impl Guard {
             }
             (Phase::Running, GuardEvent::TimerFired { now }) => {
                 let now = *now;
-                if self.signal_kill_at.is_some_and(|at| now >= at) && !self.kill_sent {
+                if self.kill_at.is_some_and(|at| now >= at) && !self.kill_sent {
                     // The command outlived the signal's grace: what it started goes too.
                     self.kill_sent = true;
                     say(
@@ -619,9 +617,7 @@ impl Guard {
             _ => return Err(unexpected(self.phase, &event)),
         }
         // While a signal's SIGKILL is due, no wake armed for anything else may come after it.
-        if let (Phase::Running, Some(kill_at), false) =
-            (self.phase, self.signal_kill_at, self.kill_sent)
-        {
+        if let (Phase::Running, Some(kill_at), false) = (self.phase, self.kill_at, self.kill_sent) {
             for c in &mut out.commands {
                 if let GuardCommand::WaitUntil { at } = c {
                     *at = (*at).min(kill_at);
@@ -687,16 +683,12 @@ impl Guard {
             _ => SECOND_SIGNAL_KILL_MS,
         }
         .min(self.settings.kill_grace_ms);
-        let at = match self.phase {
-            Phase::Running if self.kill_sent => return,
-            Phase::Running => &mut self.signal_kill_at,
-            Phase::Stopping if !self.kill_sent => &mut self.kill_at,
-            _ => return,
-        };
-        let first = self.phase == Phase::Running && at.is_none();
-        let soon = at.map_or(now + grace, |t| t.min(now + grace));
-        *at = Some(soon);
-        if first {
+        if self.kill_sent || !matches!(self.phase, Phase::Running | Phase::Stopping) {
+            return;
+        }
+        let soon = self.kill_at.map_or(now + grace, |t| t.min(now + grace));
+        self.kill_at = Some(soon);
+        if self.signals == 1 {
             say(
                 out,
                 Level::Info,
@@ -718,8 +710,6 @@ impl Guard {
         }
         self.phase = Phase::Stopping;
         self.killed = Some(reason);
-        let kill_at = now + self.settings.kill_grace_ms;
-        self.kill_at = Some(kill_at);
         let why = match reason {
             KillReason::Lost => "the holding was lost",
             KillReason::Deadline => "the local deadline passed without a proven renewal",
@@ -728,6 +718,16 @@ impl Guard {
         out.commands.push(GuardCommand::Signal {
             signal: Signal::Term,
         });
+        // A signal's SIGKILL due sooner stays due; one already sent goes again at once (the
+        // stop's own, which also replaces any wake still armed).
+        let grace_end = now + self.settings.kill_grace_ms;
+        let kill_at = match (self.kill_sent, self.kill_at) {
+            (true, _) => now,
+            (false, Some(t)) => t.min(grace_end),
+            (false, None) => grace_end,
+        };
+        self.kill_sent = false;
+        self.kill_at = Some(kill_at);
         out.commands.push(GuardCommand::WaitUntil { at: kill_at });
     }
 
@@ -1622,6 +1622,40 @@ mod machine {
                         },
                         C::WaitUntil { at: 770_000 },
                     ],
+                ),
+            ],
+        );
+    }
+
+    /// A holding lost while a signal's SIGKILL is due: the stop keeps the earlier SIGKILL.
+    #[test]
+    fn a_stop_during_a_signals_grace_keeps_its_sigkill() {
+        let mut g = running();
+        transcript(
+            &mut g,
+            vec![
+                passed_on(296_000, Signal::Int, 303_000),
+                (
+                    GuardEvent::TimerFired { now: 300_000 },
+                    vec![C::Renew { until: 770_000 }, C::WaitUntil { at: 303_000 }],
+                ),
+                (
+                    GuardEvent::RenewalEnded {
+                        now: 301_000,
+                        outcome: lost(),
+                    },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 303_000 },
+                    ],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 303_000 },
+                    vec![C::Signal {
+                        signal: Signal::Kill,
+                    }],
                 ),
             ],
         );
