@@ -8,18 +8,20 @@ import { asForwarded, childEnv, FORWARDED, processTree } from './guard.mjs';
 
 /**
  * runCleanupCommand({ settings, env, secrets, tree, clock, logger, signals }) → Promise<end>
- * `settings` are the core's (`cleanupCommand(inputs)`: argv, timeoutMs, killGraceMs); `end` is
+ * `settings` are the core's (`cleanupCommand(inputs)`: argv, timeoutMs, killGraceMs,
+ * signalKillMs, secondSignalKillMs); `end` is
  * `{kind: 'exited', code}`, `{kind: 'signalled', signal}`, `{kind: 'timed-out'}` or
  * `{kind: 'spawn-failed', message}`. At the deadline the command's process group gets SIGTERM,
  * then SIGKILL after the kill grace (or as soon as the command itself has ended). SIGINT,
- * SIGTERM and SIGHUP this process receives while the command runs go on to its group (a
- * cancelled job's cleanup should stop, and its end then proves nothing). `tree` starts and
+ * SIGTERM, SIGHUP and SIGBREAK this process receives while the command runs go on to its group
+ * (a cancelled job's cleanup should stop, and its end then proves nothing), SIGKILL following
+ * `signalKillMs` after the first and `secondSignalKillMs` after a second. `tree` starts and
  * stops the process tree (processTree: the platform's way); `signals` is the process they are
  * received on (for tests). `cancelled` names a signal received before the command could start:
  * it is then not started, and ends `signalled` by it.
  */
 export function runCleanupCommand({ settings, env = process.env, secrets = [], tree = processTree(), clock = systemClock, logger, signals = process, cancelled = null }) {
-  const { argv, timeoutMs, killGraceMs, signalKillMs = killGraceMs, secondSignalKillMs = killGraceMs } = settings;
+  const { argv, timeoutMs, killGraceMs, signalKillMs, secondSignalKillMs } = settings;
   if (cancelled) {
     logger?.warning(`leasehold cleanup: ${cancelled} was received before the cleanup command started; it does not run`);
     return Promise.resolve({ kind: 'signalled', signal: cancelled });

@@ -133,15 +133,15 @@ export const apiBaseUrl = (env = process.env) => (env.GITHUB_API_URL || 'https:/
  *  at `{base}/graphql`. Derived from the REST URL, so the two never point at different hosts. */
 export const graphqlUrlFor = (baseUrl) => `${baseUrl.replace(/\/+$/, '').replace(/\/api\/v3$/, '/api')}/graphql`;
 
+/** What every REST request says of itself: GitHub's media type and the API version it is written to. */
+const REST_HEADERS = Object.freeze({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
+
 /**
  * createTransport({ baseUrl, token, repository }) → perform(command) → Promise<reply>.
  * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator);
  * `repository` (owner/name) holds the lock's state. The Actions reads (getRunAttempt, getJob,
  * listJobs) name their own `repository` instead.
  */
-/** What every REST request says of itself: GitHub's media type and the API version it is written to. */
-export const REST_HEADERS = Object.freeze({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
-
 export function createTransport({ baseUrl, token, repository, userAgent = 'leasehold' }) {
   const graphqlUrl = graphqlUrlFor(baseUrl);
   const octokit = new Octokit({ auth: token, baseUrl, userAgent });

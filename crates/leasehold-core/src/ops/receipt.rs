@@ -262,22 +262,16 @@ impl ReceiptOp {
     fn start(&mut self, now: Millis) -> Command {
         if self.s.mode == Mode::Post {
             // No status said is no success shown: a receipt lets later runs skip their work.
-            match self.s.job_status.as_deref() {
-                Some("success") => {}
-                Some(status) => {
-                    return self.finish(
-                        Status::NotPosted,
-                        "not-a-success",
-                        format!("the job's status is {status:?}: a receipt is written only for an outright success"),
-                    );
-                }
-                None => {
-                    return self.finish(
-                        Status::NotPosted,
-                        "not-a-success",
-                        "no job status was given (job-status, which the action fills from ${{ job.status }}): a receipt is written only for an outright success".into(),
-                    );
-                }
+            if self.s.job_status.as_deref() != Some("success") {
+                let what = match &self.s.job_status {
+                    Some(status) => format!("the job's status is {status:?}"),
+                    None => "no job status was given (job-status, which the action fills from ${{ job.status }})".into(),
+                };
+                return self.finish(
+                    Status::NotPosted,
+                    "not-a-success",
+                    format!("{what}: a receipt is written only for an outright success"),
+                );
             }
             if self.s.runs.is_empty() && self.s.heads.is_empty() {
                 return self.finish(

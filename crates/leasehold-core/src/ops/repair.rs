@@ -128,19 +128,18 @@ impl History {
     /// than the one kept. Returns whether it was readable at all.
     pub fn take(&mut self, text: &str, lock: &str) -> bool {
         self.read += 1;
-        if let Ok(state) = LockState::parse(text, lock) {
-            if self
-                .kept
-                .as_ref()
-                .is_none_or(|k| state.revision > k.revision)
-            {
-                self.kept = Some(state);
-            }
-        }
         let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(text) else {
             self.skipped += 1;
             return false;
         };
+        // Read as a state only when it would be newer than the one kept (the history comes
+        // newest first, so mostly once).
+        let newer = |k: &LockState| doc.get("revision").and_then(Value::as_u64) > Some(k.revision);
+        if self.kept.as_ref().is_none_or(newer) {
+            if let Ok(state) = LockState::parse(text, lock) {
+                self.kept = Some(state);
+            }
+        }
         let counter = |v: Option<&Value>| v.and_then(Value::as_u64).filter(|&n| n <= MAX_COUNTER);
         let mut fences: Vec<u64> = counter(doc.get("fence")).into_iter().collect();
         for list in [

@@ -370,26 +370,20 @@ pub fn parse_pool(
         })? as u32);
     }
     if let Some(atoms) = obj.get("nonReservingAtoms") {
-        if atoms
+        // The global set, and a runner's own atom (what keeps one runner to one slot under
+        // runnerSerialization), always reserve.
+        let mut listed = atoms
             .as_array()
-            .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(GLOBAL_PARTITION)))
-        {
-            return Err(broke(
-                PoolRule::NonReservingAtoms,
-                "the global set \"*\" can never be exempted",
-            )
-            .at(&["nonReservingAtoms"]));
-        }
-        // A runner's own atom is what keeps one runner to one slot (runnerSerialization).
-        if atoms.as_array().is_some_and(|a| {
-            a.iter()
-                .any(|x| x.as_str().is_some_and(|s| s.starts_with("runner:")))
-        }) {
-            return Err(broke(
-                PoolRule::NonReservingAtoms,
-                "a runner's atom (runner:…) can never be exempted: it is what keeps one runner to one slot under runnerSerialization",
-            )
-            .at(&["nonReservingAtoms"]));
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
+        let why = listed.find_map(|a| match a {
+            GLOBAL_PARTITION => Some("the global set \"*\" can never be exempted"),
+            _ if a.starts_with("runner:") => Some("a runner's atom (runner:…) can never be exempted: it is what keeps one runner to one slot under runnerSerialization"),
+            _ => None,
+        });
+        if let Some(why) = why {
+            return Err(broke(PoolRule::NonReservingAtoms, why).at(&["nonReservingAtoms"]));
         }
         pool.non_reserving_atoms =
             words_list("\"nonReservingAtoms\"", atoms, PoolRule::NonReservingAtoms)

@@ -180,9 +180,7 @@ fn the_ref_asked<'a>(node: &'a Value, full_name: &str) -> Result<&'a Value, Stri
             .ok_or_else(|| format!("ref {full_name} has no {key}"))
     };
     let (prefix, name) = (part("prefix")?, part("name")?);
-    let spelled = prefix.len() + name.len() == full_name.len()
-        && full_name.starts_with(prefix)
-        && full_name.ends_with(name);
+    let spelled = full_name.strip_prefix(prefix) == Some(name);
     Ok(if spelled { node } else { &Value::Null })
 }
 
