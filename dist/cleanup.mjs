@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{l as a}from"./shared-QIAAILGF.mjs";import"./shared-QXPF774U.mjs";import"./shared-32Z5632G.mjs";await a();
+import{l as a}from"./shared-I6E7OWIH.mjs";import"./shared-6DU67WVF.mjs";import"./shared-ZSPTYOHE.mjs";await a();

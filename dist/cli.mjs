@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as X}from"./shared-NZOZN6BW.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-QIAAILGF.mjs";import{b as Q}from"./shared-WIBXRW6N.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-2EQ4DVL7.mjs";import{k as F,m as Y}from"./shared-QXPF774U.mjs";import{a,b as A}from"./shared-32Z5632G.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as X}from"./shared-EFFN6VHN.mjs";import{a as I,b as V,c as C,d as _,e as x,f as v,g as W}from"./shared-I6E7OWIH.mjs";import{b as Q}from"./shared-IDZZCZ44.mjs";import{a as f,b as N,c as D,d as S,e as R,f as y,g as O,h as E,i as Z,j as z}from"./shared-G34ANFPN.mjs";import{k as F,m as Y}from"./shared-6DU67WVF.mjs";import{a,b as A}from"./shared-ZSPTYOHE.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context

@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{j as r}from"./shared-QIAAILGF.mjs";import"./shared-QXPF774U.mjs";import"./shared-32Z5632G.mjs";await r("reap");
+import{j as r}from"./shared-I6E7OWIH.mjs";import"./shared-6DU67WVF.mjs";import"./shared-ZSPTYOHE.mjs";await r("reap");

@@ -125,7 +125,8 @@ function unfinishedRenewal(plan, error) {
   };
 }
 
-function childExit(code, signal) {
+/** How `child_process` reports an end, as the core reads it (`ChildExit`). */
+export function childExit(code, signal) {
   if (signal) return { kind: 'signalled', signal, number: constants.signals[signal] ?? 0 };
   return { kind: 'exited', code: code ?? 0 };
 }

@@ -226,12 +226,16 @@ export async function runCleanup() {
 
 /** Runs the cleanup command and returns its report as release inputs. */
 async function cleanupReport(loaded, inputs, cancelled) {
-  const settings = loaded.cleanupCommand(inputs);
-  core.info(`leasehold cleanup: running ${JSON.stringify(settings.argv)} (deadline ${settings.timeoutMs / 1000} s)`);
-  const end = await runCleanupCommand({ settings, logger, secrets: [process.env[inputEnvName('token')] ?? ''], cancelled: cancelled() });
-  const report = loaded.classifyCleanup(settings, end);
-  core.info(`leasehold cleanup: the command ${describeEnd(end)}: cleanup ${report.cleanup}, health ${report.health}, reason ${report.reason}`);
-  core.setOutput('command-exit-code', exitCodeOf(end));
-  core.setOutput('command-result', end.kind);
-  return { cleanup: report.cleanup, health: report.health, reason: report.reason };
+  const machine = new loaded.CleanupRun(inputs);
+  try {
+    const { argv, timeoutMs } = machine.settings;
+    core.info(`leasehold cleanup: running ${JSON.stringify(argv)} (deadline ${timeoutMs / 1000} s)`);
+    const { end, report } = await runCleanupCommand({ machine, logger, secrets: [process.env[inputEnvName('token')] ?? ''], cancelled: cancelled() });
+    core.info(`leasehold cleanup: the command ${describeEnd(end)}: cleanup ${report.cleanup}, health ${report.health}, reason ${report.reason}`);
+    core.setOutput('command-exit-code', exitCodeOf(end));
+    core.setOutput('command-result', end.kind);
+    return { cleanup: report.cleanup, health: report.health, reason: report.reason };
+  } finally {
+    machine.free();
+  }
 }

@@ -60,6 +60,26 @@ class Guard {
   }
 }
 
+/** The cleanup command's run as a state machine: `new CleanupRun(inputs)`. */
+class CleanupRun {
+  #inner;
+  constructor(inputs) {
+    this.#inner = new wasm.CleanupRun(json(inputs));
+  }
+
+  get settings() {
+    return JSON.parse(this.#inner.settings);
+  }
+
+  step(event) {
+    return JSON.parse(this.#inner.step(json(event)));
+  }
+
+  free() {
+    this.#inner.free();
+  }
+}
+
 let loaded = null;
 
 export function loadCore() {
@@ -68,9 +88,8 @@ export function loadCore() {
     loaded = {
       Operation,
       Guard,
+      CleanupRun,
       checkConfig: (text) => JSON.parse(wasm.checkConfig(text)),
-      cleanupCommand: (inputs) => JSON.parse(wasm.cleanupCommand(json(inputs))),
-      classifyCleanup: (settings, end) => JSON.parse(wasm.classifyCleanup(json(settings), json(end))),
       exitCodes: JSON.parse(wasm.guardExitCodes()),
       exitTable: JSON.parse(wasm.exitTable()),
       resultDocument: (command, outcome) => JSON.parse(wasm.resultDocument(command, json(outcome))),

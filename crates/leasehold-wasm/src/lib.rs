@@ -142,26 +142,38 @@ pub fn guard_exit_codes() -> Result<String, JsValue> {
     to_json(&leasehold_core::guard::EXIT_CODES)
 }
 
-/// A cleanup command's settings (`actions/cleanup`): `{argv, timeoutMs, killGraceMs,
-/// blockedExitCode}` from `command`, `timeout-seconds`, `kill-grace-seconds` and
-/// `blocked-exit-code` (an error names the input).
-#[wasm_bindgen(js_name = cleanupCommand)]
-pub fn cleanup_command(inputs: &str) -> Result<String, JsValue> {
-    let inputs: RawInputs = from_json("inputs", inputs)?;
-    let settings = leasehold_core::cleanup_command::CommandSettings::parse(&inputs)
-        .map_err(|e| core_error(&Error::Input(e)))?;
-    to_json(&settings)
+/// The cleanup command's run (`actions/cleanup`) as a state machine: `new CleanupRun(inputs)`
+/// reads `command`, `timeout-seconds`, `kill-grace-seconds` and `blocked-exit-code` (an error
+/// names the input); `step(event)` takes `{kind: "started"|"timer-fired"|"child-exited"|
+/// "signal-received", now, ...}` and returns `{commands: [{kind, ...}], log?}`, the last command
+/// `{kind: "finish", end, report: {cleanup, health, reason}}`.
+#[wasm_bindgen]
+pub struct CleanupRun {
+    inner: leasehold_core::cleanup_run::CleanupRun,
 }
 
-/// The release report a cleanup command's end makes: `classifyCleanup(settings, end)` with
-/// `end` `{kind: "exited", code}` | `{kind: "signalled", signal}` | `{kind: "timed-out"}` |
-/// `{kind: "spawn-failed", message}` → `{cleanup, health, reason}`.
-#[wasm_bindgen(js_name = classifyCleanup)]
-pub fn classify_cleanup(settings: &str, end: &str) -> Result<String, JsValue> {
-    use leasehold_core::cleanup_command::{classify, CommandEnd, CommandSettings};
-    let settings: CommandSettings = from_json("settings", settings)?;
-    let end: CommandEnd = from_json("end", end)?;
-    to_json(&classify(&settings, &end))
+#[wasm_bindgen]
+impl CleanupRun {
+    #[wasm_bindgen(constructor)]
+    pub fn new(inputs: &str) -> Result<CleanupRun, JsValue> {
+        let inputs: RawInputs = from_json("inputs", inputs)?;
+        let inner = leasehold_core::cleanup_run::CleanupRun::new(&inputs)
+            .map_err(|e| core_error(&Error::Input(e)))?;
+        Ok(CleanupRun { inner })
+    }
+
+    /// The command's settings: `{argv, timeoutMs, killGraceMs, signalKillMs,
+    /// secondSignalKillMs, blockedExitCode}`.
+    #[wasm_bindgen(getter)]
+    pub fn settings(&self) -> Result<String, JsValue> {
+        to_json(self.inner.settings())
+    }
+
+    pub fn step(&mut self, event: &str) -> Result<String, JsValue> {
+        let event: leasehold_core::cleanup_run::CleanupEvent = from_json("event", event)?;
+        let step = self.inner.step(event).map_err(|e| core_error(&e))?;
+        to_json(&step)
+    }
 }
 
 /// The one exit-code table: `[{status, exitCode, action}]`, in table order.

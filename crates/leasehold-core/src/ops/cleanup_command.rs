@@ -1,7 +1,6 @@
 //! The cleanup command of `actions/cleanup`: its settings, and what its end says about the
-//! resource. The driver runs the command (no shell, its own process group, a scrubbed
-//! environment) and stops it at the deadline these settings give; the report [`classify`]
-//! makes of how it ended is what the release in the same step records.
+//! resource. Its run (when it is stopped, which signal goes to it) is `cleanup_run`'s; the report
+//! [`classify`] makes of how it ended is what the release in the same step records.
 //!
 //! | how the command ended | cleanup | health | reason |
 //! | --- | --- | --- | --- |
@@ -19,7 +18,7 @@
 //! is quarantined rather than handed on. A blocked resource is never "confirmed": the two
 //! contradict each other.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::input::{RawInputs, Reader};
 use crate::policy::limits::{
@@ -27,11 +26,11 @@ use crate::policy::limits::{
     SIGNAL_KILL_GRACE_MS,
 };
 use crate::wire::time::Millis;
-use crate::wire::{tagged, words};
+use crate::wire::words;
 use crate::wire::{CleanupStatus, Health, InputError};
 
 /// The cleanup command's own inputs (the release's are the release operation's).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandSettings {
     /// `command`: the program and its arguments, one per line (trimmed, blank lines dropped).
@@ -43,9 +42,7 @@ pub struct CommandSettings {
     /// A signal the step receives (the runner cancelling) is passed to the command's group, and
     /// SIGKILL follows this long after it; after a second signal, `second_signal_kill_ms`. Both
     /// within the runner's 10 s, so the command never outlives the step and its release.
-    #[serde(default)]
     pub signal_kill_ms: Millis,
-    #[serde(default)]
     pub second_signal_kill_ms: Millis,
     /// `blocked-exit-code`: the exit code that means "the resource is blocked", if any.
     pub blocked_exit_code: Option<i32>,
@@ -92,11 +89,9 @@ impl CommandSettings {
     }
 }
 
-tagged! {
-/// How the cleanup command ended, as the driver saw it.
+/// How the cleanup command ended (`cleanup_run` tells).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-#[name = "CommandEnd"]
 pub enum CommandEnd {
     /// It exited with `code` by itself.
     Exited { code: i32 },
@@ -106,7 +101,6 @@ pub enum CommandEnd {
     TimedOut,
     /// It could not be started.
     SpawnFailed { message: String },
-}
 }
 
 words! {

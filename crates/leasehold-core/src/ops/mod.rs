@@ -6,6 +6,7 @@ mod acquire_head;
 mod audit;
 pub mod claims;
 pub mod cleanup_command;
+pub mod cleanup_run;
 mod exchange;
 pub mod guard;
 mod head;
