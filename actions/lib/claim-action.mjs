@@ -72,8 +72,7 @@ export async function runClaim(env = process.env) {
     const logger = { debug: (t) => actions.debug(t), info: (t) => actions.info(t), warning: (t) => actions.warning(t) };
     write(core.resultDocument(command, await runOperation({ op, perform, logger })));
   } catch (error) {
-    const status = error.usage || error.code === 'invalid-input' ? 'usage' : 'config';
-    const doc = core.refusalDocument(command, status, error.code ?? 'internal', errorMessage(error));
+    const doc = core.refusalDocument(command, error.code ?? 'internal', errorMessage(error));
     write(doc);
   } finally {
     op?.free?.();

@@ -71,14 +71,11 @@ export const errorMessage = (error) => describeInputError(error, cliFlag);
 export const warningMessage = (warning) => describeInputWarning(warning, cliFlag);
 
 /**
- * The document of a command refused before it ran, by the core's own table: bad usage or input
- * `usage` (2), a bad config file `config` (3); anything else (a broken core or driver) is
- * `config` too, to stop and report.
+ * The document of a command refused before it ran; its status is the core's, by the error's
+ * code (bad usage or input `usage` (2), a bad config file and anything else `config` (3)).
  */
 export function refusal(core, command, error) {
-  const status = error.usage || error.code === 'invalid-input' ? 'usage' : 'config';
-  const code = error.usage ? error.code : error.code ?? 'internal';
-  const doc = core.refusalDocument(command, status, code, errorMessage(error));
+  const doc = core.refusalDocument(command, error.code ?? 'internal', errorMessage(error));
   if (error.input) doc.error.input = error.input;
   if (error.path) doc.error.path = error.path;
   return doc;

@@ -82,8 +82,7 @@ export async function runItemAction(name, env = process.env) {
     // ambiguous read or write.
     if (name !== 'receipt' && !outcome.success) actions.setFailed(`leasehold ${command}: ${doc.status}${doc.report?.detail ? `: ${doc.report.detail}` : ''}`);
   } catch (error) {
-    const status = error.code === 'invalid-input' ? 'usage' : 'config';
-    doc = core.refusalDocument(command, status, error.code ?? 'internal', errorMessage(error));
+    doc = core.refusalDocument(command, error.code ?? 'internal', errorMessage(error));
     const outputs = outputsOf(name, doc);
     for (const o of OUTPUTS[name]) actions.setOutput(o, outputs[o] ?? '');
     actions.setFailed(`leasehold ${command}: ${errorMessage(error)}`);

@@ -53,10 +53,10 @@ function print(doc) {
   return doc.exitCode;
 }
 
-/** A refusal before anything is sent: `usage` (2) or `config` (3). */
-function refuse(status, code, message) {
+/** A refusal before anything is sent: `usage` (2) or `config` (3), by the core's rule for `code`. */
+function refuse(code, message) {
   console.error(`leasehold: ${message}`);
-  return print(loadCore().refusalDocument(COMMAND, status, code, message));
+  return print(loadCore().refusalDocument(COMMAND, code, message));
 }
 
 /** An input error as a command-line user reads it: the flag, or the environment variable. */
@@ -72,13 +72,13 @@ export async function slots(argv, env = process.env) {
   const [verb, ...rest] = argv;
   if (verb !== 'allocate') {
     if (verb === '--help' || verb === 'help') return console.log(SLOTS_USAGE), 0;
-    return refuse('usage', 'invalid-input', `unknown slots command ${JSON.stringify(verb ?? '')}\n${SLOTS_USAGE}`);
+    return refuse('invalid-input', `unknown slots command ${JSON.stringify(verb ?? '')}\n${SLOTS_USAGE}`);
   }
   let values;
   try {
     ({ values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (e) {
-    return refuse('usage', 'invalid-input', `${e.message}\n${SLOTS_USAGE}`);
+    return refuse('invalid-input', `${e.message}\n${SLOTS_USAGE}`);
   }
   if (values.help) return console.log(SLOTS_USAGE), 0;
   const inputs = {};
@@ -89,13 +89,12 @@ export async function slots(argv, env = process.env) {
   try {
     op = new core.Operation('slot-allocate', inputs, undefined); // every input checked; nothing sent yet
   } catch (e) {
-    if (e.code === 'invalid-input') return refuse('usage', e.code, inputMessage(e));
-    if (e.code === 'config-invalid') return refuse('config', e.code, e.message);
+    if (e.code === 'invalid-input') return refuse(e.code, inputMessage(e));
     throw e;
   }
   for (const w of op.plan.warnings) log.warning(w);
   const token = (env.LEASEHOLD_TOKEN || env.GITHUB_TOKEN || '').trim();
-  if (!token) return refuse('usage', 'invalid-input', 'set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can create refs in the repository');
+  if (!token) return refuse('invalid-input', 'set GITHUB_TOKEN (or LEASEHOLD_TOKEN) to a token that can create refs in the repository');
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
   const outcome = await runOperation({ op, perform, logger: log });
   const doc = core.resultDocument(COMMAND, outcome);

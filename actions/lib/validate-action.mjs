@@ -88,7 +88,8 @@ export async function runValidate(env = process.env) {
       if (v.valid) core.info(`${v.file}: valid (capacity ${v.capacity}${v.lease ? ', lease policy set' : ''})`);
       else core.error(v.problem.message, { title: `leasehold config rule ${v.problem.rule}`, file: v.file, startLine: v.problem.line, startColumn: v.problem.column });
     }
-    core.setOutput('result', bad.length ? 'config' : 'ok');
+    const doc = leasehold.validateDocument(verdicts); // the status is the core's: ok, or config
+    core.setOutput('result', doc.status);
     core.setOutput('checked', String(verdicts.length));
     core.setOutput('invalid', String(bad.length));
     core.setOutput('report', JSON.stringify(verdicts));
@@ -97,7 +98,7 @@ export async function runValidate(env = process.env) {
       const text = [`### leasehold: ${bad.length ? `${bad.length} of ${verdicts.length} lock configs break a rule` : `${verdicts.length} lock configs valid`}`, '', ...(rows.length ? ['| file | verdict | |', '| --- | --- | --- |', ...rows] : ['_no config file changed_']), ''];
       await core.summary.addRaw(text.join('\n')).write();
     }
-    if (bad.length) core.setFailed(`leasehold validate: ${bad.length} of ${verdicts.length} lock config files break a rule`);
+    if (doc.exitCode !== 0) core.setFailed(`leasehold validate: ${bad.length} of ${verdicts.length} lock config files break a rule`);
   } catch (error) {
     core.setOutput('result', 'failed');
     core.setFailed(`leasehold validate${error.input ? ` [${error.input}]` : ''}: ${error.message}`);

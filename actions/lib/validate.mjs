@@ -111,16 +111,10 @@ export function problemLine(v) {
 }
 
 /**
- * The one document `validate` prints: every file's verdict, with the status of the core's one
- * table: `ok` (0) when every file is valid, else `config` (3).
+ * The one document `validate` prints: every file's verdict, with the core's status (`ok` (0)
+ * when every file is valid, else `config` (3)).
  */
-export function validateDocument(core, verdicts) {
-  const bad = verdicts.filter((v) => !v.valid);
-  const doc = bad.length
-    ? core.refusalDocument('validate', 'config', 'config-invalid', `${bad.length} of ${verdicts.length} config files break a rule: ${bad.map(problemLine).join('; ')}`)
-    : { ...core.refusalDocument('validate', 'ok', 'ok', ''), error: null };
-  return { ...doc, files: verdicts };
-}
+export const validateDocument = (core, verdicts) => core.validateDocument(verdicts);
 
 /** `leasehold validate FILE…`: one entry of the command line's table. */
 export const VALIDATE_COMMAND = {

@@ -93,7 +93,8 @@ export function loadCore() {
       exitCodes: JSON.parse(wasm.guardExitCodes()),
       exitTable: JSON.parse(wasm.exitTable()),
       resultDocument: (command, outcome) => JSON.parse(wasm.resultDocument(command, json(outcome))),
-      refusalDocument: (command, status, code, message) => JSON.parse(wasm.refusalDocument(command, status, code, message)),
+      refusalDocument: (command, code, message) => JSON.parse(wasm.refusalDocument(command, code, message)),
+      validateDocument: (files) => JSON.parse(wasm.validateDocument(json(files))),
       credentialShape: wasm.credentialShape,
       version: wasm.version(),
     };

@@ -41,7 +41,9 @@ mod store;
 mod test_support;
 mod wire;
 
-pub use ops::claims::next::{refusal_document, result_document, shell_quote, RESULT_SCHEMA};
+pub use ops::claims::next::{
+    refusal_document, result_document, shell_quote, validate_document, RESULT_SCHEMA,
+};
 pub use ops::pool::PoolPass;
 pub use ops::{cleanup_command, cleanup_run, guard, Operation, OperationKind, Plan};
 

@@ -189,19 +189,18 @@ pub fn result_document(command: &str, outcome: &str) -> Result<String, JsValue> 
     to_json(&leasehold_core::result_document(command, &outcome))
 }
 
-/// The document of a command refused before it ran: `status` is `usage` or `config`.
+/// The document of a command refused before it ran: its status (`usage` or `config`) by `code`,
+/// the core's rule.
 #[wasm_bindgen(js_name = refusalDocument)]
-pub fn refusal_document(
-    command: &str,
-    status: &str,
-    code: &str,
-    message: &str,
-) -> Result<String, JsValue> {
-    let status =
-        leasehold_core::Status::from_word(status).ok_or_else(|| bad_argument("status", status))?;
-    to_json(&leasehold_core::refusal_document(
-        command, status, code, message,
-    ))
+pub fn refusal_document(command: &str, code: &str, message: &str) -> Result<String, JsValue> {
+    to_json(&leasehold_core::refusal_document(command, code, message))
+}
+
+/// The document `validate` prints for its files' verdicts (`[{file, valid, problem?}]`).
+#[wasm_bindgen(js_name = validateDocument)]
+pub fn validate_document(files: &str) -> Result<String, JsValue> {
+    let files: serde_json::Value = from_json("files", files)?;
+    to_json(&leasehold_core::validate_document(files))
 }
 
 /// The credential shape `value` carries anywhere in it (the core's one list), if any: the name

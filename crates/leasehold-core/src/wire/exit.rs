@@ -170,6 +170,18 @@ impl Status {
         self.code_and_action().1
     }
 
+    /// The status of a command refused before it ran, by the refusal's code: the command line
+    /// or an input got wrong (`usage`, `invalid-input`, `no-token`, `unreadable`) is `usage`
+    /// (2); a config file that breaks its rules (`config-invalid`, `invalid-config`), and
+    /// anything else (a broken core or driver: `protocol`, `invalid-argument`, `internal`), is
+    /// `config` (3): stop and report.
+    pub fn of_refusal(code: &str) -> Status {
+        match code {
+            "usage" | "invalid-input" | "no-token" | "unreadable" => Status::Usage,
+            _ => Status::Config,
+        }
+    }
+
     /// The status of a failure with this code.
     pub fn of_failure(code: FailureCode) -> Status {
         use FailureCode as F;

@@ -210,8 +210,54 @@ pub fn result_document(command: &str, outcome: &Outcome) -> Value {
     doc
 }
 
-/// The document of a command refused before it started (bad input: usage; bad config: config).
-pub fn refusal_document(command: &str, status: Status, code: &str, message: &str) -> Value {
+/// The document of a command refused before it started: its status by the refusal's code
+/// ([`Status::of_refusal`]: bad usage or input `usage`, a bad config and anything else `config`).
+pub fn refusal_document(command: &str, code: &str, message: &str) -> Value {
+    ended_before_work(
+        command,
+        Status::of_refusal(code),
+        json!({ "code": code, "message": message }),
+    )
+}
+
+/// The one document `validate` prints for its files' verdicts (each `{file, valid, problem?:
+/// {rule, message, line, column}}`, in the order checked): `ok` (0) when every file is valid,
+/// else `config` (3), its message naming each broken file as `file:line:column: rule: message`.
+pub fn validate_document(files: Value) -> Value {
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let list = files.as_array().map(Vec::as_slice).unwrap_or_default();
+    let bad: Vec<String> = list
+        .iter()
+        .filter(|v| v["valid"] != Value::Bool(true))
+        .map(|v| {
+            let p = &v["problem"];
+            format!(
+                "{}:{}:{}: {}: {}",
+                text(&v["file"]),
+                p["line"],
+                p["column"],
+                text(&p["rule"]),
+                text(&p["message"])
+            )
+        })
+        .collect();
+    let mut doc = if bad.is_empty() {
+        ended_before_work("validate", Status::Ok, Value::Null)
+    } else {
+        let message = format!(
+            "{} of {} config files break a rule: {}",
+            bad.len(),
+            list.len(),
+            bad.join("; ")
+        );
+        refusal_document("validate", "config-invalid", &message)
+    };
+    doc["files"] = files;
+    doc
+}
+
+/// A document with no work done: a refusal, or validate's verdicts.
+fn ended_before_work(command: &str, status: Status, error: Value) -> Value {
     json!({
         "schema": RESULT_SCHEMA,
         "command": command,
@@ -219,13 +265,58 @@ pub fn refusal_document(command: &str, status: Status, code: &str, message: &str
         "exitCode": status.exit_code(),
         "action": status.action(),
         "next": {},
-        "error": { "code": code, "message": message },
+        "error": error,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_takes_its_status_from_its_code() {
+        for (code, status, exit) in [
+            ("usage", "usage", 2),
+            ("invalid-input", "usage", 2),
+            ("no-token", "usage", 2),
+            ("unreadable", "usage", 2),
+            ("invalid-config", "config", 3),
+            ("config-invalid", "config", 3),
+            ("protocol", "config", 3),
+            ("internal", "config", 3),
+        ] {
+            let doc = refusal_document("claim", code, "why");
+            assert_eq!(
+                (doc["status"].as_str(), doc["exitCode"].as_i64()),
+                (Some(status), Some(exit)),
+                "{code}"
+            );
+            assert_eq!(doc["error"], json!({"code": code, "message": "why"}));
+        }
+    }
+
+    #[test]
+    fn validate_is_ok_only_when_every_file_is_valid() {
+        let good = json!({"file": "a.json", "valid": true, "capacity": 2});
+        let doc = validate_document(json!([good]));
+        assert_eq!(
+            (doc["status"].as_str(), doc["exitCode"].as_i64()),
+            (Some("ok"), Some(0))
+        );
+        assert_eq!(doc["error"], Value::Null);
+        assert_eq!(doc["files"][0]["capacity"], 2);
+        let bad = json!({"file": "b.json", "valid": false, "problem": {"rule": "capacity", "message": "must be 1 to 64", "line": 1, "column": 14}});
+        let doc = validate_document(json!([good, bad]));
+        assert_eq!(
+            (doc["status"].as_str(), doc["exitCode"].as_i64()),
+            (Some("config"), Some(3))
+        );
+        assert_eq!(doc["error"]["code"], "config-invalid");
+        assert_eq!(
+            doc["error"]["message"],
+            "1 of 2 config files break a rule: b.json:1:14: capacity: must be 1 to 64"
+        );
+    }
 
     #[test]
     fn quoting_runs_as_printed() {
