@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as X}from"./shared-R7VMJFLO.mjs";import{a as I,b as V,c as M,d as C,e as x,f as v,g as W}from"./shared-FDLIRISR.mjs";import{b as Q}from"./shared-THEYDAVO.mjs";import{a as f,b as N,c as D,d as S,e as _,f as y,g as O,h as E,i as Z,j as z}from"./shared-JJ3CO44V.mjs";import{k as F,m as Y}from"./shared-B54WUC2T.mjs";import{a,b as A}from"./shared-P5F4JHHZ.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as X}from"./shared-I4THGIES.mjs";import{a as I,b as V,c as M,d as C,e as x,f as v,g as W}from"./shared-XNDWAEHU.mjs";import{b as Q}from"./shared-THEYDAVO.mjs";import{a as f,b as N,c as D,d as S,e as _,f as y,g as O,h as E,i as Z,j as z}from"./shared-JJ3CO44V.mjs";import{k as F,m as Y}from"./shared-B54WUC2T.mjs";import{a,b as A}from"./shared-P5F4JHHZ.mjs";import{readFileSync as fe}from"node:fs";import{resolve as te}from"node:path";var ge=["repository","config","holder-suffix",...N],ee=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context

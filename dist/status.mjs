@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{j as t}from"./shared-FDLIRISR.mjs";import"./shared-B54WUC2T.mjs";import"./shared-P5F4JHHZ.mjs";await t("status");
+import{j as t}from"./shared-XNDWAEHU.mjs";import"./shared-B54WUC2T.mjs";import"./shared-P5F4JHHZ.mjs";await t("status");

@@ -6,10 +6,10 @@
 // records the report is the release operation's.
 import { spawn } from 'node:child_process';
 import { systemClock } from './driver.mjs';
-import { asForwarded, childEnv, childExit, FORWARDED, processTree } from './guard.mjs';
+import { childEnv, childExit, FORWARDED, processTree } from './guard.mjs';
 
 /**
- * runCleanupCommand({ machine, env, secrets, tree, clock, logger, signals, cancelled })
+ * runCleanupCommand({ machine, logger, env, secrets, tree, clock, signals, cancelled })
  *   → Promise<{ end, report }>
  * `machine` is a fresh `core.CleanupRun`; `end` is `{kind: 'exited', code}`,
  * `{kind: 'signalled', signal}`, `{kind: 'timed-out'}` or `{kind: 'spawn-failed', message}`, and
@@ -18,7 +18,7 @@ import { asForwarded, childEnv, childExit, FORWARDED, processTree } from './guar
  * received on, for tests); `cancelled` names one received before the command could start. `tree`
  * starts and stops the process tree (processTree: the platform's way).
  */
-export async function runCleanupCommand({ machine, env = process.env, secrets = [], tree = processTree(), clock = systemClock, logger, signals = process, cancelled = null }) {
+export async function runCleanupCommand({ machine, logger, env = process.env, secrets = [], tree = processTree({ logger }), clock = systemClock, signals = process, cancelled = null }) {
   const events = [];
   let wake = null;
   const push = (event) => {
@@ -34,7 +34,7 @@ export async function runCleanupCommand({ machine, env = process.env, secrets = 
       if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
     });
   };
-  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal: asForwarded(signal) });
+  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
   const start = (argv) => {
     let ended = false;
     const exited = (exit) => {
@@ -52,7 +52,7 @@ export async function runCleanupCommand({ machine, env = process.env, secrets = 
     for (const s of FORWARDED) signals.on(s, forward);
   };
   try {
-    if (cancelled) events.push({ kind: 'signal-received', now: clock.now(), signal: asForwarded(cancelled) });
+    if (cancelled) events.push({ kind: 'signal-received', now: clock.now(), signal: cancelled });
     events.push({ kind: 'started', now: clock.now() });
     for (;;) {
       while (events.length === 0) await new Promise((resolve) => (wake = resolve));
@@ -79,11 +79,17 @@ export async function runCleanupCommand({ machine, env = process.env, secrets = 
     }
   } catch (error) {
     // Nothing decides any more (the machine refused an event): the command's group is stopped
-    // as the machine stops it at its deadline, so no process outlives the step.
+    // as the machine stops it at its deadline (SIGTERM, SIGKILL when the command has ended or
+    // the kill grace is over), so no process outlives the step. The step then fails without
+    // releasing: the slot stays held until its lease or the reaper frees it, never handed on
+    // while a cleanup may still run.
     if (child?.pid) {
       logger?.warning(`leasehold cleanup: stopping the cleanup command's process group after an error: ${error.message}`);
       tree.signal(child.pid, 'SIGTERM');
-      await clock.sleepUntil(clock.now() + machine.settings.killGraceMs);
+      const ended = new AbortController();
+      if (child.exitCode !== null || child.signalCode !== null) ended.abort();
+      else child.once('exit', () => ended.abort());
+      await clock.sleepUntil(clock.now() + machine.settings.killGraceMs, ended.signal);
       tree.signal(child.pid, 'SIGKILL');
     }
     throw error;

@@ -7,11 +7,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { constants } from 'node:os';
 import { runOperation, systemClock } from './driver.mjs';
 
-/** The signals the guard forwards to the child's process group. SIGBREAK is Windows' Ctrl-Break,
- *  the runner's second cancellation signal there (Node can listen for it anywhere; only Windows
- *  sends it): it goes on as SIGTERM. */
+/** The signals the guard hears and tells its machine of, which passes them on to the child's
+ *  process group. SIGBREAK is Windows' Ctrl-Break, the runner's second cancellation signal there
+ *  (Node can listen for it anywhere; only Windows sends it): the machine passes it on as SIGTERM. */
 export const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
-export const asForwarded = (signal) => (signal === 'SIGBREAK' ? 'SIGTERM' : signal);
 
 /**
  * Names never passed on to the child, whatever their value: where a GitHub token reaches this
@@ -232,7 +231,7 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       })
       .finally(() => op.free?.());
   };
-  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal: asForwarded(signal) });
+  const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
   const group = (signal) => {
     if (child?.pid) tree.signal(child.pid, signal);
   };

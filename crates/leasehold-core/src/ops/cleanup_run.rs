@@ -8,15 +8,17 @@
 //!  signal received (before start) → (remembered)
 //!  started           → spawn, wait-until(deadline)     | finish signalled (a signal came first)
 //!  timer (deadline)  → signal SIGTERM, wait-until(now + kill grace)
-//!  timer (kill)      → signal SIGKILL
-//!  signal received   → signal (the same, to the group), wait-until(the SIGKILL it brings)
-//!  child exited      → (SIGKILL to the group, if stopped at the deadline) finish
+//!  timer (kill)      → signal SIGKILL, wait-until(now + kill grace: SIGKILL again)
+//!  signal received   → signal (the same; SIGBREAK as SIGTERM), wait-until(the SIGKILL it brings)
+//!  child exited      → (SIGKILL to the group, after the deadline or a signal) finish
 //! ```
 //!
 //! A signal this process receives while the command runs (the runner cancelling: SIGINT, then
 //! SIGTERM 7.5 s later, then the step killed 2.5 s after that) is passed on to the group, and
 //! SIGKILL follows `signal_kill_ms` after the first and `second_signal_kill_ms` after a second,
-//! whichever comes first, so the command never outlives the step and the release in it.
+//! whichever comes first, so the command never outlives the step and the release in it. A
+//! SIGKILL that did not end the command (a forced stop that failed, on Windows) goes again a
+//! kill grace later, until the command has ended: the run never waits on nothing.
 
 use serde::Serialize;
 
@@ -106,10 +108,10 @@ pub struct CleanupRun {
     deadline: Millis,
     /// Stopped at the deadline (SIGTERM sent).
     timed_out: bool,
-    /// When SIGKILL goes to the group (the deadline's kill grace, or a signal's), and whether it
-    /// went.
+    /// When SIGKILL goes to the group next (the deadline's kill grace, a signal's, or a kill
+    /// grace after one that did not end the command), and how many went.
     kill_at: Option<Millis>,
-    kill_sent: bool,
+    kills: u32,
     /// Signals received while the command runs (a second one brings the SIGKILL closer).
     signals: u32,
 }
@@ -129,7 +131,7 @@ impl CleanupRun {
             deadline: 0,
             timed_out: false,
             kill_at: None,
-            kill_sent: false,
+            kills: 0,
             signals: 0,
         }
     }
@@ -145,7 +147,9 @@ impl CleanupRun {
             log: Vec::new(),
         };
         match (self.phase, &event) {
-            (Phase::Ready, CleanupEvent::SignalReceived { signal, .. }) => {
+            (Phase::Ready, CleanupEvent::SignalReceived { signal, .. })
+                if *signal != Signal::Kill =>
+            {
                 self.cancelled.get_or_insert(*signal);
             }
             (Phase::Ready, CleanupEvent::Started { now }) => match self.cancelled {
@@ -176,37 +180,38 @@ impl CleanupRun {
             },
             (Phase::Running, CleanupEvent::TimerFired { now }) => {
                 let now = *now;
-                if !self.kill_sent && self.kill_at.is_some_and(|at| now >= at) {
-                    self.kill_sent = true;
+                if self.kill_at.is_some_and(|at| now >= at) {
+                    let why = match (self.kills, self.timed_out) {
+                        (0, true) => "the cleanup command did not stop within the kill grace",
+                        (0, false) => "the cleanup command did not end after the signal",
+                        _ => "the cleanup command is still running after SIGKILL",
+                    };
                     say(
                         &mut out,
                         Level::Warning,
-                        if self.timed_out {
-                            "the cleanup command did not stop within the kill grace; SIGKILL to its process group"
-                        } else {
-                            "the cleanup command did not end after the signal; SIGKILL to its process group"
-                        }
-                        .into(),
+                        format!("{why}; SIGKILL to its process group"),
                     );
                     out.commands.push(CleanupCommand::Signal {
                         signal: Signal::Kill,
                     });
+                    self.kills += 1;
+                    self.kill_at = Some(now + self.settings.kill_grace_ms);
                 }
                 if !self.timed_out && now >= self.deadline {
                     self.timed_out = true;
+                    self.kill_sooner(now + self.settings.kill_grace_ms);
                     say(
                         &mut out,
                         Level::Warning,
                         format!(
-                            "the cleanup command is still running after {} s; stopping it (SIGTERM, SIGKILL after {} s)",
+                            "the cleanup command is still running after {} s; stopping it (SIGTERM{})",
                             self.settings.timeout_ms / 1000,
-                            self.settings.kill_grace_ms / 1000
+                            self.kill_in(now)
                         ),
                     );
                     out.commands.push(CleanupCommand::Signal {
                         signal: Signal::Term,
                     });
-                    self.kill_sooner(now + self.settings.kill_grace_ms);
                 }
                 self.wake(&mut out);
             }
@@ -219,31 +224,34 @@ impl CleanupRun {
                     _ => self.settings.second_signal_kill_ms,
                 };
                 self.kill_sooner(now + grace);
-                let when = match (self.kill_sent, self.kill_at) {
-                    (false, Some(at)) => format!(
-                        " (SIGKILL in {} s unless it ends)",
-                        at.saturating_sub(*now).div_ceil(1000)
-                    ),
-                    _ => String::new(),
+                let forwarded = signal.forwarded();
+                let passed = if forwarded == *signal {
+                    String::new()
+                } else {
+                    format!(" as {}", forwarded.as_str())
                 };
                 say(
                     &mut out,
                     Level::Info,
                     format!(
-                        "received {}; passing it on to the cleanup command{when}",
-                        signal.as_str()
+                        "received {}; passing it on to the cleanup command{passed} ({})",
+                        signal.as_str(),
+                        self.kill_in(*now).trim_start_matches(", ")
                     ),
                 );
                 out.commands
-                    .push(CleanupCommand::Signal { signal: *signal });
+                    .push(CleanupCommand::Signal { signal: forwarded });
                 self.wake(&mut out);
             }
             (Phase::Running, CleanupEvent::ChildExited { exit, .. }) => {
-                let end = if self.timed_out {
-                    // What the command left running dies with it once its deadline has passed.
+                // What the command left running dies with it once it was told to stop (its
+                // deadline, or a signal passed on).
+                if self.timed_out || self.signals > 0 {
                     out.commands.push(CleanupCommand::Signal {
                         signal: Signal::Kill,
                     });
+                }
+                let end = if self.timed_out {
                     CommandEnd::TimedOut
                 } else {
                     match exit {
@@ -268,18 +276,25 @@ impl CleanupRun {
         Ok(out)
     }
 
-    /// SIGKILL at `at`, unless it is due sooner or went already.
+    /// SIGKILL at `at`, unless it is due sooner.
     fn kill_sooner(&mut self, at: Millis) {
-        if !self.kill_sent {
-            self.kill_at = Some(self.kill_at.map_or(at, |t| t.min(at)));
-        }
+        self.kill_at = Some(self.kill_at.map_or(at, |t| t.min(at)));
+    }
+
+    /// `, SIGKILL in N s unless it ends`, by the SIGKILL due.
+    fn kill_in(&self, now: Millis) -> String {
+        let at = self.kill_at.unwrap_or(now);
+        let again = if self.kills > 0 { " again" } else { "" };
+        format!(
+            ", SIGKILL{again} in {} s unless it ends",
+            at.saturating_sub(now).div_ceil(1000)
+        )
     }
 
     /// Arms the one timer for what comes next: the deadline, or the SIGKILL due.
     fn wake(&self, out: &mut CleanupStep) {
         let deadline = (!self.timed_out).then_some(self.deadline);
-        let kill = self.kill_at.filter(|_| !self.kill_sent);
-        if let Some(at) = [deadline, kill].into_iter().flatten().min() {
+        if let Some(at) = [deadline, self.kill_at].into_iter().flatten().min() {
             out.commands.push(CleanupCommand::WaitUntil { at });
         }
     }
@@ -401,7 +416,18 @@ mod tests {
             commands(&mut r, E::TimerFired { now: 61_000 }),
             [TERM, C::WaitUntil { at: 71_000 }]
         );
-        assert_eq!(commands(&mut r, E::TimerFired { now: 71_000 }), [KILL]);
+        // SIGKILL, and again a kill grace later unless the command has ended by then.
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 71_000 }),
+            [KILL, C::WaitUntil { at: 81_000 }]
+        );
+        let step = r.step(E::TimerFired { now: 81_000 }).unwrap();
+        assert_eq!(step.commands, [KILL, C::WaitUntil { at: 91_000 }]);
+        assert!(
+            step.log[0].text.contains("still running after SIGKILL"),
+            "{:?}",
+            step.log
+        );
         // The command ends by the SIGKILL: timed out, and its group gets SIGKILL again (what it
         // left running goes with it).
         let c = commands(
@@ -470,10 +496,10 @@ mod tests {
             ),
             [TERM, C::WaitUntil { at: 16_000 }]
         );
-        // The deadline stays armed (nothing else is once the SIGKILL went).
+        // SIGKILL, and again a kill grace later unless the command has ended.
         assert_eq!(
             commands(&mut r, E::TimerFired { now: 16_000 }),
-            [KILL, C::WaitUntil { at: 61_000 }]
+            [KILL, C::WaitUntil { at: 26_000 }]
         );
         let c = commands(
             &mut r,
@@ -485,7 +511,9 @@ mod tests {
                 },
             },
         );
-        assert_eq!(c.len(), 1);
+        // Its group gets SIGKILL too (what it left running goes with it).
+        assert_eq!(c.len(), 2);
+        assert_eq!(c[0], KILL);
         assert_eq!(
             reason(&c),
             (
@@ -494,6 +522,91 @@ mod tests {
                 },
                 CleanupReason::Cancelled
             )
+        );
+    }
+
+    #[test]
+    fn a_command_that_ends_on_the_signal_takes_its_group_with_it() {
+        let mut r = run();
+        started(&mut r);
+        let _ = commands(
+            &mut r,
+            E::SignalReceived {
+                now: 10_000,
+                signal: Signal::Int,
+            },
+        );
+        let c = commands(
+            &mut r,
+            E::ChildExited {
+                now: 10_200,
+                exit: ChildExit::Exited { code: 130 },
+            },
+        );
+        assert_eq!(c[0], KILL);
+        assert_eq!(
+            reason(&c),
+            (CommandEnd::Exited { code: 130 }, CleanupReason::Failed)
+        );
+    }
+
+    #[test]
+    fn ctrl_break_goes_on_as_sigterm_and_is_named_as_received() {
+        let mut r = run();
+        started(&mut r);
+        let step = r
+            .step(E::SignalReceived {
+                now: 10_000,
+                signal: Signal::Break,
+            })
+            .unwrap();
+        assert_eq!(step.commands, [TERM, C::WaitUntil { at: 17_000 }]);
+        assert!(
+            step.log[0]
+                .text
+                .starts_with("received SIGBREAK; passing it on to the cleanup command as SIGTERM"),
+            "{:?}",
+            step.log
+        );
+        let mut r = run();
+        let _ = commands(
+            &mut r,
+            E::SignalReceived {
+                now: 500,
+                signal: Signal::Break,
+            },
+        );
+        let c = commands(&mut r, E::Started { now: 1_000 });
+        assert_eq!(
+            reason(&c).0,
+            CommandEnd::Signalled {
+                signal: "SIGBREAK".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_kill_grace_under_the_signals_grace_bounds_it() {
+        let inputs: RawInputs = [("command", "seat"), ("kill-grace-seconds", "2")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut r = CleanupRun::new(&inputs).unwrap();
+        let _ = commands(&mut r, E::Started { now: 0 });
+        assert_eq!(
+            commands(
+                &mut r,
+                E::SignalReceived {
+                    now: 1_000,
+                    signal: Signal::Int
+                }
+            ),
+            [
+                C::Signal {
+                    signal: Signal::Int
+                },
+                C::WaitUntil { at: 3_000 }
+            ]
         );
     }
 
@@ -531,8 +644,11 @@ mod tests {
             commands(&mut r, E::TimerFired { now: 61_000 }),
             [TERM, C::WaitUntil { at: 65_000 }]
         );
-        assert_eq!(commands(&mut r, E::TimerFired { now: 65_000 }), [KILL]);
-        // Nothing more is armed once the SIGKILL went: the command's end follows.
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 65_000 }),
+            [KILL, C::WaitUntil { at: 75_000 }]
+        );
+        // A second signal brings the next SIGKILL closer.
         assert_eq!(
             commands(
                 &mut r,
@@ -541,7 +657,51 @@ mod tests {
                     signal: Signal::Term
                 }
             ),
-            [TERM]
+            [TERM, C::WaitUntil { at: 66_500 }]
+        );
+    }
+
+    #[test]
+    fn after_a_signals_sigkill_the_deadline_still_kills() {
+        // A SIGKILL that did not end the command (a forced stop that failed) must not leave the
+        // run waiting on nothing: the deadline's SIGTERM is followed by SIGKILL again.
+        let mut r = run();
+        started(&mut r);
+        let _ = commands(
+            &mut r,
+            E::SignalReceived {
+                now: 10_000,
+                signal: Signal::Hup,
+            },
+        );
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 17_000 }),
+            [KILL, C::WaitUntil { at: 27_000 }]
+        );
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 27_000 }),
+            [KILL, C::WaitUntil { at: 37_000 }]
+        );
+        let mut r = run();
+        started(&mut r);
+        let _ = commands(
+            &mut r,
+            E::SignalReceived {
+                now: 55_000,
+                signal: Signal::Hup,
+            },
+        );
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 61_000 }),
+            [TERM, C::WaitUntil { at: 62_000 }]
+        );
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 62_000 }),
+            [KILL, C::WaitUntil { at: 72_000 }]
+        );
+        assert_eq!(
+            commands(&mut r, E::TimerFired { now: 72_000 }),
+            [KILL, C::WaitUntil { at: 82_000 }]
         );
     }
 

@@ -179,12 +179,24 @@ impl GuardSettings {
 }
 
 words! {
-    /// A signal the guard sends or receives.
+    /// A signal the guard sends or receives. SIGBREAK is Windows' Ctrl-Break, the runner's
+    /// second cancellation signal there: it is received, never sent (it goes on as SIGTERM).
     pub enum Signal {
         Int = "SIGINT",
         Term = "SIGTERM",
         Hup = "SIGHUP",
         Kill = "SIGKILL",
+        Break = "SIGBREAK",
+    }
+}
+
+impl Signal {
+    /// The signal a received one goes on to the child's group as.
+    pub fn forwarded(self) -> Signal {
+        match self {
+            Signal::Break => Signal::Term,
+            other => other,
+        }
     }
 }
 
@@ -225,7 +237,7 @@ pub enum GuardEvent {
     TimerFired { now: Millis },
     /// The child ended (or could not be started).
     ChildExited { now: Millis, exit: ChildExit },
-    /// The guard received SIGINT, SIGTERM or SIGHUP.
+    /// The guard received SIGINT, SIGTERM, SIGHUP or SIGBREAK.
     SignalReceived { now: Millis, signal: Signal },
 }
 }
@@ -611,7 +623,9 @@ impl Guard {
                 Phase::Running | Phase::Stopping | Phase::Draining,
                 GuardEvent::SignalReceived { now, signal },
             ) if *signal != Signal::Kill => {
-                out.commands.push(GuardCommand::Signal { signal: *signal });
+                out.commands.push(GuardCommand::Signal {
+                    signal: signal.forwarded(),
+                });
                 self.escalate(*now, &mut out);
             }
             _ => return Err(unexpected(self.phase, &event)),
