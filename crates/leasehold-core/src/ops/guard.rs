@@ -18,6 +18,7 @@
 //!  renewal ended     → wait-until(t) | renew… | stop
 //!  stop              → signal SIGTERM, wait-until(now + kill grace)
 //!  timer (grace)     → signal SIGKILL (to the group, even when the child has exited), finish
+//!                      (the child still running: wait-until(now + kill grace), SIGKILL again)
 //!  child exited      → finish | (renewal in flight) wait for it until its deadline, then finish
 //!  signal received   → signal (the same, to the group)
 //! ```
@@ -584,8 +585,29 @@ impl Guard {
                     });
                     if self.child.is_some() {
                         self.finish_stopped(&mut out);
+                    } else {
+                        // Again a kill grace later, should this one not end it.
+                        out.commands.push(GuardCommand::WaitUntil {
+                            at: now + self.settings.kill_grace_ms,
+                        });
                     }
                 }
+            }
+            (Phase::Stopping, GuardEvent::TimerFired { now }) if self.child.is_none() => {
+                // The SIGKILL did not end the child (a forced stop that failed, on Windows): the
+                // guard never waits on nothing while the lease it stopped renewing runs out.
+                say(
+                    &mut out,
+                    Level::Warning,
+                    "the command is still running after SIGKILL: SIGKILL to its process group again"
+                        .into(),
+                );
+                out.commands.push(GuardCommand::Signal {
+                    signal: Signal::Kill,
+                });
+                out.commands.push(GuardCommand::WaitUntil {
+                    at: now + self.settings.kill_grace_ms,
+                });
             }
             (Phase::Draining, GuardEvent::TimerFired { now }) => match self.renewal {
                 Some(InFlight {
@@ -1408,9 +1430,12 @@ mod machine {
                 ),
                 (
                     GuardEvent::TimerFired { now: 310_500 },
-                    vec![C::Signal {
-                        signal: Signal::Kill,
-                    }],
+                    vec![
+                        C::Signal {
+                            signal: Signal::Kill,
+                        },
+                        C::WaitUntil { at: 320_500 },
+                    ],
                 ),
                 (
                     GuardEvent::ChildExited {
@@ -1667,11 +1692,68 @@ mod machine {
                 ),
                 (
                     GuardEvent::TimerFired { now: 303_000 },
-                    vec![C::Signal {
-                        signal: Signal::Kill,
-                    }],
+                    vec![
+                        C::Signal {
+                            signal: Signal::Kill,
+                        },
+                        C::WaitUntil { at: 313_000 },
+                    ],
                 ),
             ],
+        );
+    }
+
+    /// A SIGKILL that did not end the child (a forced stop that failed) goes again a kill grace
+    /// later, and again, until the child has ended: the guard never waits on nothing.
+    #[test]
+    fn a_sigkill_that_does_not_end_the_child_goes_again() {
+        let mut g = running();
+        let kill_then_wait = |at| {
+            vec![
+                C::Signal {
+                    signal: Signal::Kill,
+                },
+                C::WaitUntil { at },
+            ]
+        };
+        let log = transcript(
+            &mut g,
+            vec![
+                (
+                    GuardEvent::TimerFired { now: 770_000 },
+                    vec![
+                        C::Signal {
+                            signal: Signal::Term,
+                        },
+                        C::WaitUntil { at: 780_000 },
+                    ],
+                ),
+                (
+                    GuardEvent::TimerFired { now: 780_000 },
+                    kill_then_wait(790_000),
+                ),
+                (
+                    GuardEvent::TimerFired { now: 790_000 },
+                    kill_then_wait(800_000),
+                ),
+                (
+                    GuardEvent::ChildExited {
+                        now: 790_100,
+                        exit: signalled("SIGKILL", 9),
+                    },
+                    vec![finish(
+                        13,
+                        FinishReason::Deadline,
+                        Some(signalled("SIGKILL", 9)),
+                        0,
+                    )],
+                ),
+            ],
+        );
+        assert!(
+            log.iter()
+                .any(|l| l.contains("still running after SIGKILL")),
+            "{log:?}"
         );
     }
 
@@ -1781,11 +1863,6 @@ mod machine {
             },
         );
         protocol(&mut g, GuardEvent::TimerFired { now: 3 });
-        // Stopping: SIGKILL sent, the child not gone yet: no timer is armed.
-        let mut g = running();
-        let _ = g.step(GuardEvent::TimerFired { now: 770_000 }).unwrap();
-        let _ = g.step(GuardEvent::TimerFired { now: 780_000 }).unwrap();
-        protocol(&mut g, GuardEvent::TimerFired { now: 781_000 });
     }
 
     #[test]
