@@ -33,11 +33,34 @@ const SCHEMA_KNOWN_RUNTIME = 'node20';
 const describeErrors = (state) =>
   state.errors.map((e) => `${e.path ?? ''} ${e.title}${e.detail ? `: ${e.detail}` : ''}${e.states ? ` [${e.states.flatMap((s) => s.errors.map((x) => `${x.path} ${x.title}${x.detail ? `: ${x.detail}` : ''}`)).join('; ')}]` : ''}`);
 
+// Where the runner evaluates `${{ }}` in an action's metadata: the places its manifest schema
+// (actions/runner, src/Runner.Worker/action_yaml.json) gives an expression context. Anywhere
+// else, an input's description included, the runner still parses the expression, finds no
+// context for it ("Unrecognized named-value") and fails to load the action at "Set up job"
+// (docs/github-semantics.md#action-metadata-expressions).
+const EXPRESSION_PLACES = [
+  /^inputs\.[^.]+\.default$/,
+  /^outputs\.[^.]+\.value$/,
+  /^runs\.steps\.\d+\.(name|if|run|continue-on-error|working-directory|shell)$/,
+  /^runs\.steps\.\d+\.(env|with)\.[^.]+$/,
+];
+
+/** Every string of `node` holding `${{` where the runner gives it no context, by its path. */
+function misplacedExpressions(node, at = []) {
+  if (typeof node === 'string') {
+    const where = at.join('.');
+    return node.includes('${{') && !EXPRESSION_PLACES.some((re) => re.test(where)) ? [`${where} holds an expression the runner cannot evaluate there: ${JSON.stringify(node.slice(0, 80))}`] : [];
+  }
+  if (node && typeof node === 'object') return Object.entries(node).flatMap(([k, v]) => misplacedExpressions(v, [...at, k]));
+  return [];
+}
+
 /** Lints one action.yml; returns a list of problems. */
 function lintAction(file) {
   const text = readFileSync(file, 'utf8');
   const problems = [];
   const meta = parseYaml(text);
+  problems.push(...misplacedExpressions(meta));
   const using = meta?.runs?.using;
   // A composite action (actions/run) runs steps, not a bundle; its steps are linted below.
   if (!RUNTIMES.includes(using) && using !== 'composite') problems.push(`runs.using is ${using ?? 'missing'}; GitHub-hosted runners take ${RUNTIMES.join(', ')} (or composite)`);
@@ -226,6 +249,8 @@ test('action metadata: actions/*/action.yml against the action schema, runtime a
   assert.deepEqual(problems, []);
   // Not vacuous either.
   assert.ok(validateAction('name: x\nruns:\n  using: node20\n').errors.length > 0, 'an action without description and main is caught');
+  const example = parseYaml("inputs:\n  pr:\n    description: 'e.g. ${{ github.event.number }}'\n    default: ${{ github.token }}\n");
+  assert.deepEqual(misplacedExpressions(example).map((p) => p.split(' ')[0]), ['inputs.pr.description'], 'an expression in a description is caught, one in a default is not');
 });
 
 // zizmor, pinned and installed by .ci/setup into target/tools/zizmor (a virtual environment, so

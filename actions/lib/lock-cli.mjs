@@ -5,7 +5,7 @@
 import { INPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { checkGuardInputs, guard } from './guard.mjs';
+import { checkGuardInputs, FORWARDED, guard } from './guard.mjs';
 import { context, credential, KNOBS, logger, print, Usage, warningMessage } from './cli-common.mjs';
 import { statusView } from './status-view.mjs';
 
@@ -36,10 +36,12 @@ async function once(core, kind, inputs, env, show) {
     const plan = op.plan;
     for (const w of plan.warnings) logger.warning(warningMessage(w));
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: plan.repository });
+    // Ctrl-C, a kill, a closed terminal (SIGHUP) or Windows' Ctrl-Break: the core leaves the
+    // queue (or the holding it just took) before the command exits. Each is heard once; a second
+    // one ends the process as it would without leasehold.
     const cancel = new AbortController();
     const onSignal = () => cancel.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    for (const s of FORWARDED) process.once(s, onSignal);
     try {
       const outcome = await runOperation({ op, perform, logger, cancel: cancel.signal });
       const doc = core.resultDocument(kind, outcome);
@@ -47,8 +49,7 @@ async function once(core, kind, inputs, env, show) {
       else print(doc);
       return doc.exitCode;
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const s of FORWARDED) process.off(s, onSignal);
     }
   } finally {
     op.free?.();
