@@ -174,6 +174,23 @@ describe('the lock verbs against the emulator', () => {
     assert.equal(oneDocument(json, 'status').outcome.state.holders.length, 1);
     assert.equal(oneDocument(await cli(['status', '--lock', 'cli-e', '--json', '--human'], envOf(fresh())), 'status').status, 'usage');
   });
+
+  test('a waiting acquire whose terminal closes (SIGHUP) leaves the queue: cancelled, 10', async () => {
+    oneDocument(await cli(['acquire', '--lock', 'cli-hup', '--timeout-minutes', '0', '--record-job-id', 'false'], envOf(fresh())), 'acquire');
+    const child = spawn(process.execPath, [CLI, 'acquire', '--lock', 'cli-hup', '--timeout-minutes', '5', '--poll-seconds', '1', '--record-job-id', 'false'], { env: { PATH: process.env.PATH, ...envOf(fresh()) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const ended = new Promise((resolve) => child.on('close', resolve));
+    const queue = async () => JSON.parse(await emu.readFile('leasehold-state', 'locks/cli-hup.json')).queue;
+    for (let i = 0; i < 400 && (await queue()).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal((await queue()).length, 1, 'the second acquire waits in the queue');
+    child.kill('SIGHUP');
+    const code = await ended;
+    const doc = JSON.parse(stdout.trim());
+    assert.equal(doc.status, 'cancelled', stdout);
+    assert.equal(code, 10);
+    assert.deepEqual(await queue(), [], 'it left the queue before it exited');
+  });
 });
 
 describe('the lifecycle verbs and statuses (docs/lifecycle.md) from the command line', () => {
