@@ -20,6 +20,7 @@ const entryPoints = {
   'report-usage': 'actions/report-usage/main.mjs',
   cleanup: 'actions/cleanup/main.mjs',
   recover: 'actions/recover/main.mjs',
+  'run-check': 'actions/run/check.mjs',
   cli: 'actions/lib/cli.mjs',
   'leasehold-core': 'actions/lib/core-entry.mjs',
 };

@@ -59,7 +59,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const { lock, run, holderId } = job();
     const r = await run({ command: nodeCommand("console.log('work ' + 'done')") });
     assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
-    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'release']);
     assert.equal(r.steps.cleanup.outcome, 'skipped');
     assert.match(r.steps.guard.stdout, /work done/);
     assert.equal(r.outputs.acquired, 'true');
@@ -107,7 +107,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const { lock, run } = job();
     const r = await run({ command: nodeCommand('process.exit(3)') });
     assert.equal(r.outcome, 'failure');
-    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'release']);
     assert.equal(r.steps.guard.outcome, 'failure');
     assert.equal(r.outputs['exit-code'], '3');
     assert.equal(r.outputs['release-result'], 'released');
@@ -118,11 +118,40 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const { lock, run } = job();
     const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand("console.log('cleaning ' + 'up')") });
     assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
-    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'cleanup']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'cleanup']);
     assert.equal(r.steps.release.outcome, 'skipped');
     assert.match(r.steps.cleanup.stdout, /cleaning up/);
     assert.match(r.steps.cleanup.stdout, /cleanup confirmed, health healthy/);
     assert.equal(r.outputs['cleanup-exit-code'], '0');
+    assert.equal(r.outputs.released, 'true');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('a bad input of a later step fails the first step, named as the run names it, and the lock is untouched', async () => {
+    const cases = [
+      [{ 'cleanup-command': nodeCommand('process.exit(0)'), 'cleanup-timeout-seconds': '0' }, 'cleanup-timeout-seconds'],
+      [{ 'cleanup-command': nodeCommand('process.exit(0)'), 'blocked-exit-code': '200' }, 'blocked-exit-code'],
+      [{ 'kill-grace-seconds': '999' }, 'kill-grace-seconds'],
+      [{ 'lease-minutes': '0' }, 'lease-minutes'],
+      [{ command: ' \n ' }, 'command'],
+    ];
+    for (const [inputs, named] of cases) {
+      const { lock, run } = job();
+      const r = await run({ command: nodeCommand('process.exit(0)'), ...inputs });
+      assert.equal(r.outcome, 'failure', named);
+      assert.deepEqual(r.order, ['node', 'check'], `${named}: ${JSON.stringify(r.steps, null, 1)}`);
+      assert.match(r.steps.check.stdout, new RegExp(`::error::leasehold run \\[${named}\\]: input \`${named}\` .*\\(the lock was not touched\\)`), named);
+      assert.equal(await emu.readFile('leasehold-state', `locks/${lock}.json`), null, `${named}: nothing was written`);
+    }
+  });
+
+  test('a cleanup step that dies before its release: the plain release still frees the lock', async () => {
+    const { lock, run } = job();
+    // The cleanup command kills the cleanup step's own process (its parent) outright.
+    const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': ['bash', '-c', 'kill -9 $PPID'].join('\n') });
+    assert.equal(r.outcome, 'failure');
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'cleanup', 'release'], JSON.stringify(r.steps, null, 1));
+    assert.equal(r.steps.release.outcome, 'success');
     assert.equal(r.outputs.released, 'true');
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
@@ -132,7 +161,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     const r = await run({ command: nodeCommand("process.kill(process.pid, 'SIGKILL')"), 'cleanup-command': nodeCommand('process.exit(0)') });
     assert.equal(r.outcome, 'failure');
     assert.equal(r.outputs['exit-code'], '137');
-    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'cleanup']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'cleanup']);
     assert.equal(r.outputs.released, 'true');
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
@@ -144,7 +173,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
       child.stdout.on('data', (d) => String(d).includes('long work') && cancel());
     });
     assert.equal(r.outcome, 'cancelled');
-    assert.deepEqual(r.order, ['node', 'acquire', 'guard', 'release']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'release']);
     assert.equal(r.outputs['exit-code'], String(128 + 2), 'the command ended by the SIGINT passed on');
     assert.equal(r.outputs['release-result'], 'released');
     assert.deepEqual((await stateOf(lock)).holders, []);
@@ -157,7 +186,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.equal(a.outputs.result, 'acquired');
     const r = await run({ command: nodeCommand("require('fs').writeFileSync('ran', 'x')"), 'cleanup-command': nodeCommand('process.exit(0)'), 'timeout-minutes': '0' });
     assert.equal(r.outcome, 'failure');
-    assert.deepEqual(r.order, ['node', 'acquire', 'release', 'not-acquired']);
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'release', 'not-acquired']);
     assert.match(r.steps['not-acquired'].stdout, /::error::leasehold run: the lock was not acquired \(acquire: timeout\)/);
     assert.equal(r.outputs.acquired, 'false');
     assert.equal(r.outputs['acquire-result'], 'timeout');

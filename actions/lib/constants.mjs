@@ -18,6 +18,8 @@ export const INPUTS = {
   'check-head': ['pull-request', 'expected-head-sha', 'repository', 'token', ...KNOBS],
   audit: ['check', 'repository', 'workflow-repository', 'workflow', 'max-age-minutes', 'max-running-minutes', 'token', 'job-token', ...KNOBS],
   recover: ['operation', 'lock', 'repository', 'state-branch', 'token', 'reservation-id', 'resource-safe', 'incident-id', 'confirmed', ...KNOBS],
+  // actions/run's first step checks these (its own inputs, by its own names) for every later step.
+  'run-check': ['lock', 'repository', 'state-branch', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'record-job-id', 'check-run-id', 'command', 'cleanup-command', 'cleanup-timeout-seconds', 'blocked-exit-code', 'kill-grace-seconds', 'release-deadline-seconds'],
 };
 
 export const OUTPUTS = {

@@ -181,6 +181,48 @@ async function post() {
   }
 }
 
+/**
+ * actions/run's first step: every input a later step of it reads is checked by the core (the
+ * acquire, the guard's, the cleanup command's and the release's rules) before acquire changes
+ * anything, so a bad one fails the step naming the run's input and leaves the lock untouched.
+ * It sends nothing and needs no token.
+ */
+export function runCheck(env = process.env) {
+  const given = collectInputs('run-check', env);
+  const context = {};
+  for (const name of CONTEXT) if (env[name]) context[name] = env[name];
+  const pick = (...names) => Object.fromEntries(names.filter((n) => given[n] !== undefined).map((n) => [n, given[n]]));
+  const lockInputs = ['lock', 'repository', 'state-branch', 'holder-suffix', 'check-run-id'];
+  // Each later step, with its inputs under its own names; `as` names them back as the run's.
+  const steps = [
+    { check: (l, i) => new l.Operation('acquire', i, undefined), inputs: pick(...lockInputs, 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'record-job-id') },
+    { check: (l, i) => new l.Guard(i), inputs: pick('kill-grace-seconds') },
+    { check: (l, i) => new l.Operation('release', i, undefined), inputs: pick(...lockInputs, 'release-deadline-seconds') },
+  ];
+  if (given['cleanup-command']?.trim()) {
+    const cleanup = pick('kill-grace-seconds', 'blocked-exit-code');
+    cleanup.command = given['cleanup-command'];
+    if (given['cleanup-timeout-seconds'] !== undefined) cleanup['timeout-seconds'] = given['cleanup-timeout-seconds'];
+    steps.push({ check: (l, i) => new l.CleanupRun(i), inputs: cleanup, as: { command: 'cleanup-command', 'timeout-seconds': 'cleanup-timeout-seconds' } });
+  }
+  try {
+    const loaded = loadCore();
+    if (!(given.command ?? '').split('\n').some((l) => l.trim())) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
+    for (const { check, inputs, as = {} } of steps) {
+      try {
+        check(loaded, { ...inputs, ...context }).free?.();
+      } catch (error) {
+        if (error.input && as[error.input]) error.input = as[error.input];
+        throw error;
+      }
+    }
+    core.info('leasehold run: every input checked; the lock is untouched so far');
+  } catch (error) {
+    const named = error.input ? ` [${error.input}]` : '';
+    core.setFailed(`leasehold run${named}: ${errorMessage(error)} (the lock was not touched)`);
+  }
+}
+
 /** actions/guard: run `command` under this job's holding (see guard.mjs). */
 export async function runGuard() {
   try {
