@@ -179,6 +179,9 @@ export async function runComposite(name, { inputs = {}, env = {}, token = 'test-
     timers.push(setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), CANCEL_TERM_MS + CANCEL_KILL_MS));
   };
   const scratch = mkdtempSync(join(tmpdir(), `leasehold-composite-${process.pid}-`));
+  // What a step writes to GITHUB_ENV reaches every later step of the job (a step's own `env:`
+  // wins over it), as the runner does.
+  const exported = {};
   try {
     for (const [n, step] of meta.runs.steps.entries()) {
       const id = step.id ?? `__run_${n}`;
@@ -190,11 +193,11 @@ export async function runComposite(name, { inputs = {}, env = {}, token = 'test-
       if (step.uses) throw new Error(`actions/${name}: step ${id} uses ${step.uses}; this runner runs run: steps`);
       if (step.shell !== 'bash') throw new Error(`actions/${name}: step ${id} has shell ${step.shell}; this runner knows bash`);
       order.push(id);
-      const files = { GITHUB_OUTPUT: join(scratch, `${id}.output`), GITHUB_STATE: join(scratch, `${id}.state`), GITHUB_STEP_SUMMARY: join(scratch, `${id}.summary`) };
+      const files = { GITHUB_OUTPUT: join(scratch, `${id}.output`), GITHUB_STATE: join(scratch, `${id}.state`), GITHUB_ENV: join(scratch, `${id}.env`), GITHUB_STEP_SUMMARY: join(scratch, `${id}.summary`) };
       for (const f of Object.values(files)) writeFileSync(f, '');
       const script = join(scratch, `${id}.sh`);
       writeFileSync(script, step.run);
-      const stepEnv = { ...env, ...files, GITHUB_ACTION_PATH: dir, RUNNER_TEMP: scratch };
+      const stepEnv = { ...env, ...exported, ...files, GITHUB_ACTION_PATH: dir, RUNNER_TEMP: scratch };
       for (const [key, value] of Object.entries(step.env ?? {})) stepEnv[key] = interpolate(value, context);
       const result = await new Promise((resolve, reject) => {
         const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { env: stepEnv, cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -209,6 +212,7 @@ export async function runComposite(name, { inputs = {}, env = {}, token = 'test-
       });
       running = null;
       const outputs = parseCommandFile(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
+      Object.assign(exported, parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8')));
       const outcome = result.code === 0 ? 'success' : 'failure';
       if (outcome === 'failure') status.failed = true;
       steps[id] = { outcome, outputs, ...result };
