@@ -105,6 +105,17 @@ describe('actions/cleanup', { timeout: 120_000 }, () => {
     assert.equal(existsSync(marker), false, 'the grandchild was stopped with the group');
   });
 
+  test("in a cancelled job the command gets at most 120 s, so it and the release fit GitHub's 5 minutes", async () => {
+    const { lock, context } = await held();
+    const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: nodeCommand('process.exit(0)'), 'job-status': 'cancelled' }, context });
+    assert.match(r.stdout, /running .* \(deadline 120 s\)/, r.stdout);
+    assert.match(r.stdout, /the job was cancelled: the cleanup command gets 120 s \(not its timeout-seconds of 300 s\)/);
+    assert.equal(r.outputs.released, 'true');
+    const ok = await held();
+    const plain = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock: ok.lock, command: nodeCommand('process.exit(0)'), 'job-status': 'success' }, context: ok.context });
+    assert.match(plain.stdout, /running .* \(deadline 300 s\)/, plain.stdout);
+  });
+
   test('a command that cannot start is unknown, and the lock is released', async () => {
     const { lock, context } = await held();
     const r = await runAction('cleanup', { apiUrl: emu.url, inputs: { lock, command: 'leasehold-no-such-program\n--x' }, context });

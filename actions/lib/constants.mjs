@@ -7,7 +7,7 @@ export const INPUTS = {
   acquire: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'timeout-minutes', 'poll-seconds', 'lease-minutes', 'release-on-exit', 'record-job-id', 'check-run-id', 'pull-request', 'expected-head-sha', 'prefer', 'requires', 'partition', 'affinity', ...KNOBS],
   release: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'check-run-id', 'release-deadline-seconds', 'outcome', 'retry-at', 'cleanup', 'health', 'reason', ...KNOBS],
   // A release whose report is the cleanup command's (actions/cleanup).
-  cleanup: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'check-run-id', 'command', 'timeout-seconds', 'kill-grace-seconds', 'blocked-exit-code', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
+  cleanup: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'check-run-id', 'command', 'timeout-seconds', 'kill-grace-seconds', 'blocked-exit-code', 'job-status', 'release-deadline-seconds', 'outcome', 'retry-at', ...KNOBS],
   status: ['lock', 'repository', 'state-branch', 'token'],
   renew: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'if-due', 'outcome', 'retry-at', ...KNOBS],
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],

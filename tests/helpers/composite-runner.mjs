@@ -157,14 +157,20 @@ export async function runComposite(name, { inputs = {}, env = {}, token = 'test-
   const meta = parseYaml(readFileSync(join(dir, 'action.yml'), 'utf8'));
   if (meta.runs?.using !== 'composite') throw new Error(`actions/${name} is not a composite action`);
   const github = { token, action_path: dir };
-  const job = { status: 'success', check_run_id: checkRunId };
+  const status = { failed: false, cancelled: false };
+  // job.status as the runner gives it: cancelled once the job is, failure once a step failed.
+  const job = {
+    get status() {
+      return status.cancelled ? 'cancelled' : status.failed ? 'failure' : 'success';
+    },
+    check_run_id: checkRunId,
+  };
   const resolvedInputs = {};
   for (const [input, spec] of Object.entries(meta.inputs ?? {})) {
     const given = inputs[input];
     resolvedInputs[input] = given !== undefined ? String(given) : interpolate(spec?.default ?? '', { github, job });
   }
   const context = { inputs: resolvedInputs, steps: {}, github, job };
-  const status = { failed: false, cancelled: false };
   const steps = {};
   const order = [];
   let running = null;

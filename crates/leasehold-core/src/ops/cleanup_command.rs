@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::input::{RawInputs, Reader};
 use crate::policy::limits::{
-    BLOCKED_EXIT_CODES, CLEANUP_COMMAND_TIMEOUT_SECONDS, KILL_GRACE_SECONDS, SECOND_SIGNAL_KILL_MS,
-    SIGNAL_KILL_GRACE_MS,
+    BLOCKED_EXIT_CODES, CANCELLED_CLEANUP_TIMEOUT_SECONDS, CLEANUP_COMMAND_TIMEOUT_SECONDS,
+    KILL_GRACE_SECONDS, SECOND_SIGNAL_KILL_MS, SIGNAL_KILL_GRACE_MS,
 };
 use crate::wire::time::Millis;
 use crate::wire::words;
@@ -35,8 +35,12 @@ use crate::wire::{CleanupStatus, Health, InputError};
 pub struct CommandSettings {
     /// `command`: the program and its arguments, one per line (trimmed, blank lines dropped).
     pub argv: Vec<String>,
-    /// `timeout-seconds`, in milliseconds: the command is stopped this long after it started.
+    /// `timeout-seconds`, in milliseconds: the command is stopped this long after it started
+    /// (at most [`CANCELLED_CLEANUP_TIMEOUT_SECONDS`] in a cancelled job).
     pub timeout_ms: Millis,
+    /// The job was cancelled (`job-status`): the deadline was shortened to fit GitHub's 5
+    /// minutes, from `timeout-seconds` as given (in milliseconds) when it did.
+    pub cancelled_from_ms: Option<Millis>,
     /// `kill-grace-seconds`, in milliseconds: SIGTERM at the deadline, SIGKILL this much later.
     pub kill_grace_ms: Millis,
     /// A signal the step receives (the runner cancelling) is passed to the command's group, and
@@ -50,8 +54,10 @@ pub struct CommandSettings {
 
 impl CommandSettings {
     /// Reads `command` (required), `timeout-seconds` (1 to 3600, default 300),
-    /// `kill-grace-seconds` (1 to 300, default 10) and `blocked-exit-code` (1 to 127, unset by
-    /// default). An error names the input.
+    /// `kill-grace-seconds` (1 to 300, default 10), `blocked-exit-code` (1 to 127, unset by
+    /// default) and `job-status` (`cancelled` shortens the deadline to
+    /// [`CANCELLED_CLEANUP_TIMEOUT_SECONDS`]; any other word, or none, leaves it). An error names
+    /// the input.
     pub fn parse(inputs: &RawInputs) -> Result<Self, InputError> {
         let r = Reader::new(inputs);
         let argv: Vec<String> = r
@@ -78,9 +84,16 @@ impl CommandSettings {
             None => None,
             Some(_) => Some(r.int("blocked-exit-code", min, min, max)? as i32),
         };
+        let cancelled = r.get("job-status").map(str::trim) == Some("cancelled");
+        let cut = cancelled && timeout_s > CANCELLED_CLEANUP_TIMEOUT_SECONDS;
         Ok(CommandSettings {
             argv,
-            timeout_ms: timeout_s * 1_000,
+            timeout_ms: if cut {
+                CANCELLED_CLEANUP_TIMEOUT_SECONDS
+            } else {
+                timeout_s
+            } * 1_000,
+            cancelled_from_ms: cut.then_some(timeout_s * 1_000),
             kill_grace_ms: grace_s * 1_000,
             signal_kill_ms: SIGNAL_KILL_GRACE_MS.min(grace_s * 1_000),
             second_signal_kill_ms: SECOND_SIGNAL_KILL_MS.min(grace_s * 1_000),
@@ -168,6 +181,7 @@ mod tests {
         CommandSettings {
             argv: vec!["true".into()],
             timeout_ms: 1_000,
+            cancelled_from_ms: None,
             kill_grace_ms: 1_000,
             signal_kill_ms: 1_000,
             second_signal_kill_ms: 1_000,
@@ -184,6 +198,30 @@ mod tests {
         assert_eq!(s.kill_grace_ms, 10_000);
         assert_eq!((s.signal_kill_ms, s.second_signal_kill_ms), (7_000, 1_000));
         assert_eq!(s.blocked_exit_code, None);
+    }
+
+    #[test]
+    fn a_cancelled_jobs_command_gets_at_most_two_minutes() {
+        let with = |pairs: &[(&str, &str)]| CommandSettings::parse(&inputs(pairs)).unwrap();
+        let s = with(&[("command", "x"), ("job-status", "cancelled")]);
+        assert_eq!(
+            (s.timeout_ms, s.cancelled_from_ms),
+            (120_000, Some(300_000))
+        );
+        let s = with(&[
+            ("command", "x"),
+            ("job-status", "cancelled"),
+            ("timeout-seconds", "60"),
+        ]);
+        assert_eq!((s.timeout_ms, s.cancelled_from_ms), (60_000, None));
+        for status in ["success", "failure", ""] {
+            let s = with(&[("command", "x"), ("job-status", status)]);
+            assert_eq!(
+                (s.timeout_ms, s.cancelled_from_ms),
+                (300_000, None),
+                "{status}"
+            );
+        }
     }
 
     #[test]

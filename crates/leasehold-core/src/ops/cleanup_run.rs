@@ -170,6 +170,17 @@ impl CleanupRun {
                     );
                 }
                 None => {
+                    if let Some(asked) = self.settings.cancelled_from_ms {
+                        say(
+                            &mut out,
+                            Level::Warning,
+                            format!(
+                                "the job was cancelled: the cleanup command gets {} s (not its timeout-seconds of {} s), so it and the release fit in the 5 minutes GitHub gives a cancelled job",
+                                self.settings.timeout_ms / 1000,
+                                asked / 1000
+                            ),
+                        );
+                    }
                     self.phase = Phase::Running;
                     self.deadline = now + self.settings.timeout_ms;
                     out.commands.push(CleanupCommand::Spawn {

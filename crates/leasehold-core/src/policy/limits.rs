@@ -278,6 +278,11 @@ pub const SECOND_SIGNAL_KILL_MS: Millis = 1_000;
 /// returns a licence or resets a device; an hour is the most a step should spend before it
 /// releases, since the slot stays taken (and unproven) while the command runs.
 pub const CLEANUP_COMMAND_TIMEOUT_SECONDS: (u64, u64, u64) = (300, 1, 3600);
+/// A cleanup command of a cancelled job runs at most this long: GitHub force-stops a cancelled
+/// job 5 minutes after the cancel, and the guard's stop (its kill grace, 10 s by default), this
+/// deadline, its kill grace and the release's two minutes must fit in them, with room for the
+/// processes to start (docs/github-semantics.md#cancellation).
+pub const CANCELLED_CLEANUP_TIMEOUT_SECONDS: u64 = 120;
 /// `blocked-exit-code`: the exit codes a cleanup command may reserve for "the resource is
 /// blocked". 0 is success and 128 and above are how a shell reports a signal, so neither can
 /// mean blocked.
