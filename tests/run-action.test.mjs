@@ -147,6 +147,8 @@ describe('actions/run', { timeout: 180_000 }, () => {
       [{ 'kill-grace-seconds': '999' }, 'kill-grace-seconds'],
       [{ 'lease-minutes': '0' }, 'lease-minutes'],
       [{ command: ' \n ' }, 'command'],
+      [{ 'cleanup-command': ' \n ' }, 'cleanup-command'],
+      [{ token: '' }, 'token'],
     ];
     for (const [inputs, named] of cases) {
       const { lock, run } = job();
@@ -166,6 +168,22 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'cleanup', 'release'], JSON.stringify(r.steps, null, 1));
     assert.equal(r.steps.release.outcome, 'success');
     assert.equal(r.outputs.released, 'true');
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test("a cleanup step whose release failed: the plain release frees the lock, and the run's release outputs are its", async () => {
+    const { lock, run } = job();
+    let refusal = null;
+    const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand('process.exit(0)') }, (id) => {
+      // Every write of the cleanup step is refused, as GitHub refuses a token without access.
+      if (id === 'cleanup') refusal = emu.faults.add({ method: 'PUT', path: `/repos/octo/app/contents/locks/${lock}.json`, times: 100, action: { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/repos/contents#create-or-update-file-contents', status: '403' } } });
+      if (id === 'release') refusal?.remove();
+    });
+    assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'cleanup', 'release'], JSON.stringify(r.steps, null, 1));
+    assert.notEqual(r.steps.cleanup.outputs.released, 'true');
+    assert.equal(r.steps.release.outputs.released, 'true', r.steps.release.stdout);
+    assert.equal(r.outputs.released, 'true');
+    assert.equal(r.outputs['release-result'], 'released');
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 

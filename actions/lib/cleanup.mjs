@@ -81,8 +81,8 @@ export async function runCleanupCommand({ machine, logger, env = process.env, se
     // Nothing decides any more (the machine refused an event): the command's group is stopped
     // as the machine stops it at its deadline (SIGTERM, SIGKILL when the command has ended or
     // the kill grace is over), so no process outlives the step. The step then fails without
-    // releasing: the slot stays held until its lease or the reaper frees it, never handed on
-    // while a cleanup may still run.
+    // releasing (actions/run's plain release follows it, with no report: the slot is judged
+    // unproven).
     if (child?.pid) {
       logger?.warning(`leasehold cleanup: stopping the cleanup command's process group after an error: ${error.message}`);
       tree.signal(child.pid, 'SIGTERM');

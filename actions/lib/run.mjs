@@ -185,7 +185,7 @@ async function post() {
  * actions/run's first step: every input a later step of it reads is checked by the core (the
  * acquire, the guard's, the cleanup command's and the release's rules) before acquire changes
  * anything, so a bad one fails the step naming the run's input and leaves the lock untouched.
- * It sends nothing and needs no token.
+ * It sends nothing (the token is only checked to be there).
  */
 export function runCheck(env = process.env) {
   const given = collectInputs('run-check', env);
@@ -199,13 +199,16 @@ export function runCheck(env = process.env) {
     { check: (l, i) => new l.Guard(i), inputs: pick('kill-grace-seconds') },
     { check: (l, i) => new l.Operation('release', i, undefined), inputs: pick(...lockInputs, 'release-deadline-seconds') },
   ];
-  if (given['cleanup-command']?.trim()) {
+  // The cleanup step runs when `cleanup-command` is not empty (its condition): a value of blanks
+  // only is checked, and refused, here.
+  if (given['cleanup-command'] !== undefined) {
     const cleanup = pick('kill-grace-seconds', 'blocked-exit-code');
     cleanup.command = given['cleanup-command'];
     if (given['cleanup-timeout-seconds'] !== undefined) cleanup['timeout-seconds'] = given['cleanup-timeout-seconds'];
     steps.push({ check: (l, i) => new l.CleanupRun(i), inputs: cleanup, as: { command: 'cleanup-command', 'timeout-seconds': 'cleanup-timeout-seconds' } });
   }
   try {
+    requireToken(maskedToken());
     const loaded = loadCore();
     if (!(given.command ?? '').split('\n').some((l) => l.trim())) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
     for (const { check, inputs, as = {} } of steps) {

@@ -143,8 +143,8 @@ pub fn guard_exit_codes() -> Result<String, JsValue> {
 }
 
 /// The cleanup command's run (`actions/cleanup`) as a state machine: `new CleanupRun(inputs)`
-/// reads `command`, `timeout-seconds`, `kill-grace-seconds` and `blocked-exit-code` (an error
-/// names the input); `step(event)` takes `{kind: "started"|"timer-fired"|"child-exited"|
+/// reads `command`, `timeout-seconds`, `kill-grace-seconds`, `blocked-exit-code` and
+/// `job-status` (an error names the input); `step(event)` takes `{kind: "started"|"timer-fired"|"child-exited"|
 /// "signal-received", now, ...}` and returns `{commands: [{kind, ...}], log?}`, the last command
 /// `{kind: "finish", end, report: {cleanup, health, reason}}`.
 #[wasm_bindgen]
@@ -162,7 +162,7 @@ impl CleanupRun {
         Ok(CleanupRun { inner })
     }
 
-    /// The command's settings: `{argv, timeoutMs, killGraceMs, signalKillMs,
+    /// The command's settings: `{argv, timeoutMs, cancelledFromMs, killGraceMs, signalKillMs,
     /// secondSignalKillMs, blockedExitCode}`.
     #[wasm_bindgen(getter)]
     pub fn settings(&self) -> Result<String, JsValue> {

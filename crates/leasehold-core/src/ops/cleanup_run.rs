@@ -41,7 +41,8 @@ pub enum CleanupEvent {
     TimerFired { now: Millis },
     /// The command ended (or could not be started).
     ChildExited { now: Millis, exit: ChildExit },
-    /// This process received SIGINT, SIGTERM or SIGHUP (Windows' Ctrl-Break as SIGTERM).
+    /// This process received SIGINT, SIGTERM, SIGHUP or SIGBREAK (Windows' Ctrl-Break: passed on
+    /// as SIGTERM).
     SignalReceived { now: Millis, signal: Signal },
 }
 }
@@ -118,7 +119,7 @@ pub struct CleanupRun {
 
 impl CleanupRun {
     /// Reads the command's inputs (`command`, `timeout-seconds`, `kill-grace-seconds`,
-    /// `blocked-exit-code`); an error names the input.
+    /// `blocked-exit-code`, `job-status`); an error names the input.
     pub fn new(inputs: &RawInputs) -> Result<CleanupRun, InputError> {
         Ok(CleanupRun::with_settings(CommandSettings::parse(inputs)?))
     }
