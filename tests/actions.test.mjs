@@ -363,7 +363,8 @@ describe('bad input: an error that names the input, a failing step, no write', {
     // A token of no credential shape (the core blanks those itself), echoed by the lock's rule.
     const token = 'plain-secret-value-42';
     for (const name of ['acquire', 'guard']) {
-      const r = await runAction(name, { apiUrl: api(), token, inputs: { lock: `bad lock ${token}`, nonce: '0123456789abcdef', command: 'true' }, context: jobContext({ runId: 803 }) });
+      const own = name === 'guard' ? { nonce: '0123456789abcdef', command: 'true' } : {};
+      const r = await runAction(name, { apiUrl: api(), token, inputs: { lock: `bad lock ${token}`, ...own }, context: jobContext({ runId: 803 }) });
       assert.equal(r.code, 1, r.stdout);
       const lines = r.stdout.split('\n');
       const mask = lines.indexOf(`::add-mask::${token}`);

@@ -94,9 +94,12 @@ export function parseCommandFile(text) {
       const [, name, delimiter] = heredoc;
       const body = [];
       while (++i < lines.length && lines[i] !== delimiter) body.push(lines[i]);
+      // The runner refuses a heredoc whose delimiter never comes, and so does this reader.
+      if (i >= lines.length) throw new Error(`command file: ${name}<<${delimiter} is not closed`);
       values[name] = body.join('\n');
     } else {
       const eq = line.indexOf('=');
+      if (eq <= 0) throw new Error(`command file: invalid line ${JSON.stringify(line)} (neither name=value nor name<<delimiter)`);
       values[line.slice(0, eq)] = line.slice(eq + 1);
     }
   }
@@ -104,6 +107,17 @@ export function parseCommandFile(text) {
 }
 
 let runSeq = 0;
+
+let declared = null;
+/** Every input any action of this repository declares. */
+function declaredAnywhere() {
+  declared ??= new Set(
+    readdirSync(join(ROOT, 'actions'), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && d.name !== 'lib')
+      .flatMap((d) => Object.keys(actionMetadata(d.name).inputs ?? {})),
+  );
+  return declared;
+}
 
 /** The environment the runner gives a step, for a simulated job. */
 export function jobContext({ repository = 'octo/app', runId = 1000, runAttempt = 1, job = 'build', runner = `runner-${runId}-${job}` } = {}) {
@@ -144,6 +158,11 @@ export function runAction(name, { apiUrl, token = 'test-token', inputs = {}, con
     RUNNER_TEMP: dir,
     ...env,
   };
+  // The runner passes an input the action does not declare and warns "Unexpected input(s)".
+  // Tests hand one action's inputs to its sibling (acquire's to release) as workflows do, but an
+  // input no leasehold action declares is a typo, and fails here.
+  const unknown = Object.keys(inputs).filter((k) => !Object.hasOwn(meta.inputs ?? {}, k) && !declaredAnywhere().has(k));
+  if (unknown.length) throw new Error(`no leasehold action declares the input ${unknown.join(', ')} (given to actions/${name})`);
   for (const [input, spec] of Object.entries(meta.inputs ?? {})) {
     let value = inputs[input] ?? spec.default ?? '';
     if (value === '${{ github.token }}') value = token;
