@@ -40,11 +40,14 @@ class Operation {
   }
 }
 
-/** The guard's loop as a state machine: `new Guard(inputs)`. */
-class Guard {
+/**
+ * A machine of the core that runs beside an operation (the guard's loop, the cleanup command's
+ * run): made from its inputs, it reports its settings and answers one event at a time.
+ */
+class Machine {
   #inner;
-  constructor(inputs) {
-    this.#inner = new wasm.Guard(json(inputs));
+  constructor(Inner, inputs) {
+    this.#inner = new Inner(json(inputs));
   }
 
   get settings() {
@@ -60,23 +63,17 @@ class Guard {
   }
 }
 
-/** The cleanup command's run as a state machine: `new CleanupRun(inputs)`. */
-class CleanupRun {
-  #inner;
+/** The guard's loop as a state machine: `new Guard(inputs)`. */
+class Guard extends Machine {
   constructor(inputs) {
-    this.#inner = new wasm.CleanupRun(json(inputs));
+    super(wasm.Guard, inputs);
   }
+}
 
-  get settings() {
-    return JSON.parse(this.#inner.settings);
-  }
-
-  step(event) {
-    return JSON.parse(this.#inner.step(json(event)));
-  }
-
-  free() {
-    this.#inner.free();
+/** The cleanup command's run as a state machine: `new CleanupRun(inputs)`. */
+class CleanupRun extends Machine {
+  constructor(inputs) {
+    super(wasm.CleanupRun, inputs);
   }
 }
 

@@ -348,6 +348,18 @@ mod tests {
         run.step(event).unwrap().commands
     }
 
+    fn signal(run: &mut CleanupRun, now: Millis, signal: Signal) -> Vec<CleanupCommand> {
+        commands(run, E::SignalReceived { now, signal })
+    }
+
+    fn timer(run: &mut CleanupRun, now: Millis) -> Vec<CleanupCommand> {
+        commands(run, E::TimerFired { now })
+    }
+
+    fn sig(signal: Signal) -> CleanupCommand {
+        C::Signal { signal }
+    }
+
     fn started(run: &mut CleanupRun) {
         assert_eq!(
             commands(run, E::Started { now: 1_000 }),
@@ -420,19 +432,10 @@ mod tests {
         let mut r = run();
         started(&mut r);
         // Early: the timer is armed again for the deadline.
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 30_000 }),
-            [C::WaitUntil { at: 61_000 }]
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 61_000 }),
-            [TERM, C::WaitUntil { at: 71_000 }]
-        );
+        assert_eq!(timer(&mut r, 30_000), [C::WaitUntil { at: 61_000 }]);
+        assert_eq!(timer(&mut r, 61_000), [TERM, C::WaitUntil { at: 71_000 }]);
         // SIGKILL, and again a kill grace later unless the command has ended by then.
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 71_000 }),
-            [KILL, C::WaitUntil { at: 81_000 }]
-        );
+        assert_eq!(timer(&mut r, 71_000), [KILL, C::WaitUntil { at: 81_000 }]);
         let step = r.step(E::TimerFired { now: 81_000 }).unwrap();
         assert_eq!(step.commands, [KILL, C::WaitUntil { at: 91_000 }]);
         assert!(
@@ -460,7 +463,7 @@ mod tests {
     fn a_command_that_exits_on_sigterm_after_its_deadline_timed_out() {
         let mut r = run();
         started(&mut r);
-        let _ = commands(&mut r, E::TimerFired { now: 61_000 });
+        let _ = timer(&mut r, 61_000);
         let c = commands(
             &mut r,
             E::ChildExited {
@@ -485,12 +488,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             step.commands,
-            [
-                C::Signal {
-                    signal: Signal::Int
-                },
-                C::WaitUntil { at: 17_000 }
-            ]
+            [sig(Signal::Int), C::WaitUntil { at: 17_000 }]
         );
         assert!(
             step.log[0].text.contains("SIGKILL in 7 s"),
@@ -499,20 +497,11 @@ mod tests {
         );
         // Its SIGTERM 5 s later: SIGKILL 1 s after it.
         assert_eq!(
-            commands(
-                &mut r,
-                E::SignalReceived {
-                    now: 15_000,
-                    signal: Signal::Term
-                }
-            ),
+            signal(&mut r, 15_000, Signal::Term),
             [TERM, C::WaitUntil { at: 16_000 }]
         );
         // SIGKILL, and again a kill grace later unless the command has ended.
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 16_000 }),
-            [KILL, C::WaitUntil { at: 26_000 }]
-        );
+        assert_eq!(timer(&mut r, 16_000), [KILL, C::WaitUntil { at: 26_000 }]);
         let c = commands(
             &mut r,
             E::ChildExited {
@@ -541,13 +530,7 @@ mod tests {
     fn a_command_that_ends_on_the_signal_takes_its_group_with_it() {
         let mut r = run();
         started(&mut r);
-        let _ = commands(
-            &mut r,
-            E::SignalReceived {
-                now: 10_000,
-                signal: Signal::Int,
-            },
-        );
+        let _ = signal(&mut r, 10_000, Signal::Int);
         let c = commands(
             &mut r,
             E::ChildExited {
@@ -581,13 +564,7 @@ mod tests {
             step.log
         );
         let mut r = run();
-        let _ = commands(
-            &mut r,
-            E::SignalReceived {
-                now: 500,
-                signal: Signal::Break,
-            },
-        );
+        let _ = signal(&mut r, 500, Signal::Break);
         let c = commands(&mut r, E::Started { now: 1_000 });
         assert_eq!(
             reason(&c).0,
@@ -606,19 +583,8 @@ mod tests {
         let mut r = CleanupRun::new(&inputs).unwrap();
         let _ = commands(&mut r, E::Started { now: 0 });
         assert_eq!(
-            commands(
-                &mut r,
-                E::SignalReceived {
-                    now: 1_000,
-                    signal: Signal::Int
-                }
-            ),
-            [
-                C::Signal {
-                    signal: Signal::Int
-                },
-                C::WaitUntil { at: 3_000 }
-            ]
+            signal(&mut r, 1_000, Signal::Int),
+            [sig(Signal::Int), C::WaitUntil { at: 3_000 }]
         );
     }
 
@@ -626,49 +592,20 @@ mod tests {
     fn a_later_signal_never_puts_the_sigkill_off() {
         let mut r = run();
         started(&mut r);
-        let _ = commands(&mut r, E::TimerFired { now: 61_000 }); // SIGKILL due at 71 s
+        let _ = timer(&mut r, 61_000); // SIGKILL due at 71 s
         assert_eq!(
-            commands(
-                &mut r,
-                E::SignalReceived {
-                    now: 66_000,
-                    signal: Signal::Int
-                }
-            ),
-            [
-                C::Signal {
-                    signal: Signal::Int
-                },
-                C::WaitUntil { at: 71_000 }
-            ]
+            signal(&mut r, 66_000, Signal::Int),
+            [sig(Signal::Int), C::WaitUntil { at: 71_000 }]
         );
         // A signal's SIGKILL sooner than the deadline's stays due through the deadline.
         let mut r = run();
         started(&mut r);
-        let _ = commands(
-            &mut r,
-            E::SignalReceived {
-                now: 58_000,
-                signal: Signal::Int,
-            },
-        ); // SIGKILL due at 65 s
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 61_000 }),
-            [TERM, C::WaitUntil { at: 65_000 }]
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 65_000 }),
-            [KILL, C::WaitUntil { at: 75_000 }]
-        );
+        let _ = signal(&mut r, 58_000, Signal::Int); // SIGKILL due at 65 s
+        assert_eq!(timer(&mut r, 61_000), [TERM, C::WaitUntil { at: 65_000 }]);
+        assert_eq!(timer(&mut r, 65_000), [KILL, C::WaitUntil { at: 75_000 }]);
         // A second signal brings the next SIGKILL closer.
         assert_eq!(
-            commands(
-                &mut r,
-                E::SignalReceived {
-                    now: 65_500,
-                    signal: Signal::Term
-                }
-            ),
+            signal(&mut r, 65_500, Signal::Term),
             [TERM, C::WaitUntil { at: 66_500 }]
         );
     }
@@ -679,57 +616,21 @@ mod tests {
         // run waiting on nothing: the deadline's SIGTERM is followed by SIGKILL again.
         let mut r = run();
         started(&mut r);
-        let _ = commands(
-            &mut r,
-            E::SignalReceived {
-                now: 10_000,
-                signal: Signal::Hup,
-            },
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 17_000 }),
-            [KILL, C::WaitUntil { at: 27_000 }]
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 27_000 }),
-            [KILL, C::WaitUntil { at: 37_000 }]
-        );
+        let _ = signal(&mut r, 10_000, Signal::Hup);
+        assert_eq!(timer(&mut r, 17_000), [KILL, C::WaitUntil { at: 27_000 }]);
+        assert_eq!(timer(&mut r, 27_000), [KILL, C::WaitUntil { at: 37_000 }]);
         let mut r = run();
         started(&mut r);
-        let _ = commands(
-            &mut r,
-            E::SignalReceived {
-                now: 55_000,
-                signal: Signal::Hup,
-            },
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 61_000 }),
-            [TERM, C::WaitUntil { at: 62_000 }]
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 62_000 }),
-            [KILL, C::WaitUntil { at: 72_000 }]
-        );
-        assert_eq!(
-            commands(&mut r, E::TimerFired { now: 72_000 }),
-            [KILL, C::WaitUntil { at: 82_000 }]
-        );
+        let _ = signal(&mut r, 55_000, Signal::Hup);
+        assert_eq!(timer(&mut r, 61_000), [TERM, C::WaitUntil { at: 62_000 }]);
+        assert_eq!(timer(&mut r, 62_000), [KILL, C::WaitUntil { at: 72_000 }]);
+        assert_eq!(timer(&mut r, 72_000), [KILL, C::WaitUntil { at: 82_000 }]);
     }
 
     #[test]
     fn a_signal_before_the_start_keeps_the_command_from_running() {
         let mut r = run();
-        assert_eq!(
-            commands(
-                &mut r,
-                E::SignalReceived {
-                    now: 500,
-                    signal: Signal::Term
-                }
-            ),
-            []
-        );
+        assert_eq!(signal(&mut r, 500, Signal::Term), []);
         let step = r.step(E::Started { now: 1_000 }).unwrap();
         assert_eq!(step.commands.len(), 1, "{:?}", step.commands);
         assert_eq!(
