@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as ee}from"./shared-RQU26UYN.mjs";import{a as I,b as H,c as W,d as C,e as M,f as x,g as v,h as Z}from"./shared-ERQSXWPR.mjs";import{b as X}from"./shared-2WT2HMXD.mjs";import{a as f,b as N,c as D,d as S,e as _,f as y,g as O,h as E,i as z,j as Q}from"./shared-KHWKXNC4.mjs";import{k as Y,m as V}from"./shared-DBLLKVPJ.mjs";import{a,b as A}from"./shared-4Z44FCLV.mjs";import{readFileSync as ge}from"node:fs";import{resolve as ne}from"node:path";var ye=["repository","config","holder-suffix",...N],te=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as ee}from"./shared-5OMC5HUR.mjs";import{a as I,b as H,c as W,d as C,e as M,f as x,g as v,h as Z}from"./shared-A3WHNWZQ.mjs";import{b as X}from"./shared-VYWC7X6V.mjs";import{a as f,b as N,c as D,d as S,e as _,f as y,g as O,h as E,i as z,j as Q}from"./shared-KHWKXNC4.mjs";import{k as Y,m as V}from"./shared-DBLLKVPJ.mjs";import{a,b as A}from"./shared-4Z44FCLV.mjs";import{readFileSync as ge}from"node:fs";import{resolve as ne}from"node:path";var ye=["repository","config","holder-suffix",...N],te=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context

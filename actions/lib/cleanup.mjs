@@ -5,7 +5,7 @@
 // one timer; signal the group; finish) and turns what happens into its events. The release that
 // records the report is the release operation's.
 import { spawn } from 'node:child_process';
-import { systemClock } from './driver.mjs';
+import { machineEvents, systemClock } from './driver.mjs';
 import { childEnv, childExit, FORWARDED, processTree } from './guard.mjs';
 
 /**
@@ -19,21 +19,9 @@ import { childEnv, childExit, FORWARDED, processTree } from './guard.mjs';
  * starts and stops the process tree (processTree: the platform's way).
  */
 export async function runCleanupCommand({ machine, logger, env = process.env, secrets = [], tree = processTree({ logger }), clock = systemClock, signals = process, cancelled = null }) {
-  const events = [];
-  let wake = null;
-  const push = (event) => {
-    events.push(event);
-    wake?.();
-  };
+  const events = machineEvents(clock);
+  const { push } = events;
   let child = null;
-  let timer = null;
-  const arm = (at) => {
-    timer?.abort();
-    const controller = (timer = new AbortController());
-    clock.sleepUntil(at, controller.signal).then(() => {
-      if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
-    });
-  };
   const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
   const start = (argv) => {
     let ended = false;
@@ -52,12 +40,10 @@ export async function runCleanupCommand({ machine, logger, env = process.env, se
     for (const s of FORWARDED) signals.on(s, forward);
   };
   try {
-    if (cancelled) events.push({ kind: 'signal-received', now: clock.now(), signal: cancelled });
-    events.push({ kind: 'started', now: clock.now() });
+    if (cancelled) push({ kind: 'signal-received', now: clock.now(), signal: cancelled });
+    push({ kind: 'started', now: clock.now() });
     for (;;) {
-      while (events.length === 0) await new Promise((resolve) => (wake = resolve));
-      wake = null;
-      const step = machine.step(events.shift());
+      const step = machine.step(await events.next());
       for (const line of step.log ?? []) logger?.[line.level](`leasehold cleanup: ${line.text}`);
       for (const command of step.commands) {
         switch (command.kind) {
@@ -65,7 +51,7 @@ export async function runCleanupCommand({ machine, logger, env = process.env, se
             start(command.argv);
             break;
           case 'wait-until':
-            arm(command.at);
+            events.arm(command.at);
             break;
           case 'signal':
             if (child?.pid) tree.signal(child.pid, command.signal);
@@ -94,7 +80,7 @@ export async function runCleanupCommand({ machine, logger, env = process.env, se
     }
     throw error;
   } finally {
-    timer?.abort();
+    events.disarm();
     for (const s of FORWARDED) signals.off(s, forward);
   }
 }

@@ -17,6 +17,45 @@ export const systemClock = {
     }),
 };
 
+/**
+ * The events a machine of the core (the guard's loop, the cleanup command's run) hears, in the
+ * order they happen, and its one timer. `push(event)` queues one; `fail(error)` makes the next
+ * `next()` throw it; `next()` waits for the first event; `arm(at)` replaces the armed timer with
+ * one that queues `timer-fired` at `at` (on `clock`); `disarm()` stops it.
+ */
+export function machineEvents(clock) {
+  const events = [];
+  let wake = null;
+  let failure = null;
+  let timer = null;
+  const push = (event) => {
+    events.push(event);
+    wake?.();
+  };
+  const disarm = () => timer?.abort();
+  return {
+    push,
+    fail(error) {
+      failure = error;
+      wake?.();
+    },
+    async next() {
+      while (events.length === 0 && !failure) await new Promise((resolve) => (wake = resolve));
+      wake = null;
+      if (failure) throw failure;
+      return events.shift();
+    },
+    arm(at) {
+      disarm();
+      const controller = (timer = new AbortController());
+      clock.sleepUntil(at, controller.signal).then(() => {
+        if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
+      });
+    },
+    disarm,
+  };
+}
+
 function describe(command) {
   switch (command.kind) {
     case 'readFile':

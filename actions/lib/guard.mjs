@@ -5,7 +5,7 @@
 // (a renewal ended, the timer fired, the child exited, a signal arrived).
 import { spawn, spawnSync } from 'node:child_process';
 import { constants } from 'node:os';
-import { runOperation, systemClock } from './driver.mjs';
+import { machineEvents, runOperation, systemClock } from './driver.mjs';
 
 /** The signals the guard hears and tells its machine of, which passes them on to the child's
  *  process group. SIGBREAK is Windows' Ctrl-Break, the runner's second cancellation signal there
@@ -190,24 +190,10 @@ export const LOCK_DOCUMENTS = {
  * starts and stops the child's process tree (processTree: the platform's way).
  */
 export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], renewKind = 'renew', onRenewal = () => {}, documents = LOCK_DOCUMENTS, tree = processTree({ logger }) }) {
-  const events = [];
-  let wake = null;
-  let fatal = null;
-  const push = (event) => {
-    events.push(event);
-    wake?.();
-  };
+  const events = machineEvents(clock);
+  const { push } = events;
   let first = null; // the verification's outcome
   let child = null;
-  let timer = null;
-  const disarm = () => timer?.abort();
-  const arm = (at) => {
-    disarm();
-    const controller = (timer = new AbortController());
-    clock.sleepUntil(at, controller.signal).then(() => {
-      if (!controller.signal.aborted) push({ kind: 'timer-fired', now: clock.now() });
-    });
-  };
   let last = null; // the latest renewal's outcome
   const renew = (kind) => {
     // From the inputs as they are now: a claim's renewal rotates its token, and `onRenewal`
@@ -225,10 +211,7 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
         onRenewal(outcome);
         push({ kind, now: clock.now(), outcome });
       })
-      .catch((error) => {
-        fatal = error;
-        wake?.();
-      })
+      .catch((error) => events.fail(error))
       .finally(() => op.free?.());
   };
   const forward = (signal) => push({ kind: 'signal-received', now: clock.now(), signal });
@@ -278,7 +261,7 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
             start(command.lease);
             break;
           case 'wait-until':
-            arm(command.at);
+            events.arm(command.at);
             break;
           case 'signal':
             group(command.signal);
@@ -293,17 +276,14 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
             throw new Error(`leasehold guard: unknown command ${command.kind}`);
         }
       }
-      while (events.length === 0 && !fatal) await new Promise((resolve) => (wake = resolve));
-      wake = null;
-      if (fatal) throw fatal;
-      step = machine.step(events.shift());
+      step = machine.step(await events.next());
     }
   } catch (error) {
     logger.warning(`leasehold guard: stopping the command's process group after an error of the guard: ${error.message}`);
     await stopGroup();
     throw error;
   } finally {
-    disarm();
+    events.disarm();
     for (const s of FORWARDED) process.off(s, forward);
   }
 }

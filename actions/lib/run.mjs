@@ -188,10 +188,9 @@ async function post() {
  * It sends nothing (the token is only checked to be there).
  */
 export function runCheck(env = process.env) {
-  const given = collectInputs('run-check', env);
-  const context = {};
-  for (const name of CONTEXT) if (env[name]) context[name] = env[name];
+  const given = collectInputs('run-check', env); // the run's inputs, and the run context
   const pick = (...names) => Object.fromEntries(names.filter((n) => given[n] !== undefined).map((n) => [n, given[n]]));
+  const context = pick(...CONTEXT);
   const lockInputs = ['lock', 'repository', 'state-branch', 'holder-suffix', 'check-run-id'];
   // Each later step, with its inputs under its own names; `as` names them back as the run's.
   const steps = [
@@ -210,7 +209,7 @@ export function runCheck(env = process.env) {
   try {
     requireToken(maskedToken());
     const loaded = loadCore();
-    if (!(given.command ?? '').split('\n').some((l) => l.trim())) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
+    commandArgv(given.command);
     for (const { check, inputs, as = {} } of steps) {
       try {
         check(loaded, { ...inputs, ...context }).free?.();
@@ -226,6 +225,13 @@ export function runCheck(env = process.env) {
   }
 }
 
+/** The guard's `command` input as its argv: one argument per line, trimmed, blank lines dropped. */
+function commandArgv(value = '') {
+  const argv = value.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
+  return argv;
+}
+
 /** actions/guard: run `command` under this job's holding (see guard.mjs). */
 export async function runGuard() {
   try {
@@ -233,8 +239,7 @@ export async function runGuard() {
     const core_ = loadCore();
     const inputs = collectInputs('guard');
     const { plan, machine } = checkGuardInputs(core_, inputs);
-    const argv = (process.env[inputEnvName('command')] ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
-    if (argv.length === 0) throw Object.assign(new Error('input `command` is required: the program and its arguments, one per line'), { code: 'invalid-input', input: 'command' });
+    const argv = commandArgv(process.env[inputEnvName('command')]);
     for (const warning of plan.warnings) core.warning(warningMessage(warning));
     requireToken(token);
     const perform = transportFor(plan, token);

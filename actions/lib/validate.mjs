@@ -110,12 +110,6 @@ export function problemLine(v) {
   return `${v.file}:${v.problem.line}:${v.problem.column}: ${v.problem.rule}: ${v.problem.message}`;
 }
 
-/**
- * The one document `validate` prints: every file's verdict, with the core's status (`ok` (0)
- * when every file is valid, else `config` (3)).
- */
-export const validateDocument = (core, verdicts) => core.validateDocument(verdicts);
-
 /** `leasehold validate FILE…`: one entry of the command line's table. */
 export const VALIDATE_COMMAND = {
   summary: "check lock config files (locks/<lock>.config.json) by the core's own rules",
@@ -140,7 +134,7 @@ is not, 2 without a file or when a file cannot be read. No token, no network.`,
       verdicts.push(checkFile(core, file, text));
     }
     for (const v of verdicts) if (!v.valid) logger.info(problemLine(v));
-    const doc = validateDocument(core, verdicts);
+    const doc = core.validateDocument(verdicts); // every file's verdict; the status is the core's
     print(doc);
     return doc.exitCode;
   },

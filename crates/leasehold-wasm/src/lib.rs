@@ -162,8 +162,8 @@ impl CleanupRun {
         Ok(CleanupRun { inner })
     }
 
-    /// The command's settings: `{argv, timeoutMs, cancelledFromMs, killGraceMs, signalKillMs,
-    /// secondSignalKillMs, blockedExitCode}`.
+    /// The command's settings: `{argv, timeoutMs, cancelledFromMs, killGraceMs,
+    /// blockedExitCode}`.
     #[wasm_bindgen(getter)]
     pub fn settings(&self) -> Result<String, JsValue> {
         to_json(self.inner.settings())

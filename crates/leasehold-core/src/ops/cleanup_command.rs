@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::input::{RawInputs, Reader};
 use crate::policy::limits::{
     BLOCKED_EXIT_CODES, CANCELLED_CLEANUP_TIMEOUT_SECONDS, CLEANUP_COMMAND_TIMEOUT_SECONDS,
-    KILL_GRACE_SECONDS, SECOND_SIGNAL_KILL_MS, SIGNAL_KILL_GRACE_MS,
+    KILL_GRACE_SECONDS,
 };
 use crate::wire::time::Millis;
 use crate::wire::words;
@@ -43,11 +43,6 @@ pub struct CommandSettings {
     pub cancelled_from_ms: Option<Millis>,
     /// `kill-grace-seconds`, in milliseconds: SIGTERM at the deadline, SIGKILL this much later.
     pub kill_grace_ms: Millis,
-    /// A signal the step receives (the runner cancelling) is passed to the command's group, and
-    /// SIGKILL follows this long after it; after a second signal, `second_signal_kill_ms`. Both
-    /// within the runner's 10 s, so the command never outlives the step and its release.
-    pub signal_kill_ms: Millis,
-    pub second_signal_kill_ms: Millis,
     /// `blocked-exit-code`: the exit code that means "the resource is blocked", if any.
     pub blocked_exit_code: Option<i32>,
 }
@@ -95,8 +90,6 @@ impl CommandSettings {
             } * 1_000,
             cancelled_from_ms: cut.then_some(timeout_s * 1_000),
             kill_grace_ms: grace_s * 1_000,
-            signal_kill_ms: SIGNAL_KILL_GRACE_MS.min(grace_s * 1_000),
-            second_signal_kill_ms: SECOND_SIGNAL_KILL_MS.min(grace_s * 1_000),
             blocked_exit_code,
         })
     }
@@ -183,8 +176,6 @@ mod tests {
             timeout_ms: 1_000,
             cancelled_from_ms: None,
             kill_grace_ms: 1_000,
-            signal_kill_ms: 1_000,
-            second_signal_kill_ms: 1_000,
             blocked_exit_code: blocked,
         }
     }
@@ -196,7 +187,8 @@ mod tests {
         assert_eq!(s.argv, ["seat", "return", "--all"]);
         assert_eq!(s.timeout_ms, 300_000);
         assert_eq!(s.kill_grace_ms, 10_000);
-        assert_eq!((s.signal_kill_ms, s.second_signal_kill_ms), (7_000, 1_000));
+        let kill_after = |nth| crate::ops::guard::signal_kill_after(nth, s.kill_grace_ms);
+        assert_eq!((kill_after(1), kill_after(2)), (7_000, 1_000));
         assert_eq!(s.blocked_exit_code, None);
     }
 

@@ -15,8 +15,8 @@
 //!
 //! A signal this process receives while the command runs (the runner cancelling: SIGINT, then
 //! SIGTERM 7.5 s later, then the step killed 2.5 s after that) is passed on to the group, and
-//! SIGKILL follows `signal_kill_ms` after the first and `second_signal_kill_ms` after a second,
-//! whichever comes first, so the command never outlives the step and the release in it. A
+//! SIGKILL follows as [`signal_kill_after`] says (7 s after the first, 1 s after a second, never
+//! later than the kill grace), whichever comes first, so the command never outlives the step and the release in it. A
 //! SIGKILL that did not end the command (a forced stop that failed, on Windows) goes again a
 //! kill grace later, until the command has ended: the run never waits on nothing.
 
@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use crate::input::RawInputs;
 use crate::ops::cleanup_command::{classify, CleanupReport, CommandEnd, CommandSettings};
-use crate::ops::guard::{ChildExit, Signal};
+use crate::ops::guard::{signal_kill_after, ChildExit, Signal};
 use crate::wire::tagged;
 use crate::wire::time::Millis;
 use crate::wire::{Error, InputError, Level, LogLine, ProtocolError};
@@ -231,11 +231,9 @@ impl CleanupRun {
                 if *signal != Signal::Kill =>
             {
                 self.signals += 1;
-                let grace = match self.signals {
-                    1 => self.settings.signal_kill_ms,
-                    _ => self.settings.second_signal_kill_ms,
-                };
-                self.kill_sooner(now + grace);
+                self.kill_sooner(
+                    now + signal_kill_after(self.signals, self.settings.kill_grace_ms),
+                );
                 let forwarded = signal.forwarded();
                 let passed = if forwarded == *signal {
                     String::new()

@@ -191,6 +191,17 @@ words! {
     }
 }
 
+/// How long after the `nth` signal received (1 for the first) SIGKILL goes to the command's
+/// group: within the runner's window after a cancel (a second signal brings it closer), never
+/// later than the kill grace. The guard and the cleanup command's run both follow it.
+pub fn signal_kill_after(nth: u32, kill_grace_ms: Millis) -> Millis {
+    match nth {
+        0 | 1 => SIGNAL_KILL_GRACE_MS,
+        _ => SECOND_SIGNAL_KILL_MS,
+    }
+    .min(kill_grace_ms)
+}
+
 impl Signal {
     /// The signal a received one goes on to the child's group as.
     pub fn forwarded(self) -> Signal {
@@ -573,11 +584,24 @@ impl Guard {
                     _ => self.schedule(now, &mut out),
                 }
             }
-            (Phase::Stopping, GuardEvent::TimerFired { now }) if !self.kill_sent => {
+            (Phase::Stopping, GuardEvent::TimerFired { now })
+                if !self.kill_sent || self.child.is_none() =>
+            {
                 let kill_at = self.kill_at.unwrap_or(*now);
-                if *now < kill_at {
+                if !self.kill_sent && *now < kill_at {
                     out.commands.push(GuardCommand::WaitUntil { at: kill_at });
                 } else {
+                    if self.kill_sent {
+                        // The SIGKILL did not end the child (a forced stop that failed, on
+                        // Windows): the guard never waits on nothing while the lease it stopped
+                        // renewing runs out.
+                        say(
+                            &mut out,
+                            Level::Warning,
+                            "the command is still running after SIGKILL: SIGKILL to its process group again"
+                                .into(),
+                        );
+                    }
                     // To the group even when the child has exited: what it started may live on.
                     self.kill_sent = true;
                     out.commands.push(GuardCommand::Signal {
@@ -592,22 +616,6 @@ impl Guard {
                         });
                     }
                 }
-            }
-            (Phase::Stopping, GuardEvent::TimerFired { now }) if self.child.is_none() => {
-                // The SIGKILL did not end the child (a forced stop that failed, on Windows): the
-                // guard never waits on nothing while the lease it stopped renewing runs out.
-                say(
-                    &mut out,
-                    Level::Warning,
-                    "the command is still running after SIGKILL: SIGKILL to its process group again"
-                        .into(),
-                );
-                out.commands.push(GuardCommand::Signal {
-                    signal: Signal::Kill,
-                });
-                out.commands.push(GuardCommand::WaitUntil {
-                    at: now + self.settings.kill_grace_ms,
-                });
             }
             (Phase::Draining, GuardEvent::TimerFired { now }) => match self.renewal {
                 Some(InFlight {
@@ -714,11 +722,7 @@ impl Guard {
     /// which the runner kills 10 s after cancelling, while its group lives on.
     fn escalate(&mut self, now: Millis, out: &mut GuardStep) {
         self.signals += 1;
-        let grace = match self.signals {
-            1 => SIGNAL_KILL_GRACE_MS,
-            _ => SECOND_SIGNAL_KILL_MS,
-        }
-        .min(self.settings.kill_grace_ms);
+        let grace = signal_kill_after(self.signals, self.settings.kill_grace_ms);
         if self.kill_sent || !matches!(self.phase, Phase::Running | Phase::Stopping) {
             return;
         }
