@@ -1007,6 +1007,11 @@ mod machine {
 
     const GRACE: Millis = 10_000;
 
+    /// `signal` to the group, then the timer armed for `at`.
+    fn signal_then_wait(signal: Signal, at: Millis) -> Vec<GuardCommand> {
+        vec![C::Signal { signal }, C::WaitUntil { at }]
+    }
+
     fn lease(at: Millis) -> LeaseView {
         LeaseView {
             expires_at: at + 900_000,
@@ -1317,12 +1322,7 @@ mod machine {
                 // Still running at the stop time: the deadline wins.
                 (
                     GuardEvent::TimerFired { now: 770_000 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 780_000 },
-                    ],
+                    signal_then_wait(Signal::Term, 780_000),
                 ),
                 // Its answer, late, changes nothing.
                 (
@@ -1378,12 +1378,7 @@ mod machine {
             vec![
                 (
                     GuardEvent::TimerFired { now: 770_000 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 780_000 },
-                    ],
+                    signal_then_wait(Signal::Term, 780_000),
                 ),
                 (
                     GuardEvent::ChildExited {
@@ -1425,21 +1420,11 @@ mod machine {
                         now: 300_500,
                         outcome: lost(),
                     },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 310_500 },
-                    ],
+                    signal_then_wait(Signal::Term, 310_500),
                 ),
                 (
                     GuardEvent::TimerFired { now: 310_500 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Kill,
-                        },
-                        C::WaitUntil { at: 320_500 },
-                    ],
+                    signal_then_wait(Signal::Kill, 320_500),
                 ),
                 (
                     GuardEvent::ChildExited {
@@ -1553,12 +1538,7 @@ mod machine {
                     passed_on(1_000, signal, 8_000),
                     (
                         GuardEvent::TimerFired { now: 8_000 },
-                        vec![
-                            C::Signal {
-                                signal: Signal::Kill,
-                            },
-                            C::WaitUntil { at: 300_000 },
-                        ],
+                        signal_then_wait(Signal::Kill, 300_000),
                     ),
                     (
                         GuardEvent::ChildExited {
@@ -1596,12 +1576,7 @@ mod machine {
                 vec![
                     (
                         GuardEvent::TimerFired { now: 770_000 },
-                        vec![
-                            C::Signal {
-                                signal: Signal::Term,
-                            },
-                            C::WaitUntil { at: 780_000 },
-                        ],
+                        signal_then_wait(Signal::Term, 780_000),
                     ),
                     passed_on(771_000, signal, 778_000),
                 ],
@@ -1659,12 +1634,7 @@ mod machine {
                 passed_on(301_500, Signal::Term, 302_500),
                 (
                     GuardEvent::TimerFired { now: 302_500 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Kill,
-                        },
-                        C::WaitUntil { at: 770_000 },
-                    ],
+                    signal_then_wait(Signal::Kill, 770_000),
                 ),
             ],
         );
@@ -1687,21 +1657,11 @@ mod machine {
                         now: 301_000,
                         outcome: lost(),
                     },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 303_000 },
-                    ],
+                    signal_then_wait(Signal::Term, 303_000),
                 ),
                 (
                     GuardEvent::TimerFired { now: 303_000 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Kill,
-                        },
-                        C::WaitUntil { at: 313_000 },
-                    ],
+                    signal_then_wait(Signal::Kill, 313_000),
                 ),
             ],
         );
@@ -1712,33 +1672,20 @@ mod machine {
     #[test]
     fn a_sigkill_that_does_not_end_the_child_goes_again() {
         let mut g = running();
-        let kill_then_wait = |at| {
-            vec![
-                C::Signal {
-                    signal: Signal::Kill,
-                },
-                C::WaitUntil { at },
-            ]
-        };
         let log = transcript(
             &mut g,
             vec![
                 (
                     GuardEvent::TimerFired { now: 770_000 },
-                    vec![
-                        C::Signal {
-                            signal: Signal::Term,
-                        },
-                        C::WaitUntil { at: 780_000 },
-                    ],
+                    signal_then_wait(Signal::Term, 780_000),
                 ),
                 (
                     GuardEvent::TimerFired { now: 780_000 },
-                    kill_then_wait(790_000),
+                    signal_then_wait(Signal::Kill, 790_000),
                 ),
                 (
                     GuardEvent::TimerFired { now: 790_000 },
-                    kill_then_wait(800_000),
+                    signal_then_wait(Signal::Kill, 800_000),
                 ),
                 (
                     GuardEvent::ChildExited {
