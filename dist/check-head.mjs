@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{a as t}from"./shared-5OMC5HUR.mjs";import"./shared-A3WHNWZQ.mjs";import"./shared-KHWKXNC4.mjs";import"./shared-DBLLKVPJ.mjs";import"./shared-4Z44FCLV.mjs";await t("check-head");
+import{a as t}from"./shared-U3RYRJ7G.mjs";import"./shared-U2YGMAB3.mjs";import"./shared-HJ2TEX7R.mjs";import"./shared-RQ2WS5JY.mjs";import"./shared-MN3TUCBY.mjs";await t("check-head");

@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{m as r}from"./shared-A3WHNWZQ.mjs";import"./shared-DBLLKVPJ.mjs";import"./shared-4Z44FCLV.mjs";await r();
+import{l as r}from"./shared-U2YGMAB3.mjs";import"./shared-RQ2WS5JY.mjs";import"./shared-MN3TUCBY.mjs";await r();

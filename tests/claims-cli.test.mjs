@@ -182,6 +182,12 @@ describe('claims, one item', { concurrency: false, timeout: 120_000 }, () => {
     const g = await runCli(emu, ['claims', 'guard', '--namespace', n, '--key', 'k', '--token', a.claim.items[0].token, '--run-id', a.claim.runId, '--dry-run', '--', 'true']);
     assert.equal(g.code, 2, g.stderr);
     assert.deepEqual(requestsSince(emu, at3), []);
+    // One claim's inputs and a family's together: refused by the core, naming the flag.
+    const both = await runCli(emu, ['claims', 'guard', '--namespace', n, '--keys', 'g1,g2', '--tokens', held.map((h) => h.at(-1).oid).join(','), '--key', 'g1', '--run-id', a.claim.runId, '--', 'true']);
+    assert.equal(both.code, 2, both.stderr);
+    assert.equal(both.doc.error.code, 'invalid-input', both.stdout);
+    assert.match(both.doc.error.message, /--key.*family/, both.stdout);
+    assert.deepEqual(requestsSince(emu, at3), []);
   });
 
   test('a bad value the core only warns of is named as its flag; a bad run context as its environment variable', async () => {

@@ -112,7 +112,7 @@ describe('guard: what throws stops the group', { concurrency: 2, timeout: 60_000
     const { lines, logger } = quiet();
     let pid = null;
     try {
-      const result = await guard({ core, machine: new core.Guard(inputs), inputs, argv, perform, emit: (d) => emitted.push(d), logger, clock: gatedClock(grandchildUp), env: { PATH: process.env.PATH } });
+      const result = await guard({ core, machine: new core.Guard(inputs), report: new core.GuardReport('renew', inputs), argv, perform, emit: (d) => emitted.push(d), logger, clock: gatedClock(grandchildUp), env: { PATH: process.env.PATH } });
       pid = Number(readFileSync(pidFile, 'utf8'));
       assert.ok(thrown > 0, 'a renewal threw');
       assert.deepEqual(result, { exitCode: 13, reason: 'deadline' }, lines.join('\n'));
@@ -150,7 +150,7 @@ describe('guard: what throws stops the group', { concurrency: 2, timeout: 60_000
     let pid = null;
     try {
       await assert.rejects(
-        guard({ core, machine, inputs, argv, perform, emit: (d) => emitted.push(d), logger, clock: gatedClock(grandchildUp), env: { PATH: process.env.PATH } }),
+        guard({ core, machine, report: new core.GuardReport('renew', inputs), argv, perform, emit: (d) => emitted.push(d), logger, clock: gatedClock(grandchildUp), env: { PATH: process.env.PATH } }),
         /refused timer-fired/,
       );
       pid = Number(readFileSync(pidFile, 'utf8'));

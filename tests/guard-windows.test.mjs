@@ -99,7 +99,7 @@ test('the guard loop stops the command through the Windows tree when the holding
         if (!signal?.aborted && at > Date.now() + offset) offset += at - (Date.now() + offset);
       },
     };
-    const result = await guard({ core, machine: new core.Guard(inputs), inputs, argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], perform, emit: (d) => emitted.push(d), logger, clock, env: { PATH: process.env.PATH }, tree });
+    const result = await guard({ core, machine: new core.Guard(inputs), report: new core.GuardReport('renew', inputs), argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], perform, emit: (d) => emitted.push(d), logger, clock, env: { PATH: process.env.PATH }, tree });
     assert.deepEqual(result, { exitCode: 13, reason: 'deadline' }, lines.join('\n'));
     const pid = String(emitted[0].pid);
     // The polite stop, then the forced one (again, a kill grace later, while the tree is seen

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { GUARD_SCHEMA, guard } from './guard.mjs';
+import { guard } from './guard.mjs';
 import { context, credential, KNOBS, logger, parseFlags, print, shellQuote, Usage, warningMessage } from './cli-common.mjs';
 
 const COMMON = ['repository', 'config', 'holder-suffix', ...KNOBS];
@@ -208,95 +208,20 @@ ${ENVIRONMENT}`,
   },
 };
 
-/** `claims guard`: the core's guard machine around claim renewals. */
+/** `claims guard`: the core's guard machine around claim renewals; what it prints is the core's
+ *  (`GuardReport`), on stderr. */
 async function claimsGuard({ core, values, child, env }) {
   if (values['dry-run']) throw new Usage('claims guard has no --dry-run: it runs the command');
   if (child.length === 0) throw new Usage('claims guard needs a command after --');
+  // A family's renewals renew every member in one updateRefs call. Every input is checked before
+  // anything is sent, the renewals' and the guard's own (a family's guard takes no --key).
   const family = values.keys !== undefined || values.tokens !== undefined;
-  if (family && (values.key !== undefined || values.token !== undefined)) throw new Usage('claims guard takes --key and --token, or --keys and --tokens (a family), not both');
-  if (family && (values.prior !== undefined || values['repository-id'] !== undefined)) throw new Usage('claims guard of a family reads its members: --prior and --repository-id are for one key');
-  // A family's renewals renew every member in one updateRefs call.
-  const renewKind = family ? 'claim-family-renew' : 'claim-renew';
-  const inputs = inputsOf(values, env);
-  // Every input is checked before anything is sent: the renewals' and the guard's own.
-  const probe = new core.Operation(renewKind, inputs, undefined);
-  const plan = probe.plan;
-  probe.free?.();
+  const report = new core.GuardReport(family ? 'claim-family-renew' : 'claim-renew', inputsOf(values, env));
   const machine = new core.Guard(values['kill-grace-seconds'] ? { 'kill-grace-seconds': values['kill-grace-seconds'] } : {});
+  const { plan } = report;
   for (const w of plan.warnings) logger.warning(warningMessage(w));
   const token = credential(env);
   const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
-  const command = 'claims guard';
-  let current = null; // the document of the last renewal that renewed: the current token
-  const tokens = () => (family ? inputs.tokens.split(',') : inputs.token);
-  const onRenewal = (outcome) => {
-    const report = outcome.claims;
-    const items = report?.items ?? [];
-    if (report?.status !== 'renewed' || items.length === 0 || items.some((i) => !i.token)) return;
-    // Every renewal rotates the tokens: the next one starts from these versions (one key's
-    // without a read, from the payload it printed).
-    if (family) inputs.tokens = items.map((i) => i.token).join(',');
-    else {
-      inputs.token = items[0].token;
-      if (items[0].payload) inputs.prior = JSON.stringify(items[0].payload);
-      if (report.repositoryId) inputs['repository-id'] = report.repositoryId;
-    }
-    current = core.resultDocument(family ? 'claims family renew' : 'claims renew', outcome);
-  };
-  const documents = {
-    start: ({ pid, argv, lease }) => ({
-      schema: GUARD_SCHEMA,
-      command,
-      event: 'guard-start',
-      status: 'held',
-      pid,
-      argv,
-      [family ? 'tokens' : 'token']: tokens(),
-      expiresAt: new Date(lease.expiresAt).toISOString(),
-      localDeadline: new Date(lease.localDeadline).toISOString(),
-      claim: current?.claim ?? null,
-    }),
-    refused: ({ first, finish }) => {
-      const verification = core.resultDocument(family ? 'claims family renew' : 'claims renew', first);
-      return {
-        schema: GUARD_SCHEMA,
-        command,
-        event: 'guard-refused',
-        status: 'not-held',
-        exitCode: finish.exitCode,
-        reason: finish.reason,
-        action: 'the command never ran; see verification',
-        verification,
-        next: verification.next,
-        error: verification.error,
-      };
-    },
-    exit: ({ finish, child: ended }) => ({
-      schema: GUARD_SCHEMA,
-      command,
-      event: 'guard-exit',
-      status: finish.reason === 'lost' || finish.reason === 'deadline' ? 'lost' : finish.reason,
-      exitCode: finish.exitCode,
-      reason: finish.reason,
-      ...ended,
-      renewals: finish.renewals,
-      [family ? 'tokens' : 'token']: tokens(),
-      claim: current?.claim ?? null,
-      next: finish.reason === 'child-exited' || finish.reason === 'spawn-failed' ? (current?.next ?? {}) : {},
-    }),
-  };
-  const { exitCode } = await guard({
-    core,
-    machine,
-    inputs,
-    argv: child,
-    perform,
-    emit: (doc) => print(doc, process.stderr),
-    logger,
-    secrets: [token],
-    renewKind,
-    onRenewal,
-    documents,
-  });
+  const { exitCode } = await guard({ core, machine, report, argv: child, perform, emit: (doc) => print(doc, process.stderr), logger, secrets: [token] });
   return exitCode;
 }

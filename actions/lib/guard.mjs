@@ -77,13 +77,17 @@ export function processTree({ platform = process.platform, kill = (pid, signal) 
 /**
  * Checks a guard's inputs before anything is sent, all in the core: the renew operation's (lock,
  * nonce, holder id, run context…) and the guard's own (`kill-grace-seconds`); an error names the
- * input. Returns { plan, machine }: the renewals' plan and the guard machine.
+ * input. Returns { report, plan, machine }: what the guard says and renews with, the renewals'
+ * plan, and the guard machine.
  */
-export function checkGuardInputs(core, inputs) {
-  const probe = new core.Operation('renew', inputs, undefined);
-  const plan = probe.plan;
-  probe.free?.();
-  return { plan, machine: new core.Guard(inputs) };
+export function checkGuardInputs(core, inputs, kind = 'renew') {
+  const report = new core.GuardReport(kind, inputs);
+  try {
+    return { report, plan: report.plan, machine: new core.Guard(inputs) };
+  } catch (error) {
+    report.free?.();
+    throw error;
+  }
 }
 
 // A second line of defence only, and on purpose narrower than the core's list of credential
@@ -108,107 +112,34 @@ export function childEnv(env, secrets) {
   return out;
 }
 
-/**
- * The outcome of a renewal whose driver threw instead of finishing: failed, and of unknown
- * outcome, since its last request may have reached GitHub.
- */
-function unfinishedRenewal(plan, error) {
-  const stats = { requests: 0, reads: 0, writes: 0, notModified: 0, conflicts: 0, retries: 0, rateLimitWaits: 0, staleReads: 0, polls: 0, lookups: 0 };
-  return {
-    result: 'failed',
-    success: false,
-    lock: plan?.lock ?? '',
-    holderId: plan?.holderId ?? '',
-    error: { code: 'api-unavailable', class: 'unknown-outcome', message: `the renewal did not finish (${error?.message ?? error}); whether its last request reached GitHub is unknown` },
-    stats,
-  };
-}
-
 /** How `child_process` reports an end, as the core reads it (`ChildExit`). */
 export function childExit(code, signal) {
   if (signal) return { kind: 'signalled', signal, number: constants.signals[signal] ?? 0 };
   return { kind: 'exited', code: code ?? 0 };
 }
 
-/** What guard-exit says of the child (as `child_process` reports it). */
-function childFields(child) {
-  return {
-    childExitCode: child?.kind === 'exited' ? child.code : null,
-    childSignal: child?.kind === 'signalled' ? child.signal : null,
-    error: child?.kind === 'spawn-failed' ? child.message : null,
-  };
-}
-
-/** The schema of the guard's documents (the result documents' own). */
-export const GUARD_SCHEMA = 'leasehold-result/1';
-
-/** The lock guard's documents: one before the child starts, one when the guard finishes
- *  (`guard-exit`, or `guard-refused` when the holding was not verified and the child never ran). */
-export const LOCK_DOCUMENTS = {
-  start: ({ first, pid, argv, lease }) => ({
-    schema: GUARD_SCHEMA,
-    command: 'guard',
-    event: 'guard-start',
-    lock: first.lock,
-    holderId: first.holderId,
-    fence: first.fence ?? null,
-    pid,
-    argv,
-    expiresAt: new Date(lease.expiresAt).toISOString(),
-    localDeadline: new Date(lease.localDeadline).toISOString(),
-  }),
-  refused: ({ first, finish }) => ({
-    schema: GUARD_SCHEMA,
-    command: 'guard',
-    event: 'guard-refused',
-    reason: finish.reason,
-    exitCode: finish.exitCode,
-    lock: first.lock,
-    holderId: first.holderId,
-    result: first.result,
-    error: first.error ?? null,
-  }),
-  exit: ({ finish, child }) => ({
-    schema: GUARD_SCHEMA,
-    command: 'guard',
-    event: 'guard-exit',
-    reason: finish.reason,
-    exitCode: finish.exitCode,
-    ...child,
-    renewals: finish.renewals,
-  }),
-};
-
 /**
- * guard({ core: { Operation }, machine, inputs, argv, perform, emit, logger, clock, env, secrets })
+ * guard({ core: { Operation }, machine, report, argv, perform, emit, logger, clock, env, secrets })
  *   → Promise<{ exitCode, reason }>
- * `machine` is a fresh `core.Guard`; `inputs` are the renew operation's raw inputs; `emit(obj)`
- * writes one JSON line; `perform` is the GitHub transport; `secrets` are values the child's
- * environment must not carry. `renewKind` is the operation each renewal runs (`renew`, or
- * `claim-renew`), `onRenewal(outcome)` sees each renewal's outcome first (a claim keeps its
- * current token there), `documents` builds the lines `emit` writes (LOCK_DOCUMENTS), `tree`
- * starts and stops the child's process tree (processTree: the platform's way).
+ * `machine` is a fresh `core.Guard`, `report` a fresh `core.GuardReport` (each renewal runs its
+ * operation on its inputs as they are then; it writes the documents `emit` prints, one JSON line
+ * each); `perform` is the GitHub transport; `secrets` are values the child's environment must not
+ * carry; `tree` starts and stops the child's process tree (processTree: the platform's way).
  */
-export async function guard({ core, machine, inputs, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], renewKind = 'renew', onRenewal = () => {}, documents = LOCK_DOCUMENTS, tree = processTree({ logger }) }) {
+export async function guard({ core, machine, report, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], tree = processTree({ logger }) }) {
   const events = machineEvents(clock);
   const { push } = events;
-  let first = null; // the verification's outcome
   let child = null;
-  let last = null; // the latest renewal's outcome
   const renew = (kind) => {
-    // From the inputs as they are now: a claim's renewal rotates its token, and `onRenewal`
-    // puts the current one there.
-    const op = new core.Operation(renewKind, inputs, undefined);
-    const plan = op.plan;
+    // From the inputs as they are now: a claim's renewal rotates its token.
+    const op = new core.Operation(report.kind, report.inputs, undefined);
     runOperation({ op, perform, logger, clock })
       // A renewal whose driver threw (its transport, or the operation itself) ended all the
-      // same: the machine hears it as a failed renewal of unknown outcome and decides (the
-      // child runs on until the local deadline; a verification that failed so is refused).
-      .catch((error) => unfinishedRenewal(plan, error))
+      // same: the core makes it a failed renewal of unknown outcome, and the machine decides
+      // (the child runs on until the local deadline; a verification that failed so is refused).
+      .catch((error) => report.unfinished(error?.message ?? error))
       .then((outcome) => {
-        if (kind === 'verified') first = outcome;
-        last = outcome;
-        onRenewal(outcome);
+        report.heard(kind === 'verified', outcome);
         push({ kind, now: clock.now(), outcome });
       })
       .catch((error) => events.fail(error))
@@ -230,11 +161,11 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
       ended = true;
     });
     for (const s of FORWARDED) process.on(s, forward);
-    emit(documents.start({ first, pid: child.pid ?? null, argv, lease }));
+    emit(report.startDocument({ pid: child.pid ?? null, argv, lease }));
   };
 
   // After an error of the guard itself (the machine refused an event, a command it does not
-  // know, a claim's `onRenewal` threw) nothing decides any more: the child's group is stopped
+  // know, the report refused an outcome) nothing decides any more: the child's group is stopped
   // as the machine would stop it (SIGTERM, SIGKILL after the kill grace) before the error goes
   // on, so no process outlives the guard.
   const stopGroup = async () => {
@@ -266,12 +197,9 @@ export async function guard({ core, machine, inputs, argv, perform, emit, logger
           case 'signal':
             group(command.signal);
             break;
-          case 'finish': {
-            const { exitCode, reason } = command;
-            if (reason === 'not-held') emit(documents.refused({ first, finish: command }));
-            else emit(documents.exit({ finish: command, child: childFields(command.child), last }));
-            return { exitCode, reason };
-          }
+          case 'finish':
+            emit(report.finishDocument(command));
+            return { exitCode: command.exitCode, reason: command.reason };
           default:
             throw new Error(`leasehold guard: unknown command ${command.kind}`);
         }

@@ -200,11 +200,11 @@ ${ENVIRONMENT}`,
     async run({ core, values, child, env }) {
       if (child.length === 0) throw new Usage('guard needs a command after --');
       const inputs = inputsOf(values, env);
-      const { plan, machine } = checkGuardInputs(core, inputs); // every input checked before anything is sent
+      const { report, plan, machine } = checkGuardInputs(core, inputs); // every input checked before anything is sent
       for (const w of plan.warnings) logger.warning(warningMessage(w));
       const token = credential(env);
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: plan.repository });
-      const { exitCode } = await guard({ core, machine, inputs, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });
+      const { exitCode } = await guard({ core, machine, report, argv: child, perform, emit: (doc) => print(doc), logger, secrets: [token] });
       return exitCode;
     },
   },

@@ -238,13 +238,13 @@ export async function runGuard() {
     const token = maskedToken();
     const core_ = loadCore();
     const inputs = collectInputs('guard');
-    const { plan, machine } = checkGuardInputs(core_, inputs);
+    const { report, plan, machine } = checkGuardInputs(core_, inputs);
     const argv = commandArgv(process.env[inputEnvName('command')]);
     for (const warning of plan.warnings) core.warning(warningMessage(warning));
     requireToken(token);
     const perform = transportFor(plan, token);
     const emit = (obj) => core.info(JSON.stringify(obj));
-    const { exitCode, reason } = await guard({ core: core_, machine, inputs, argv, perform, emit, logger, secrets: [token] });
+    const { exitCode, reason } = await guard({ core: core_, machine, report, argv, perform, emit, logger, secrets: [token] });
     core.setOutput('exit-code', String(exitCode));
     core.setOutput('result', reason);
     if (exitCode !== 0) core.setFailed(`leasehold guard: ${reason} (exit code ${exitCode})`);

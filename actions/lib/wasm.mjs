@@ -77,6 +77,50 @@ class CleanupRun extends Machine {
   }
 }
 
+/**
+ * What a guard says and renews with (the core's `GuardReport`): `new GuardReport(kind, inputs)`
+ * checks the renewals' inputs; `inputs` are those the next renewal runs on (a claim's token
+ * rotates as `heard` takes each outcome); the documents are the core's.
+ */
+class GuardReport {
+  #inner;
+  constructor(kind, inputs) {
+    this.#inner = new wasm.GuardReport(json(kind), json(inputs));
+  }
+
+  get kind() {
+    return JSON.parse(this.#inner.kind);
+  }
+
+  get plan() {
+    return JSON.parse(this.#inner.plan);
+  }
+
+  get inputs() {
+    return JSON.parse(this.#inner.inputs);
+  }
+
+  heard(verified, outcome) {
+    this.#inner.heard(verified, json(outcome));
+  }
+
+  unfinished(why) {
+    return JSON.parse(this.#inner.unfinished(String(why)));
+  }
+
+  startDocument({ pid, argv, lease }) {
+    return JSON.parse(this.#inner.startDocument(pid ?? undefined, json(argv), json(lease)));
+  }
+
+  finishDocument(finish) {
+    return JSON.parse(this.#inner.finishDocument(json(finish)));
+  }
+
+  free() {
+    this.#inner.free();
+  }
+}
+
 let loaded = null;
 
 export function loadCore() {
@@ -86,6 +130,7 @@ export function loadCore() {
       Operation,
       Guard,
       CleanupRun,
+      GuardReport,
       checkConfig: (text) => JSON.parse(wasm.checkConfig(text)),
       exitCodes: JSON.parse(wasm.guardExitCodes()),
       exitTable: JSON.parse(wasm.exitTable()),

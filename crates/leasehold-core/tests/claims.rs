@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use leasehold_core::guard::{ChildExit, Finish, FinishReason};
+use leasehold_core::guard_report::GuardReport;
 use leasehold_core::{
     parse_payload, Call, ClaimState, Command, Entropy, Event, GraphqlError, Operation,
     OperationKind, Outcome, Reply, Status, PAYLOAD_FILE,
@@ -137,11 +139,25 @@ fn run(
     nonce: &str,
     now: u64,
 ) -> Outcome {
-    let entropy = Entropy {
+    run_on(git, kind, &inputs(pairs), nonce, now)
+}
+
+fn entropy(nonce: &str) -> Entropy {
+    Entropy {
         seed: 7,
         nonce: nonce.into(),
-    };
-    let (mut op, _) = Operation::new(kind, &inputs(pairs), &entropy).expect("inputs");
+    }
+}
+
+/// [`run`] on inputs given whole.
+fn run_on(
+    git: &mut Git,
+    kind: OperationKind,
+    inputs: &BTreeMap<String, String>,
+    nonce: &str,
+    now: u64,
+) -> Outcome {
+    let (mut op, _) = Operation::new(kind, inputs, &entropy(nonce)).expect("inputs");
     let mut step = op.step(Event::Start { now }).unwrap();
     let mut clock = now;
     for _ in 0..200 {
@@ -842,4 +858,234 @@ fn a_stale_before_oid_is_classified_from_errors_not_the_status() {
         payload.run_id.ends_with(NONCE_B),
         "the other run's claim stands"
     );
+}
+
+/// The guard's end as the machine reports it.
+fn finish(reason: FinishReason, child: Option<ChildExit>) -> Finish {
+    Finish {
+        exit_code: if reason == FinishReason::ChildExited {
+            0
+        } else {
+            12
+        },
+        reason,
+        child,
+        renewals: 1,
+    }
+}
+
+#[test]
+fn a_claims_guard_renews_from_the_token_its_last_renewal_wrote() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let mut guard = GuardReport::new(
+        OperationKind::ClaimRenew,
+        inputs(&[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))]),
+        &entropy(NONCE_B),
+    )
+    .expect("the inputs of a claim's renewal");
+    // The verification, then a renewal: each from the inputs as the last renewal left them.
+    let verified = run_on(
+        &mut git,
+        guard.kind(),
+        &guard.inputs().clone(),
+        NONCE_B,
+        T0 + 1_000,
+    );
+    assert_eq!(status(&verified), Status::Renewed);
+    guard.heard(true, &verified);
+    assert_eq!(guard.inputs()["token"], token(&verified));
+    assert_eq!(guard.inputs()["repository-id"], REPOSITORY_ID);
+    let renewed = run_on(
+        &mut git,
+        guard.kind(),
+        &guard.inputs().clone(),
+        NONCE_B,
+        T0 + 400_000,
+    );
+    assert_eq!(
+        status(&renewed),
+        Status::Renewed,
+        "not stale: the token rotated"
+    );
+    assert_eq!(
+        renewed.stats.requests, 3,
+        "no read: the payload came with the inputs"
+    );
+    guard.heard(false, &renewed);
+    let current = token(&renewed);
+    // A renewal that proves nothing leaves the token where it is.
+    let stale = run_on(
+        &mut git,
+        guard.kind(),
+        &inputs(&[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))]),
+        NONCE_B,
+        T0 + 410_000,
+    );
+    assert_eq!(status(&stale), Status::Stale);
+    guard.heard(false, &stale);
+    assert_eq!(guard.inputs()["token"], current);
+
+    let lease = renewed.lease.clone().expect("a renewed claim's lease");
+    let argv = vec!["make".to_string(), "deploy".to_string()];
+    let start = guard.start_document(Some(4242), &argv, &lease);
+    assert_eq!(start["event"], "guard-start");
+    assert_eq!(start["command"], "claims guard");
+    assert_eq!(start["status"], "held");
+    assert_eq!(start["token"], current.as_str());
+    assert_eq!(start["pid"], 4242);
+    assert_eq!(start["argv"], json!(["make", "deploy"]));
+    assert_eq!(start["claim"]["items"][0]["token"], current.as_str());
+
+    // The command ended by itself: what to run next carries the current token.
+    let exit = guard.finish_document(&finish(
+        FinishReason::ChildExited,
+        Some(ChildExit::Exited { code: 0 }),
+    ));
+    assert_eq!(
+        (&exit["event"], &exit["status"], &exit["childExitCode"]),
+        (&json!("guard-exit"), &json!("child-exited"), &json!(0))
+    );
+    assert!(exit["next"]["release"].as_str().unwrap().contains(&current));
+    // Stopped (lost, or the local deadline): no next, and the status says lost.
+    for reason in [FinishReason::Lost, FinishReason::Deadline] {
+        let stopped = guard.finish_document(&finish(
+            reason,
+            Some(ChildExit::Signalled {
+                signal: "SIGTERM".into(),
+                number: 15,
+            }),
+        ));
+        assert_eq!(stopped["status"], "lost");
+        assert_eq!(stopped["reason"], reason.as_str());
+        assert_eq!(stopped["childSignal"], "SIGTERM");
+        assert_eq!(stopped["next"], json!({}));
+    }
+}
+
+#[test]
+fn a_claims_guard_refused_by_its_verification_says_why_and_runs_nothing() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))],
+        NONCE_A,
+        T0 + 500,
+    );
+    let mut guard = GuardReport::new(
+        OperationKind::ClaimRenew,
+        inputs(&[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))]),
+        &entropy(NONCE_B),
+    )
+    .unwrap();
+    let verified = run_on(
+        &mut git,
+        guard.kind(),
+        &guard.inputs().clone(),
+        NONCE_B,
+        T0 + 1_000,
+    );
+    assert_ne!(status(&verified), Status::Renewed);
+    guard.heard(true, &verified);
+    let refused = guard.finish_document(&finish(FinishReason::NotHeld, None));
+    assert_eq!(refused["event"], "guard-refused");
+    assert_eq!(refused["status"], "not-held");
+    assert_eq!(refused["verification"]["command"], "claims renew");
+    assert_eq!(
+        refused["verification"]["status"],
+        status(&verified).as_str()
+    );
+    assert_eq!(refused["error"], refused["verification"]["error"]);
+    assert!(
+        refused.get("childExitCode").is_none(),
+        "the command never ran"
+    );
+}
+
+#[test]
+fn a_family_guard_rotates_every_members_token() {
+    let mut git = Git::default();
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b")],
+        NONCE_A,
+        T0,
+    );
+    let tokens = |o: &Outcome| -> Vec<String> {
+        let r = o.claims.as_ref().unwrap();
+        r.items.iter().map(|i| i.token.clone().unwrap()).collect()
+    };
+    let mut guard = GuardReport::new(
+        OperationKind::ClaimFamilyRenew,
+        inputs(&[
+            ("keys", "a,b"),
+            ("tokens", &tokens(&f).join(",")),
+            ("run-id", &run_id(&f)),
+        ]),
+        &entropy(NONCE_B),
+    )
+    .unwrap();
+    for (i, at) in [T0 + 1_000, T0 + 400_000].into_iter().enumerate() {
+        let o = run_on(&mut git, guard.kind(), &guard.inputs().clone(), NONCE_B, at);
+        assert_eq!(status(&o), Status::Renewed, "renewal {i}");
+        guard.heard(i == 0, &o);
+        assert_eq!(guard.inputs()["tokens"], tokens(&o).join(","));
+    }
+    let lease = f.lease.clone().unwrap();
+    let start = guard.start_document(None, &["true".into()], &lease);
+    assert_eq!(
+        start["tokens"],
+        json!(guard.inputs()["tokens"].split(',').collect::<Vec<_>>())
+    );
+    assert!(start.get("token").is_none());
+}
+
+#[test]
+fn a_guard_renews_only_with_a_renewal() {
+    for kind in [OperationKind::Claim, OperationKind::ClaimRelease] {
+        let e = GuardReport::new(
+            kind,
+            inputs(&[("key", "k"), ("token", ZERO), ("run-id", "r")]),
+            &entropy(NONCE_A),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("kind"), "{e}");
+    }
+}
+
+#[test]
+fn a_claims_guard_takes_one_claims_inputs_or_a_familys_never_both() {
+    for (kind, extra, named) in [
+        (OperationKind::ClaimRenew, ("keys", "a,b"), "keys"),
+        (OperationKind::ClaimRenew, ("tokens", ZERO), "tokens"),
+        (OperationKind::ClaimFamilyRenew, ("key", "a"), "key"),
+        (OperationKind::ClaimFamilyRenew, ("prior", "{}"), "prior"),
+        (
+            OperationKind::ClaimFamilyRenew,
+            ("repository-id", "R_1"),
+            "repository-id",
+        ),
+    ] {
+        let mut given = inputs(&[("run-id", "r1")]);
+        if kind == OperationKind::ClaimRenew {
+            given.extend([("key".into(), "a".into()), ("token".into(), "1".repeat(40))]);
+        } else {
+            given.extend([
+                ("keys".into(), "a,b".into()),
+                (
+                    "tokens".into(),
+                    format!("{},{}", "1".repeat(40), "2".repeat(40)),
+                ),
+            ]);
+        }
+        given.insert(extra.0.into(), extra.1.into());
+        let e = GuardReport::new(kind, given, &entropy(NONCE_A)).unwrap_err();
+        match e {
+            leasehold_core::Error::Input(i) => assert_eq!(i.input, named),
+            other => panic!("{other}"),
+        }
+    }
 }

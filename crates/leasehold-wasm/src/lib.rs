@@ -136,6 +136,74 @@ impl Guard {
     }
 }
 
+/// What a guard says and renews with: `new GuardReport(kind, inputs)` checks the inputs of the
+/// renewals (`renew`, `claim-renew` or `claim-family-renew`; an error names the input). Each
+/// renewal runs `kind` on `inputs` as they are then; `heard(verified, outcome)` takes its
+/// outcome (a claim's token rotates); `unfinished(why)` is the outcome of one whose driver threw;
+/// `startDocument(pid, argv, lease)` and `finishDocument(finish)` are the guard's documents.
+#[wasm_bindgen]
+pub struct GuardReport {
+    inner: leasehold_core::guard_report::GuardReport,
+}
+
+#[wasm_bindgen]
+impl GuardReport {
+    #[wasm_bindgen(constructor)]
+    pub fn new(kind: &str, inputs: &str) -> Result<GuardReport, JsValue> {
+        let kind: OperationKind = from_json("kind", kind)?;
+        let inputs: RawInputs = from_json("inputs", inputs)?;
+        let inner = leasehold_core::guard_report::GuardReport::new(kind, inputs, &draw_entropy()?)
+            .map_err(|e| core_error(&e))?;
+        Ok(GuardReport { inner })
+    }
+
+    /// The operation each renewal runs.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> Result<String, JsValue> {
+        to_json(&self.inner.kind())
+    }
+
+    /// The renewals' plan: `{kind, lock, repository, stateBranch, holderId, warnings}`.
+    #[wasm_bindgen(getter)]
+    pub fn plan(&self) -> Result<String, JsValue> {
+        to_json(self.inner.plan())
+    }
+
+    /// The inputs the next renewal runs on.
+    #[wasm_bindgen(getter)]
+    pub fn inputs(&self) -> Result<String, JsValue> {
+        to_json(self.inner.inputs())
+    }
+
+    pub fn heard(&mut self, verified: bool, outcome: &str) -> Result<(), JsValue> {
+        let outcome: leasehold_core::Outcome = from_json("outcome", outcome)?;
+        self.inner.heard(verified, &outcome);
+        Ok(())
+    }
+
+    pub fn unfinished(&self, why: &str) -> Result<String, JsValue> {
+        to_json(&self.inner.unfinished(why))
+    }
+
+    #[wasm_bindgen(js_name = startDocument)]
+    pub fn start_document(
+        &self,
+        pid: Option<u32>,
+        argv: &str,
+        lease: &str,
+    ) -> Result<String, JsValue> {
+        let argv: Vec<String> = from_json("argv", argv)?;
+        let lease: leasehold_core::LeaseView = from_json("lease", lease)?;
+        to_json(&self.inner.start_document(pid, &argv, &lease))
+    }
+
+    #[wasm_bindgen(js_name = finishDocument)]
+    pub fn finish_document(&self, finish: &str) -> Result<String, JsValue> {
+        let finish: leasehold_core::guard::Finish = from_json("finish", finish)?;
+        to_json(&self.inner.finish_document(&finish))
+    }
+}
+
 /// The guard's exit codes: `{usage, lost, deadline, notHeld, spawnFailed, signalBase}`.
 #[wasm_bindgen(js_name = guardExitCodes)]
 pub fn guard_exit_codes() -> Result<String, JsValue> {

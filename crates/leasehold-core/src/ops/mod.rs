@@ -9,6 +9,7 @@ pub mod cleanup_command;
 pub mod cleanup_run;
 mod exchange;
 pub mod guard;
+pub mod guard_report;
 mod head;
 mod identity;
 mod job_id;
