@@ -377,6 +377,17 @@ impl Planner for AcquirePlanner {
                     let lease = lease_view(h, &ctx.lease, &ctx.clock);
                     return self.held(&h.clone(), now, lease);
                 }
+                // A holding whose lease ran out is any job's to remove: taken over, the next
+                // acquire would remove it from under this one. It is removed below (step 3) as
+                // any expired holding is, and this claim queues as any other.
+                Kin::Predecessor
+                    if h.takeable(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms) =>
+                {
+                    ctx.info(format!(
+                        "the holding left by run attempt {} of {id} has expired: not taken over",
+                        h.run.run_attempt
+                    ));
+                }
                 Kin::Predecessor => {
                     ctx.info(format!(
                         "taking over the holding left by run attempt {} of {id}",
@@ -386,6 +397,7 @@ impl Planner for AcquirePlanner {
                     // attempt (which may still be running somewhere) from this one.
                     doc.fence += 1;
                     let fence = doc.fence;
+                    let (now, lease_ms) = (ctx.server_now, self.lease_ms(&ctx.lease));
                     let h = doc
                         .holders
                         .iter_mut()
@@ -394,7 +406,13 @@ impl Planner for AcquirePlanner {
                     h.nonce = self.s.nonce.clone();
                     h.run = self.s.run.clone();
                     h.fence = fence;
-                    h.claimed_at = Some(ctx.server_now);
+                    h.claimed_at = Some(now);
+                    // This attempt's own lease, from now, as an admission grants it: not what
+                    // is left of the earlier attempt's.
+                    h.acquired_at = now;
+                    h.expires_at = now.saturating_add(lease_ms);
+                    h.lease_ms = lease_ms;
+                    h.ceiling_at = now.saturating_add(ctx.lease.max_ttl_ms);
                     return Decision::Write {
                         doc,
                         action: ChangeAction::Adopt,

@@ -171,6 +171,18 @@ impl Document for LockState {
 
 /// The lock state's API for callers outside the crate (the simulator, tests, tools): the same
 /// reading, writing and FIFO admission the engine reaches through [`Document`] and [`Fifo`].
+impl Holder {
+    /// Whether any job may remove this holding at `judge_now` (GitHub's clock, its lower bound):
+    /// its lease ran out, past the lock's grace and skew tolerance.
+    pub fn takeable(&self, judge_now: Millis, grace_ms: Millis, skew_ms: Millis) -> bool {
+        judge_now
+            > self
+                .expires_at
+                .saturating_add(grace_ms)
+                .saturating_add(skew_ms)
+    }
+}
+
 impl LockState {
     pub fn empty(lock: &str) -> Self {
         <Self as Document>::empty(lock)
@@ -275,12 +287,7 @@ impl LockState {
     /// Removes every holding whose lease ran out: `judge_now` (GitHub's clock as estimated) is
     /// past `expiresAt + grace + skew`. Returns what was removed.
     pub fn expire(&mut self, judge_now: Millis, grace_ms: Millis, skew_ms: Millis) -> Vec<Removal> {
-        let takeable = |h: &Holder| {
-            judge_now
-                > h.expires_at
-                    .saturating_add(grace_ms)
-                    .saturating_add(skew_ms)
-        };
+        let takeable = |h: &Holder| h.takeable(judge_now, grace_ms, skew_ms);
         let removed: Vec<Removal> = self
             .holders
             .iter()

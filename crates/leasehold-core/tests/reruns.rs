@@ -1,0 +1,195 @@
+//! Reruns taking over what their earlier attempt left (`ops/acquire.rs`, the holder id that
+//! holds under another nonce), driven through `Operation::step` against a store of one file.
+use std::collections::BTreeMap;
+
+use leasehold_core::{Call, Command, Entropy, Event, Operation, OperationKind, Outcome, Reply};
+
+fn inputs(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn file(sha: &str, content: &str) -> Reply {
+    Reply::File {
+        sha: sha.into(),
+        content: content.into(),
+        etag: None,
+        date: None,
+    }
+}
+
+/// Drives `op` with `answer` until it finishes; returns the outcome and every write's content.
+fn drive(
+    op: &mut Operation,
+    now: u64,
+    mut answer: impl FnMut(&Call) -> Reply,
+) -> (Outcome, Vec<String>) {
+    let mut step = op.step(Event::Start { now }).unwrap();
+    let mut clock = now;
+    let mut writes = Vec::new();
+    for _ in 0..20_000 {
+        match step.command {
+            Command::Finish { outcome } => return (*outcome, writes),
+            Command::Sleep { until_ms, .. } => {
+                clock = clock.max(until_ms);
+                step = op.step(Event::Timer { now: clock }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                if let Call::WriteFile { content, .. } = &call {
+                    writes.push(content.clone());
+                }
+                let reply = answer(&call);
+                clock += 10;
+                step = op.step(Event::Reply { now: clock, reply }).unwrap();
+            }
+        }
+    }
+    panic!("did not finish")
+}
+
+const NOW: u64 = 1_800_000_000_000; // 2027-01-15T08:00:00Z
+
+fn job(run: &str, attempt: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("lock", "deploy".into()),
+        ("GITHUB_REPOSITORY", "octo/app".into()),
+        ("GITHUB_RUN_ID", run.into()),
+        ("GITHUB_RUN_ATTEMPT", attempt.into()),
+        ("GITHUB_JOB", "deploy".into()),
+        ("RUNNER_NAME", "r1".into()),
+        ("GITHUB_SERVER_URL", "https://github.com".into()),
+        ("timeout-minutes", "0".into()),
+    ]
+}
+
+fn op(pairs: &[(&'static str, String)], nonce: &str) -> Operation {
+    let raw: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Operation::new(
+        OperationKind::Acquire,
+        &inputs(&raw),
+        &Entropy {
+            seed: 7,
+            nonce: nonce.into(),
+        },
+    )
+    .expect("inputs")
+    .0
+}
+
+/// A lock of capacity 1 held by attempt 1 of run 77, its lease ending at `expires`.
+fn held_by_attempt_one(expires: &str) -> String {
+    format!(
+        r#"{{
+  "schema": 1, "lock": "deploy", "revision": 3, "fence": 4,
+  "config": {{ "capacity": 1, "readAt": "2027-01-15T07:59:59.000Z" }},
+  "holders": [ {{
+      "holderId": "octo/app:77:deploy", "nonce": "1111111111111111", "fence": 4,
+      "run": {{ "repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1" }},
+      "acquiredAt": "2027-01-14T07:00:00.000Z", "expiresAt": "{expires}",
+      "leaseMs": 3600000, "ceilingAt": "2027-01-21T07:00:00.000Z" }} ],
+  "queue": []
+}}
+"#
+    )
+}
+
+/// Runs `job` against a store holding `state`; returns its outcome and the state it left.
+fn against(
+    state: &str,
+    job: &[(&'static str, String)],
+    nonce: &str,
+    now: u64,
+) -> (Outcome, String) {
+    let mut current = state.to_string();
+    let mut version = 3;
+    let (o, _) = drive(&mut op(job, nonce), now, |call| match call {
+        Call::ReadFile { .. } => file(&format!("s{version}"), &current),
+        Call::WriteFile { content, .. } => {
+            current = content.clone();
+            version += 1;
+            Reply::Written {
+                sha: format!("s{version}"),
+                date: None,
+            }
+        }
+        other => panic!("unexpected {other:?}"),
+    });
+    (o, current)
+}
+
+fn holder_ids(state: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(state).unwrap();
+    v["holders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["holderId"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A rerun takes over its earlier attempt's holding only while that holding is its own: one whose
+/// lease ran out (past grace and skew) is any job's to remove, and taking it over with the lease
+/// it had would leave the rerun told `acquired` on a lease already over, removed by the next
+/// acquire, which would then hold beside it. It is removed as expired, and the rerun is admitted
+/// as any job is, on a lease of its own.
+#[test]
+fn a_rerun_does_not_take_over_a_holding_whose_lease_ran_out() {
+    let (rerun, state) = against(
+        &held_by_attempt_one("2027-01-14T08:00:00.000Z"),
+        &job("77", "2"),
+        "00000000000000aa",
+        NOW,
+    );
+    assert_eq!(
+        rerun.result,
+        leasehold_core::ResultWord::Acquired,
+        "{:?}",
+        rerun.error
+    );
+    let lease = rerun.lease.clone().expect("a lease");
+    assert!(lease.expires_at > NOW, "a lease of its own, from now");
+    assert!(lease.local_deadline > NOW);
+    assert_eq!(holder_ids(&state), ["octo/app:77:deploy"]);
+    // The next job a second later finds the lock held, and is not admitted beside it.
+    let (other, state) = against(&state, &job("78", "1"), "00000000000000bb", NOW + 1_000);
+    assert_ne!(other.result, leasehold_core::ResultWord::Acquired);
+    assert_eq!(
+        holder_ids(&state),
+        ["octo/app:77:deploy"],
+        "still the rerun's"
+    );
+}
+
+/// A live holding taken over gets the rerun's own lease from now (a new fence, as before), not
+/// what was left of the earlier attempt's.
+#[test]
+fn a_rerun_takes_over_a_live_holding_on_a_lease_of_its_own() {
+    // Ends a minute from now: still the holder id's own.
+    let (rerun, state) = against(
+        &held_by_attempt_one("2027-01-15T08:01:00.000Z"),
+        &job("77", "2"),
+        "00000000000000aa",
+        NOW,
+    );
+    assert_eq!(
+        rerun.result,
+        leasehold_core::ResultWord::Acquired,
+        "{:?}",
+        rerun.error
+    );
+    assert_eq!(rerun.fence, Some(5), "a new fence");
+    let lease = rerun.lease.clone().unwrap();
+    assert!(
+        (NOW + lease.ttl_ms..NOW + lease.ttl_ms + 1_000).contains(&lease.expires_at),
+        "its own lease, from now: {lease:?}"
+    );
+    assert!(lease.expires_at > NOW + 60_000);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert!(v["holders"][0]["acquiredAt"]
+        .as_str()
+        .unwrap()
+        .starts_with("2027-01-15T08:00:00"));
+    assert_eq!(v["holders"][0]["run"]["runAttempt"], 2);
+}
