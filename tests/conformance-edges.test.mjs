@@ -190,6 +190,14 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     }
   });
 
+  test('a GraphQL request names the "Update refs preview" media type GitHub lists updateRefs under, and no REST API version', async (t) => {
+    const { perform, exchanges } = await emulator(t);
+    await perform({ kind: 'graphql', document: 'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { id } }', variables: { owner: 'octo', name: 'app' }, timeoutMs: 5000 });
+    const [q] = exchanges;
+    assert.equal(q.requestHeaders.accept, 'application/vnd.github.update-refs-preview+json', JSON.stringify(q.requestHeaders));
+    assert.equal(q.requestHeaders['x-github-api-version'], undefined);
+  });
+
   test('a git object created, its answer cut off (201, no sha): the transport says it may have been sent, never "created" without a sha', async (t) => {
     // A body cut short is not an answer GitHub describes (it is one that never fully arrived), so
     // the conformance check, which would flag it, is off for this one.

@@ -136,6 +136,12 @@ export const graphqlUrlFor = (baseUrl) => `${baseUrl.replace(/\/+$/, '').replace
 /** What every REST request says of itself: GitHub's media type and the API version it is written to. */
 const REST_HEADERS = Object.freeze({ accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' });
 
+/** What every GraphQL request says of itself: the media type of the schema preview GitHub lists
+ *  `updateRefs` under ("Update refs preview", docs/github-semantics.md#graphql-updaterefs), so the
+ *  claims' mutation is there wherever the preview is still required (an answer's format is the
+ *  same either way). */
+const GRAPHQL_HEADERS = Object.freeze({ accept: 'application/vnd.github.update-refs-preview+json' });
+
 /**
  * createTransport({ baseUrl, token, repository }) → perform(command) → Promise<reply>.
  * `baseUrl` is GITHUB_API_URL (github.com, GitHub Enterprise Server, or an emulator);
@@ -151,7 +157,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
     // The REST API version leasehold is written to, and GitHub's media type, as GitHub's "API
     // versions" asks of every REST request (a request's own `accept`, the raw read's, wins). The
     // GraphQL endpoint has no versions.
-    const rest = route.startsWith(`POST ${graphqlUrl}`) ? {} : REST_HEADERS;
+    const rest = route.startsWith(`POST ${graphqlUrl}`) ? GRAPHQL_HEADERS : REST_HEADERS;
     return octokit.request(route, { ...params, headers: { ...rest, ...params.headers }, request: { ...request, signal: AbortSignal.timeout(timeoutMs) } });
   }
 

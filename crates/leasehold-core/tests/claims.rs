@@ -28,6 +28,11 @@ enum Fault {
     RateLimited,
     /// Answer 200 with FORBIDDEN.
     Forbidden,
+    /// Answer 200 with no error and the mutation's payload null, not applied (GraphQL lets a
+    /// nullable field come back null without an error).
+    NullPayload,
+    /// Answer 200 with a body that is no GraphQL answer (a REST-shaped message), not applied.
+    NotGraphql,
 }
 
 /// The honest GitHub of `leasehold-github-model` (refs, trees, commits with parents, and the
@@ -95,6 +100,16 @@ impl Git {
             Fault::Lose502 => return http(502),
             Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
             Fault::Forbidden => return err("FORBIDDEN", "Resource not accessible by integration"),
+            Fault::NullPayload | Fault::NotGraphql => {
+                return Reply::Graphql {
+                    data: (fault == Fault::NullPayload).then(|| json!({"updateRefs": null})),
+                    errors: Vec::new(),
+                    retry_after: None,
+                    ratelimit_remaining: None,
+                    ratelimit_reset: None,
+                    date: None,
+                }
+            }
             _ => {}
         }
         let command = Command::Request {
@@ -433,6 +448,33 @@ fn release_is_idempotent_and_recognises_a_reacquire() {
         T0 + 5000,
     );
     assert_eq!(status(&v), Status::Lost);
+}
+
+#[test]
+fn a_mutation_answered_without_its_payload_is_read_back_not_taken_as_landed() {
+    for fault in [Fault::NullPayload, Fault::NotGraphql] {
+        let mut git = Git {
+            faults: vec![fault],
+            ..Git::default()
+        };
+        let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+        assert_eq!(status(&a), Status::Acquired);
+        assert_eq!(git.mutations, 2, "read back, found not applied, sent again");
+        // Held only where the ref says so: another run cannot claim the key too.
+        assert_eq!(
+            git.refs().values().next(),
+            Some(&token(&a)),
+            "the ref is the token acquire reported"
+        );
+        let b = run(
+            &mut git,
+            OperationKind::Claim,
+            &[("key", "k")],
+            NONCE_B,
+            T0 + 1_000,
+        );
+        assert_eq!(status(&b), Status::Contended);
+    }
 }
 
 #[test]

@@ -29,6 +29,23 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 status, message, ..
             } => (Some(*status), message.clone()),
             Reply::Transport { message, .. } => (None, message.clone()),
+            // GitHub's words are in the errors (`type: message`, each); none at all is a
+            // mutation answered without its payload.
+            Reply::Graphql { errors, .. } if errors.is_empty() => (
+                None,
+                "GitHub answered without the mutation's result and without an error".into(),
+            ),
+            Reply::Graphql { errors, .. } => (
+                None,
+                errors
+                    .iter()
+                    .map(|e| match &e.kind {
+                        Some(kind) => format!("{kind}: {}", e.message),
+                        None => e.message.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
             _ => (None, String::new()),
         };
         let what = match status {

@@ -42,6 +42,17 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
             return Ok(self.on_failure(sent, pending, class, &reply, now, log));
         }
+        // A mutation is done only when it answers its field: GitHub may answer a nullable
+        // payload null, or a 200 that is no GraphQL answer at all, without an error. Whether it
+        // ran is then unknown: read back, never taken as landed.
+        if let (Pending::StateWrite, Call::Graphql { .. }, Reply::Graphql { data, .. }) =
+            (pending, &sent, &reply)
+        {
+            if !crate::policy::answered_every_field(data.as_ref()) {
+                let class = crate::policy::Class::UnknownOutcome;
+                return Ok(self.on_failure(sent, pending, class, &reply, now, log));
+            }
+        }
         self.failures = 0;
         self.auth_streak_since = None;
         let command = match (pending, reply) {

@@ -174,6 +174,13 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
     Some(class)
 }
 
+/// Whether a GraphQL answer's `data` holds every field it was asked for: an object whose every
+/// member is an object (a mutation's payload; `{"updateRefs": {"clientMutationId": null}}`).
+pub fn answered_every_field(data: Option<&serde_json::Value>) -> bool {
+    data.and_then(serde_json::Value::as_object)
+        .is_some_and(|o| !o.is_empty() && o.values().all(serde_json::Value::is_object))
+}
+
 /// A GraphQL answer of 200 with `errors[]`, by its errors (docs/github-semantics.md#graphql-updaterefs):
 ///
 /// | error | read | compare-and-swap (`updateRefs`) |

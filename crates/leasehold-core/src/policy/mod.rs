@@ -13,7 +13,9 @@ mod poll;
 mod retry;
 mod settle;
 
-pub use classify::{classify, names_a_newer_version, retry_after_until, Class, RequestKind};
+pub use classify::{
+    answered_every_field, classify, names_a_newer_version, retry_after_until, Class, RequestKind,
+};
 pub use handoff::{next_poll, oldest_age, HoldBook};
 pub use jitter::Rng;
 pub use lease::LeaseRule;
