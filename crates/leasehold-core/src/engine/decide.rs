@@ -52,7 +52,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         // freshness by it too.
         let server_now = self.clock.server_now(now);
         let fresh = self
-            .capacity_record()
+            .capacity_record(server_now)
             .filter(|r| store::is_fresh(r, server_now))
             .cloned();
         let needs = self.known.as_ref().map_or_else(
@@ -113,7 +113,10 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.busy_deferrals = 0;
                 doc.stamp(server_now, &self.target.holder_id, action.clone(), removed);
                 if let Some(ours) = fresh {
-                    if doc.config_record().is_none_or(|r| r.read_at < ours.read_at) {
+                    let stale = |r: &crate::wire::ConfigRecord| {
+                        r.read_at < ours.read_at || r.read_at > server_now
+                    };
+                    if doc.config_record().is_none_or(stale) {
                         doc.set_config_record(ours);
                     }
                 }

@@ -391,7 +391,8 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
         }
         if outcome.capacity.is_none() {
-            outcome.capacity = self.capacity_record().map(|r| r.capacity);
+            // (What the capacity is, for the report: the newest record, whenever it was read.)
+            outcome.capacity = self.capacity_record(Millis::MAX).map(|r| r.capacity);
         }
         self.phase = Phase::Done;
         Command::Finish {
@@ -417,12 +418,19 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         self.finish(outcome)
     }
 
-    /// The freshest capacity record we know: our own config read, or the one in the state.
-    fn capacity_record(&self) -> Option<&ConfigRecord> {
+    /// The freshest capacity record we know at `server_now`: our own config read, or the one in
+    /// the state. A record of the state from the future (a writer whose clock ran ahead, a hand
+    /// edit) is never fresh, so it never beats one we read: else every plan would read the
+    /// config again, without end, and the write would never replace it.
+    fn capacity_record(&self, server_now: Millis) -> Option<&ConfigRecord> {
         let ours = self.config.record.as_ref();
         let theirs = self.known.as_ref().and_then(|k| k.doc.config_record());
         match (ours, theirs) {
-            (Some(a), Some(b)) => Some(if b.read_at > a.read_at { b } else { a }),
+            (Some(a), Some(b)) => Some(if b.read_at > a.read_at && b.read_at <= server_now {
+                b
+            } else {
+                a
+            }),
             (a, b) => a.or(b),
         }
     }

@@ -1,5 +1,7 @@
-//! Reruns taking over what their earlier attempt left (`ops/acquire.rs`, the holder id that
-//! holds under another nonce), driven through `Operation::step` against a store of one file.
+//! What a lock's state can hold from others, and what an acquire makes of it: an earlier
+//! attempt's holding a rerun finds (`ops/acquire.rs`, the holder id that holds under another
+//! nonce), a config record from a writer whose clock ran ahead. Driven through
+//! `Operation::step` against a store of one file.
 use std::collections::BTreeMap;
 
 use leasehold_core::{Call, Command, Entropy, Event, Operation, OperationKind, Outcome, Reply};
@@ -192,4 +194,52 @@ fn a_rerun_takes_over_a_live_holding_on_a_lease_of_its_own() {
         .unwrap()
         .starts_with("2027-01-15T08:00:00"));
     assert_eq!(v["holders"][0]["run"]["runAttempt"], 2);
+}
+
+/// A config record in the state from the future (a writer whose answers carried no date while
+/// its clock ran ahead, a hand edit) is never fresh. It must not beat the config this acquire
+/// reads: every plan would read the config again, without end (10,000 requests, twice a token's
+/// hourly limit), and the write that would replace it never came.
+#[test]
+fn a_config_record_from_the_future_is_read_past_once_and_replaced() {
+    let state = r#"{
+  "schema": 1, "lock": "deploy", "revision": 3, "fence": 4,
+  "config": { "capacity": 1, "readAt": "2027-01-15T09:00:00.000Z" },
+  "holders": [], "queue": []
+}
+"#;
+    let mut current = state.to_string();
+    let mut config_reads = 0;
+    let (o, _) = drive(
+        &mut op(&job("78", "1"), "00000000000000bb"),
+        NOW,
+        |call| match call {
+            Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                config_reads += 1;
+                file("c1", "{\"capacity\": 1}\n")
+            }
+            Call::ReadFile { .. } => file("s3", &current),
+            Call::WriteFile { content, .. } => {
+                current = content.clone();
+                Reply::Written {
+                    sha: "s4".into(),
+                    date: None,
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        },
+    );
+    assert_eq!(
+        o.result,
+        leasehold_core::ResultWord::Acquired,
+        "{:?}",
+        o.error
+    );
+    assert_eq!(config_reads, 1);
+    let v: serde_json::Value = serde_json::from_str(&current).unwrap();
+    let read_at = v["config"]["readAt"].as_str().unwrap();
+    assert!(
+        read_at.starts_with("2027-01-15T08:00:00"),
+        "replaced by the record read now: {read_at}"
+    );
 }
