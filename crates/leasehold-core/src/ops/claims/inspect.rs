@@ -5,21 +5,53 @@
 //!   run still holds → `stale`; another run's → `lost`; released or absent → `not-held`.
 //! * read: the claim as it is (`ok`).
 //! * adopt: after an unknown outcome, proves by the head's payload (its run id) whether the
-//!   write was this run's: `adopted` with the token, else `lost`. Never a guess.
+//!   write was this run's: `adopted` with the token (`renew-required` inside the last
+//!   `minRemaining` of its lease, as verify), else `lost`. Never a guess.
 
 use super::{ClaimPlanner, Verb, Verdict};
 use crate::store::ClaimSet;
 use crate::wire::time::{format_rfc3339, Millis};
-use crate::wire::{ClaimState, Status};
+use crate::wire::{ClaimLease, ClaimState, Status};
 
-pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
+/// `local_now` is this machine's clock: this run's own deadline is judged on it, by the upper
+/// bound of GitHub's clock (`claim_lease_view`'s deadline), so a late answer never makes a
+/// lease look longer than it may be.
+pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, local_now: Millis) -> Verdict {
     let m = &set.members[0];
     let one = |s: Status, d: String| Verdict::Done(s, vec![(m.key.clone(), s)], d);
+    // Inside the last `minRemaining` of this run's lease (the ceiling's included): renew first.
+    let renew_required = |l: &ClaimLease| {
+        if local_now
+            < p.clock
+                .local_deadline_for(p.s.lease.local_deadline(l.expires_at))
+        {
+            return None;
+        }
+        Some(one(
+            Status::RenewRequired,
+            if l.expires_at >= l.ceiling_at {
+                format!(
+                    "inside the last minutes before the ceiling {}: release rather than renew",
+                    format_rfc3339(l.ceiling_at)
+                )
+            } else {
+                format!(
+                    "less than minRemaining left before {}",
+                    format_rfc3339(l.expires_at)
+                )
+            },
+        ))
+    };
     match p.s.verb {
         Verb::Read => return one(Status::Ok, String::new()),
         Verb::Adopt => {
             return match &m.payload {
+                // This run's write landed, but its lease may be near its end (or past it, an
+                // unknown outcome resolved late): proceed only on a lease that is not.
                 Some(x) if x.run_id == p.s.run_id && x.state == ClaimState::Held => {
+                    if let Some(v) = x.lease.as_ref().and_then(renew_required) {
+                        return v;
+                    }
                     let detail = match (&p.s.candidate, &m.oid) {
                         (Some(c), Some(o)) if c != o => {
                             format!("this run's; the head is {o}, a later version than {c}")
@@ -47,23 +79,7 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
     let ours = x.run_id == p.s.run_id;
     match (x.state, &x.lease) {
         (ClaimState::Held, Some(l)) if ours && m.oid.as_ref() == Some(token) => {
-            let deadline = p.s.lease.local_deadline(l.expires_at);
-            if now >= deadline {
-                let at_ceiling = l.expires_at >= l.ceiling_at;
-                one(
-                    Status::RenewRequired,
-                    if at_ceiling {
-                        format!("inside the last minutes before the ceiling {}: release rather than renew", format_rfc3339(l.ceiling_at))
-                    } else {
-                        format!(
-                            "less than minRemaining left before {}",
-                            format_rfc3339(l.expires_at)
-                        )
-                    },
-                )
-            } else {
-                one(Status::Held, String::new())
-            }
+            renew_required(l).unwrap_or_else(|| one(Status::Held, String::new()))
         }
         (ClaimState::Held, _) if ours => one(
             Status::Stale,

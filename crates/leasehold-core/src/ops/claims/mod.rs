@@ -290,7 +290,7 @@ impl Planner for ClaimPlanner {
             Verb::Claim | Verb::Takeover | Verb::FamilyClaim => acquire::plan(self, &set, now),
             Verb::Renew | Verb::FamilyRenew => renew::plan(self, &set, now),
             Verb::Release | Verb::FamilyRelease => release::plan(self, &set),
-            Verb::Verify | Verb::Read | Verb::Adopt => inspect::plan(self, &set, now),
+            Verb::Verify | Verb::Read | Verb::Adopt => inspect::plan(self, &set, ctx.now),
         };
         match verdict {
             Verdict::Done(status, per, detail) => {
