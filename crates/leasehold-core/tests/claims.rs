@@ -33,6 +33,9 @@ enum Fault {
     NullPayload,
     /// Answer 200 with a body that is no GraphQL answer (a REST-shaped message), not applied.
     NotGraphql,
+    /// Answer 200 with an error in words the core does not place and `retry-after: 60`, not
+    /// applied.
+    LimitedRetryAfter,
 }
 
 /// The honest GitHub of `leasehold-github-model` (refs, trees, commits with parents, and the
@@ -42,6 +45,8 @@ struct Git {
     mutations: u32,
     requests: u32,
     faults: Vec<Fault>,
+    /// When each request was answered, and whether it was the mutation.
+    answered_at: Vec<(u64, bool)>,
 }
 
 impl Default for Git {
@@ -51,6 +56,7 @@ impl Default for Git {
             mutations: 0,
             requests: 0,
             faults: Vec::new(),
+            answered_at: Vec::new(),
         }
     }
 }
@@ -80,6 +86,7 @@ impl Git {
                 assert_ne!(u["afterOid"], ZERO, "never a zero afterOid");
             }
         }
+        self.answered_at.push((now, mutation));
         let fault = if mutation && !self.faults.is_empty() {
             self.faults.remove(0)
         } else {
@@ -100,6 +107,19 @@ impl Git {
             Fault::Lose502 => return http(502),
             Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
             Fault::Forbidden => return err("FORBIDDEN", "Resource not accessible by integration"),
+            Fault::LimitedRetryAfter => {
+                return Reply::Graphql {
+                    data: None,
+                    errors: vec![GraphqlError {
+                        kind: None,
+                        message: "You have exceeded a secondary limit on content creation.".into(),
+                    }],
+                    retry_after: Some("60".into()),
+                    ratelimit_remaining: None,
+                    ratelimit_reset: None,
+                    date: None,
+                }
+            }
             Fault::NullPayload | Fault::NotGraphql => {
                 return Reply::Graphql {
                     data: (fault == Fault::NullPayload).then(|| json!({"updateRefs": null})),
@@ -475,6 +495,24 @@ fn a_mutation_answered_without_its_payload_is_read_back_not_taken_as_landed() {
         );
         assert_eq!(status(&b), Status::Contended);
     }
+}
+
+#[test]
+fn a_mutation_answer_that_asks_for_a_wait_is_read_back_no_earlier() {
+    let mut git = Git {
+        faults: vec![Fault::LimitedRetryAfter],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(status(&a), Status::Acquired);
+    let first = git.answered_at.iter().position(|(_, m)| *m).unwrap();
+    let limited_at = git.answered_at[first].0;
+    let next = git.answered_at[first + 1].0;
+    assert!(
+        next >= limited_at + 60_000,
+        "the read-back waited for retry-after: {} ms",
+        next - limited_at
+    );
 }
 
 #[test]

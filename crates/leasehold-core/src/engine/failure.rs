@@ -254,6 +254,8 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     &mut self.rng,
                 ) {
                     Some(at) => {
+                        // Not before the answer's own rate-limit headers allow another request.
+                        let at = crate::policy::directed_wait(reply, now).map_or(at, |u| at.max(u));
                         log.push(LogLine {
                             level: Level::Warning,
                             text: format!(

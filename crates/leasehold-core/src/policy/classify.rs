@@ -293,33 +293,74 @@ impl<'a> Limits<'a> {
         }
     }
 
-    /// The wait they direct: a readable `retry-after` (a secondary limit), else a primary
-    /// limit's reset when `x-ratelimit-remaining` is 0; `None` when they direct none.
+    /// The wait they direct: a readable `retry-after` (a secondary limit), a primary limit's
+    /// reset when `x-ratelimit-remaining` is 0, and when both are given the later of the two
+    /// (GitHub asks for each: no request before `retry-after`, none before the reset while
+    /// none remain); `None` when they direct none.
     fn class(&self, now: Millis) -> Option<Class> {
         let server_now = self.date.and_then(parse_http_date);
-        if let Some(until) = self
+        let secondary = self
             .retry_after
             .and_then(|r| retry_after_until(r, now, server_now))
-        {
-            return Some(Class::RateLimited {
+            .map(|until| Class::RateLimited {
                 until,
                 server_directed: true,
                 primary: false,
             });
-        }
-        let reset = self.reset.filter(|_| self.remaining == Some(0))?;
         // The reset is an epoch second on GitHub's clock; shift it onto ours when the answer
         // carried GitHub's date.
-        let reset_ms = reset.saturating_mul(1000);
-        let until = match server_now {
-            Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
-            None => reset_ms,
+        let primary = self
+            .reset
+            .filter(|_| self.remaining == Some(0))
+            .map(|reset| {
+                let reset_ms = reset.saturating_mul(1000);
+                let until = match server_now {
+                    Some(server) => now.saturating_add(reset_ms.saturating_sub(server)),
+                    None => reset_ms,
+                };
+                Class::RateLimited {
+                    until,
+                    server_directed: false,
+                    primary: true,
+                }
+            });
+        let until = |c: &Option<Class>| match c {
+            Some(Class::RateLimited { until, .. }) => *until,
+            _ => 0,
         };
-        Some(Class::RateLimited {
-            until,
-            server_directed: false,
-            primary: true,
-        })
+        match (secondary, primary) {
+            (Some(_), Some(_)) if until(&primary) > until(&secondary) => primary,
+            (Some(s), _) => Some(s),
+            (None, p) => p,
+        }
+    }
+}
+
+/// When an answer's rate-limit headers allow the next request (on our clock), if they direct a
+/// wait at all: `retry-after`, or the primary limit's reset while none remain, the later of
+/// the two. A write whose outcome is unknown is read back no earlier (GitHub asks it of every
+/// request, and the read-back plans new writes).
+pub fn directed_wait(reply: &Reply, now: Millis) -> Option<Millis> {
+    let limits = match reply {
+        Reply::Http {
+            retry_after,
+            ratelimit_remaining,
+            ratelimit_reset,
+            date,
+            ..
+        }
+        | Reply::Graphql {
+            retry_after,
+            ratelimit_remaining,
+            ratelimit_reset,
+            date,
+            ..
+        } => Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date),
+        _ => return None,
+    };
+    match limits.class(now) {
+        Some(Class::RateLimited { until, .. }) => Some(until),
+        _ => None,
     }
 }
 
@@ -647,6 +688,40 @@ mod tests {
     }
 
     #[test]
+    fn both_waits_given_the_later_decides() {
+        let date = Some("Mon, 30 Nov 2026 02:00:00 GMT".to_string());
+        let server = parse_http_date(date.as_deref().unwrap()).unwrap();
+        let limited = |retry: &str, reset_in_s: u64| {
+            let f = Fields {
+                message: "API rate limit exceeded for installation ID 1.".into(),
+                retry_after: Some(retry.into()),
+                ratelimit_remaining: Some(0),
+                ratelimit_reset: Some(server / 1000 + reset_in_s),
+                date: date.clone(),
+            };
+            classify(RequestKind::Read, &hx(403, f), 5_000, false)
+        };
+        // The reset half an hour away and a retry-after of 5 s: no request before the reset.
+        assert_eq!(
+            limited("5", 1_800),
+            Some(Class::RateLimited {
+                until: 5_000 + 1_800_000,
+                server_directed: false,
+                primary: true
+            })
+        );
+        // The retry-after the later: it decides.
+        assert_eq!(
+            limited("120", 60),
+            Some(Class::RateLimited {
+                until: 125_000,
+                server_directed: true,
+                primary: false
+            })
+        );
+    }
+
+    #[test]
     fn a_409_names_a_newer_version_only_in_the_compare_and_swaps_words() {
         for m in [
             "locks/deploy.json does not match 3f2a",
@@ -774,6 +849,15 @@ mod tests {
                 now,
                 false
             ),
+            // Both waits given: the later (the reset) decides.
+            Some(RateLimited {
+                until: now + 1_200_000,
+                server_directed: false,
+                primary: true
+            })
+        );
+        assert_eq!(
+            classify(Write, &limited(Some("90"), None, None), now, false),
             Some(RateLimited {
                 until: now + 90_000,
                 server_directed: true,
