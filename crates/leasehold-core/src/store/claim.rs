@@ -102,6 +102,19 @@ pub fn parse_payload(text: &str, namespace: &str, key: &str) -> Result<ClaimPayl
             found: format!("{}/{}", p.namespace, p.key),
         });
     }
+    // A hand-edited `seq` of 2^64 - 1 would wrap the next version's to 0 (or, summed over a
+    // family, overflow on the read): the lock state's counters stop at the same bound.
+    if p.seq > super::lock::MAX_COUNTER {
+        return Err(StateError::Invalid {
+            of: OF,
+            schema,
+            detail: format!(
+                "\"seq\" {} is above {}, the largest counter leasehold keeps",
+                p.seq,
+                super::lock::MAX_COUNTER
+            ),
+        });
+    }
     let held = p.state == crate::wire::ClaimState::Held;
     if held != p.lease.is_some() {
         return Err(StateError::Invalid {
@@ -217,7 +230,7 @@ impl Document for ClaimSet {
     fn stamp(&mut self, at: Millis, _by: &str, _action: ChangeAction, _removed: Vec<Removal>) {
         for m in self.members.iter_mut().filter(|m| m.changed) {
             if let Some(p) = m.payload.as_mut() {
-                p.seq += 1;
+                p.seq = p.seq.saturating_add(1);
                 p.at = at;
             }
         }
@@ -244,6 +257,21 @@ impl Document for ClaimSet {
 mod tests {
     use super::*;
     use crate::wire::LockState;
+
+    #[test]
+    fn a_seq_past_the_largest_counter_is_refused_never_wrapped() {
+        let text = |seq: u64| {
+            format!(
+                r#"{{"schema":1,"kind":"leasehold-claim","namespace":"deploy","key":"k","state":"released","seq":{seq},"runId":"run-old","releases":"1111111111111111111111111111111111111111","action":"release","at":"2027-01-15T07:50:00.000Z"}}"#
+            )
+        };
+        assert!(parse_payload(&text(super::super::lock::MAX_COUNTER), "deploy", "k").is_ok());
+        for seq in [super::super::lock::MAX_COUNTER + 1, u64::MAX] {
+            let e = parse_payload(&text(seq), "deploy", "k").unwrap_err();
+            assert_eq!(e.code(), crate::wire::FailureCode::StateInvalid);
+            assert!(e.to_string().contains("\"seq\""), "{e}");
+        }
+    }
 
     #[test]
     fn a_claim_that_cannot_be_read_is_named_a_claim_not_a_lock_state() {
