@@ -1,6 +1,7 @@
 //! What a lock's state can hold from others, and what an acquire makes of it: an earlier
 //! attempt's holding a rerun finds (`ops/acquire.rs`, the holder id that holds under another
-//! nonce), a config record from a writer whose clock ran ahead. Driven through
+//! nonce), a config record from a writer whose clock ran ahead, a pool consumer spelled in
+//! another case than its jobs' repository. Driven through
 //! `Operation::step` against a store of one file.
 use std::collections::BTreeMap;
 
@@ -242,4 +243,40 @@ fn a_config_record_from_the_future_is_read_past_once_and_replaced() {
         read_at.starts_with("2027-01-15T08:00:00"),
         "replaced by the record read now: {read_at}"
     );
+}
+
+/// GitHub's repository names are case-insensitive: a pool consumer spelled `Octo/App` is the
+/// jobs of `octo/app` (as `GITHUB_REPOSITORY` spells it), and its `maxConcurrent` holds them.
+#[test]
+fn a_pool_consumer_is_its_repository_in_any_case() {
+    let config =
+        r#"{"resources": {"a": {"capacity": 2}}, "consumers": {"Octo/App": {"maxConcurrent": 1}}}"#;
+    let mut current = "{\"schema\": 1, \"lock\": \"deploy\", \"revision\": 1, \"fence\": 0, \"holders\": [], \"queue\": []}\n".to_string();
+    let mut results = Vec::new();
+    for (i, run) in ["77", "78"].iter().enumerate() {
+        let (o, _) = drive(
+            &mut op(&job(run, "1"), &format!("00000000000000a{i}")),
+            NOW + i as u64 * 2_000,
+            |call| match call {
+                Call::ReadFile { path, .. } if path.ends_with(".config.json") => file("c1", config),
+                Call::ReadFile { .. } => file("s", &current),
+                Call::WriteFile { content, .. } => {
+                    current = content.clone();
+                    Reply::Written {
+                        sha: "s2".into(),
+                        date: None,
+                    }
+                }
+                other => panic!("unexpected {other:?}"),
+            },
+        );
+        results.push(o.result);
+    }
+    assert_eq!(results[0], leasehold_core::ResultWord::Acquired);
+    assert_ne!(
+        results[1],
+        leasehold_core::ResultWord::Acquired,
+        "maxConcurrent 1 holds octo/app"
+    );
+    assert_eq!(holder_ids(&current).len(), 1);
 }

@@ -150,10 +150,7 @@ fn pass_over(
     if !ask.request.requires.iter().all(|t| r.tags.contains(t)) {
         return Some(PassOver::MissingTags);
     }
-    let consumer = pool
-        .consumers
-        .iter()
-        .find(|c| c.repository == ask.repository);
+    let consumer = super::pool::consumer_of(pool, ask.repository);
     if consumer
         .and_then(|c| c.resources.as_ref())
         .is_some_and(|allowed| !allowed.contains(&r.name))

@@ -38,6 +38,22 @@ pub fn partition_of(pool: &PoolConfig, entry: &QueueEntry) -> Option<Vec<String>
     atoms
 }
 
+/// GitHub's owner and repository names are case-insensitive (`Octo/App` is `octo/app`): a
+/// repository is counted and matched to its consumer by this key.
+fn repository_key(repository: &str) -> String {
+    repository.to_ascii_lowercase()
+}
+
+/// The consumer entry of `repository`, in any case.
+pub fn consumer_of<'a>(
+    pool: &'a PoolConfig,
+    repository: &str,
+) -> Option<&'a crate::wire::Consumer> {
+    pool.consumers
+        .iter()
+        .find(|c| c.repository.eq_ignore_ascii_case(repository))
+}
+
 /// The atoms of `atoms` that reserve: less the non-reserving ones (exactly matched).
 fn reserving<'a>(pool: &PoolConfig, atoms: &'a Option<Vec<String>>) -> Vec<&'a str> {
     atoms
@@ -107,7 +123,9 @@ impl<'a> Scan<'a> {
                 &pool.config,
                 &h.pool.as_ref().and_then(|s| s.partition.clone()),
             );
-            *by_repository.entry(h.run.repository.clone()).or_insert(0) += 1;
+            *by_repository
+                .entry(repository_key(&h.run.repository))
+                .or_insert(0) += 1;
         }
         Scan {
             pool,
@@ -130,9 +148,13 @@ impl<'a> Scan<'a> {
             return Err(Held::new(HoldReason::InFlight));
         }
         let repository = entry.run.repository.as_str();
-        let consumer = pool.consumers.iter().find(|c| c.repository == repository);
+        let consumer = consumer_of(pool, repository);
         if let Some(max) = consumer.and_then(|c| c.max_concurrent) {
-            let held = self.by_repository.get(repository).copied().unwrap_or(0);
+            let held = self
+                .by_repository
+                .get(&repository_key(repository))
+                .copied()
+                .unwrap_or(0);
             #[cfg(feature = "planted-bugs")]
             let held = if crate::planted::active(crate::planted::Bug::ConsumerLimitOffByOne) {
                 held.saturating_sub(1)
@@ -195,7 +217,7 @@ impl<'a> Scan<'a> {
         self.in_flight += 1;
         *self
             .by_repository
-            .entry(entry.run.repository.clone())
+            .entry(repository_key(&entry.run.repository))
             .or_insert(0) += 1;
         self.held.add(pool, &partition_of(pool, entry));
         if let (Some(key), true) = (

@@ -315,6 +315,22 @@ pub fn parse_pool(
                 )
                 .at(&here)
             })?;
+            // GitHub's names are case-insensitive: two spellings of one repository would be
+            // two sets of limits for the same jobs.
+            if let Some(other) = pool
+                .consumers
+                .iter()
+                .find(|c| c.repository.eq_ignore_ascii_case(repository))
+            {
+                return Err(broke(
+                    PoolRule::Consumers,
+                    format!(
+                        "consumers {:?} and {repository:?} are one repository (GitHub's names are case-insensitive)",
+                        other.repository
+                    ),
+                )
+                .at(&here));
+            }
             let what = format!("\"consumers\".{repository:?}");
             let Some(limits) = limits.as_object() else {
                 return Err(
@@ -531,6 +547,10 @@ mod tests {
             ),
             (r(r#", "consumers": []"#), PoolRule::Consumers),
             (r(r#", "consumers": {"nope": {}}"#), PoolRule::Consumers),
+            (
+                r(r#", "consumers": {"Octo/App": {}, "octo/app": {}}"#),
+                PoolRule::Consumers,
+            ),
             (
                 r(r#", "consumers": {"o/r": {"max": 1}}"#),
                 PoolRule::ConsumerKey,
