@@ -1169,3 +1169,39 @@ fn a_claims_guard_takes_one_claims_inputs_or_a_familys_never_both() {
         }
     }
 }
+
+#[test]
+fn a_list_refused_401_past_the_tokens_grace_is_a_refusal_that_says_so() {
+    let (mut op, _) =
+        Operation::new(OperationKind::ClaimList, &inputs(&[]), &entropy(NONCE_A)).unwrap();
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let mut now = T0;
+    let mut asked = 0;
+    let outcome = loop {
+        match step.command {
+            Command::Request { .. } => {
+                asked += 1;
+                let reply = Reply::Http {
+                    status: 401,
+                    message: "Bad credentials".into(),
+                    retry_after: None,
+                    ratelimit_remaining: None,
+                    ratelimit_reset: None,
+                    date: None,
+                };
+                now += 100;
+                step = op.step(Event::Reply { now, reply }).unwrap();
+            }
+            Command::Sleep { until_ms, .. } => {
+                now = now.max(until_ms);
+                step = op.step(Event::Timer { now }).unwrap();
+            }
+            Command::Finish { outcome } => break *outcome,
+        }
+    };
+    assert!(asked > 1, "a 401 just after a token was minted is retried");
+    assert_eq!(status(&outcome), Status::Permission, "{:?}", outcome.error);
+    let e = outcome.error.unwrap();
+    assert_eq!(e.status, Some(401));
+    assert!(e.message.contains("Bad credentials"), "{}", e.message);
+}

@@ -27,6 +27,9 @@ pub struct ListOp {
     items: Vec<ClaimItem>,
     repository_id: Option<String>,
     failures: u32,
+    /// When a streak of 401s began: a 401 is taken for the token's replication lag only within
+    /// the grace after it (as the engine takes it), then it is the token's refusal.
+    auth_since: Option<Millis>,
     stats: Stats,
     /// GitHub's clock, from the `date` of its answers (as the engine estimates it).
     clock: ClockEstimate,
@@ -60,6 +63,7 @@ impl ListOp {
             items: Vec::new(),
             repository_id: None,
             failures: 0,
+            auth_since: None,
             stats: Stats::default(),
             clock: ClockEstimate::default(),
             sent_at: 0,
@@ -158,13 +162,34 @@ impl ListOp {
     }
 
     fn on_reply(&mut self, now: Millis, reply: Reply) -> Command {
-        if let Some(class) = classify(RequestKind::Read, &reply, now, true) {
+        let auth_grace = self
+            .auth_since
+            .is_none_or(|since| now.saturating_sub(since) < self.retry.auth_grace_ms);
+        if let Some(class) = classify(RequestKind::Read, &reply, now, auth_grace) {
             self.failures += 1;
+            if matches!(&reply, Reply::Http { status: 401, .. }) {
+                self.auth_since.get_or_insert(now);
+            }
+            // GitHub's own words, as the engine gives them.
+            let (status, said) = match &reply {
+                Reply::Http {
+                    status, message, ..
+                } => (Some(*status), format!(": answered {status} {message}")),
+                Reply::Transport { message, .. } => (None, format!(": {message}")),
+                Reply::Graphql { errors, .. } => (
+                    None,
+                    errors
+                        .iter()
+                        .map(|e| format!(": {}", e.message))
+                        .collect::<String>(),
+                ),
+                _ => (None, String::new()),
+            };
             let failure = |code| Failure {
                 code,
-                message: format!("the list read failed ({})", class.name()),
+                message: format!("the list read failed ({}){said}", class.name()),
                 class: Some(class.word()),
-                status: None,
+                status,
             };
             return match class {
                 Class::Transient | Class::RateLimited { .. } => match retry_sleep(
@@ -180,6 +205,15 @@ impl ListOp {
                         self.stats.retries += 1;
                         Command::Sleep { until_ms, reason }
                     }
+                    // 401s to the end: the token's refusal, not GitHub's unavailability.
+                    None if status == Some(401) => self.finish(
+                        Status::Permission,
+                        "GitHub refused the token".into(),
+                        Some(Failure {
+                            class: Some(Class::Refusal.word()),
+                            ..failure(FailureCode::Refused)
+                        }),
+                    ),
                     None => self.finish(
                         Status::Transport,
                         "GitHub stayed unavailable".into(),
@@ -194,6 +228,7 @@ impl ListOp {
             };
         }
         self.failures = 0;
+        self.auth_since = None;
         let Reply::Graphql { data, date, .. } = reply else {
             return self.finish(Status::Transport, "not a GraphQL answer".into(), None);
         };
