@@ -42,6 +42,8 @@ words! {
     // 11 .. 16.
     Expired = "expired",
     UnknownOutcome = "unknown-outcome",
+    /// A lock's release whose write could not be confirmed: the holding may still stand.
+    ReleaseUnrecorded = "release-unrecorded",
     Lost = "lost",
     NotHeld = "not-held",
     RenewRequired = "renew-required",
@@ -110,6 +112,7 @@ impl Status {
             Cancelled => (10, "skip this item this run"),
             Expired => (11, "run the printed takeover"),
             UnknownOutcome => (12, "do not retry; run the printed adopt"),
+            ReleaseUnrecorded => (12, "run the release again: it removes only this claim's holding"),
             Lost => (13, "stop the protected work; it is forfeit"),
             NotHeld => (14, "renew with the printed token, or stop"),
             RenewRequired => (15, "renew, then retry once"),

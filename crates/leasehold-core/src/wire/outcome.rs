@@ -327,7 +327,7 @@ impl super::exit::Status {
             ResultWord::Released => super::exit::Status::Released,
             ResultWord::QueueCleaned => super::exit::Status::QueueCleaned,
             ResultWord::Noop => super::exit::Status::Noop,
-            ResultWord::ReleaseUnrecorded => super::exit::Status::UnknownOutcome,
+            ResultWord::ReleaseUnrecorded => super::exit::Status::ReleaseUnrecorded,
             ResultWord::Status => super::exit::Status::Ok,
             ResultWord::Skipped => super::exit::Status::Skipped,
             ResultWord::Renewed => super::exit::Status::Renewed,

@@ -319,6 +319,23 @@ mod tests {
     }
 
     #[test]
+    fn a_release_left_unrecorded_says_to_release_again_not_to_adopt() {
+        let o = Outcome::new(
+            crate::wire::ResultWord::ReleaseUnrecorded,
+            false,
+            "deploy",
+            "o/r:1:j",
+        );
+        let doc = result_document("release", &o);
+        assert_eq!(doc["status"], "release-unrecorded");
+        assert_eq!(doc["exitCode"], 12);
+        assert!(
+            doc["action"].as_str().unwrap().contains("release again"),
+            "{doc}"
+        );
+    }
+
+    #[test]
     fn quoting_runs_as_printed() {
         assert_eq!(shell_quote("abc-1.2"), "abc-1.2");
         assert_eq!(shell_quote("a b"), "'a b'");
