@@ -60,7 +60,7 @@ ${V}
 (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB, RUNNER_NAME) the holder id
 is built from.`;function y(e,r){let t={...E(r)};for(let[o,s]of Object.entries(e))o!=="help"&&(s===!0?t[o]="true":Array.isArray(s)?t[o]=s.join(`
 `):typeof s=="string"&&(t[o]=s));return t}i(y,"inputsOf");async function x(e,r,t,o,s){let n=new e.Operation(r,t,void 0);try{let l=n.plan;for(let h of l.warnings)p.warning($(h));let a=k({baseUrl:w(o),token:O(o),repository:l.repository}),c=new AbortController,u=i(()=>c.abort(),"onSignal");for(let h of U)process.once(h,u);try{let h=await N({op:n,perform:a,logger:p,cancel:c.signal}),m=e.resultDocument(r,h);return s?process.stdout.write(s(m,l)):v(m),m.exitCode}finally{for(let h of U)process.off(h,u)}}finally{n.free?.()}}i(x,"once");var _=i((e,r=[])=>K[e].filter(t=>t!=="token"&&!r.includes(t)),"flagsOf"),te={acquire:{summary:"take a slot of a lock, waiting in its queue (one document: acquired, timeout, \u2026)",flags:{strings:_("acquire",["release-on-exit"])},usage:`leasehold acquire --lock L [--timeout-minutes N] [--poll-seconds N] [--lease-minutes N]
-                  [--record-job-id true|false] [--check-run-id N] [--repository owner/name]
+                  [--record-job-id true|false (default false)] [--check-run-id N] [--repository owner/name]
                   [--state-branch B] [--holder-suffix S] [--api-max-attempts N \u2026]
 
 Takes a slot, waiting in the lock's queue up to --timeout-minutes (0 tries once); SIGINT or

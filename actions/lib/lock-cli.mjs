@@ -64,7 +64,7 @@ export const LOCK_COMMANDS = {
     summary: 'take a slot of a lock, waiting in its queue (one document: acquired, timeout, …)',
     flags: { strings: flagsOf('acquire', ['release-on-exit']) },
     usage: `leasehold acquire --lock L [--timeout-minutes N] [--poll-seconds N] [--lease-minutes N]
-                  [--record-job-id true|false] [--check-run-id N] [--repository owner/name]
+                  [--record-job-id true|false (default false)] [--check-run-id N] [--repository owner/name]
                   [--state-branch B] [--holder-suffix S] [--api-max-attempts N …]
 
 Takes a slot, waiting in the lock's queue up to --timeout-minutes (0 tries once); SIGINT or
