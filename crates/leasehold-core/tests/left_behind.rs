@@ -1,7 +1,7 @@
 //! What a lock's state can hold from others, and what an acquire makes of it: an earlier
 //! attempt's holding a rerun finds (`ops/acquire.rs`, the holder id that holds under another
 //! nonce), a config record from a writer whose clock ran ahead, a pool consumer spelled in
-//! another case than its jobs' repository. Driven through
+//! another case than its jobs' repository, a quarantine left by a removal. Driven through
 //! `Operation::step` against a store of one file.
 use std::collections::BTreeMap;
 
@@ -279,4 +279,77 @@ fn a_pool_consumer_is_its_repository_in_any_case() {
         "maxConcurrent 1 holds octo/app"
     );
     assert_eq!(holder_ids(&current).len(), 1);
+}
+
+fn reap_op() -> Operation {
+    Operation::new(
+        OperationKind::Reap,
+        &inputs(&[("lock", "deploy"), ("repository", "octo/app")]),
+        &Entropy {
+            seed: 3,
+            nonce: "00000000000000cc".into(),
+        },
+    )
+    .expect("inputs")
+    .0
+}
+
+/// The reaper removes a dead holder whose recorded job it proved completed and, the lifecycle on,
+/// leaves a quarantine. The quarantine was made after the job completed, by construction: taking
+/// that for "the recorded job is not this entry's" left it a quarantine forever, a slot lost to
+/// every later reap (only an operator's recover freed it).
+#[test]
+fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
+    const H: u64 = 3_600_000;
+    let config = r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 60}, "lease": {"ttlSeconds": 900, "renewSeconds": 300}}"#;
+    let state = r#"{
+  "schema": 2, "lock": "deploy", "revision": 3, "fence": 4,
+  "holders": [ {
+      "holderId": "octo/app:77:deploy", "nonce": "1111111111111111", "fence": 4,
+      "run": { "repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy",
+               "runnerName": "GitHub Actions 12", "jobId": 555 },
+      "acquiredAt": "2027-01-15T07:00:00.000Z", "claimedAt": "2027-01-15T07:00:00.000Z",
+      "expiresAt": "2027-01-15T12:00:00.000Z",
+      "leaseMs": 18000000, "ceilingAt": "2027-01-22T07:00:00.000Z" } ],
+  "queue": []
+}
+"#;
+    let job_answer = || Reply::Job {
+        id: 555,
+        run_id: 77,
+        run_attempt: Some(1),
+        name: "deploy".into(),
+        status: "completed".into(),
+        conclusion: Some("failure".into()),
+        runner_name: Some("GitHub Actions 12".into()),
+        completed_at: Some("2027-01-15T07:30:00Z".into()),
+        date: None,
+    };
+    let mut current = state.to_string();
+    let answer = |call: &Call, current: &mut String| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => file("c1", config),
+        Call::ReadFile { .. } => file("s", current),
+        Call::GetJob { .. } => job_answer(),
+        Call::WriteFile { content, .. } => {
+            *current = content.clone();
+            Reply::Written {
+                sha: "s2".into(),
+                date: None,
+            }
+        }
+        other => panic!("unexpected {other:?}"),
+    };
+    // Reap 1 at 08:00: the job completed at 07:30 → removed, quarantined.
+    let mut r1 = reap_op();
+    let (o1, _) = drive(&mut r1, NOW, |c| answer(c, &mut current));
+    let _ = &o1;
+    let s: serde_json::Value = serde_json::from_str(&current).unwrap();
+    assert!(s["holders"].as_array().unwrap().is_empty(), "{o1:?}");
+    assert_eq!(s["reservations"][0]["id"], "q4");
+    assert_eq!(s["reservations"][0]["kind"], "quarantine");
+    // Reap 2 at 10:00, past the 15-minute lease: same job, same answer.
+    let mut r2 = reap_op();
+    let (o2, _) = drive(&mut r2, NOW + 2 * H, |c| answer(c, &mut current));
+    let s: serde_json::Value = serde_json::from_str(&current).unwrap();
+    assert_eq!(s["reservations"][0]["kind"], "cooldown", "{:?}", o2.reaped);
 }
