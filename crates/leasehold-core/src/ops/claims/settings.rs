@@ -12,7 +12,9 @@ use crate::wire::{ClaimPayload, ConfigError, Error, InputError, LeasePolicy, Run
 
 pub use crate::policy::limits::{MAX_CLAIM_NAME as MAX_NAME, MAX_FAMILY};
 
-/// A namespace or key: `[A-Za-z0-9._-]{1,100}`, not `.` or `..`, and never a credential.
+/// A namespace or key: `[A-Za-z0-9._-]{1,100}`, and a component git takes in a ref name (`git
+/// check-ref-format`: it neither starts nor ends with `.`, holds no `..`, and does not end in
+/// `.lock`), so GitHub never refuses the ref after the work of a write; never a credential.
 pub fn validate_name(input: &str, value: &str) -> Result<(), InputError> {
     refuse_credential(input, value)?;
     let ok = !value.is_empty()
@@ -20,13 +22,14 @@ pub fn validate_name(input: &str, value: &str) -> Result<(), InputError> {
         && value
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        && value != "."
-        && value != ".."
+        && !value.starts_with('.')
+        && !value.ends_with('.')
+        && !value.contains("..")
         && !value.ends_with(".lock");
     if !ok {
         return Err(InputError::new(
             input,
-            "must match [A-Za-z0-9._-]{1,100}, not be \".\" or \"..\" nor end in \".lock\"",
+            "must match [A-Za-z0-9._-]{1,100}, neither start nor end with \".\", hold no \"..\" and not end in \".lock\" (a git ref name\'s component)",
             value,
         ));
     }
@@ -423,5 +426,25 @@ impl ClaimSettings {
 
     pub fn rfc(text: &str) -> Option<u64> {
         parse_rfc3339(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_name;
+
+    #[test]
+    fn a_name_is_a_component_git_takes_in_a_ref() {
+        for ok in ["k", "issue-42", "v1.2", "a_b", "x.y.z"] {
+            assert!(validate_name("key", ok).is_ok(), "{ok}");
+        }
+        // git's check-ref-format refuses these as a component: GitHub would refuse the ref
+        // only after the read, the tree and the commit of a write.
+        for bad in [
+            ".", "..", ".hidden", "a..b", "v1.", "x.lock", "", "a/b", "a b",
+        ] {
+            let e = validate_name("key", bad).unwrap_err();
+            assert_eq!(e.input, "key", "{bad}");
+        }
     }
 }
