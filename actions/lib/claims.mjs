@@ -10,9 +10,9 @@ import { apiBaseUrl, createTransport } from './github.mjs';
 import { guard } from './guard.mjs';
 import { context, credential, KNOBS, logger, parseFlags, print, shellQuote, Usage, warningMessage } from './cli-common.mjs';
 
-const COMMON = ['repository', 'config', 'holder-suffix', ...KNOBS];
+const COMMON = ['repository', 'config', ...KNOBS];
 const ENVIRONMENT = `Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
-claims config: lease policy per namespace; default: the built-in lease), --holder-suffix S,
+claims config: lease policy per namespace; default: the built-in lease),
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context
 (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB …) recorded in the claim when present.

@@ -1205,3 +1205,18 @@ fn a_list_refused_401_past_the_tokens_grace_is_a_refusal_that_says_so() {
     assert_eq!(e.status, Some(401));
     assert!(e.message.contains("Bad credentials"), "{}", e.message);
 }
+
+#[test]
+fn a_claim_takes_no_holder_suffix_it_would_record_nowhere() {
+    let e = Operation::new(
+        OperationKind::Claim,
+        &inputs(&[("key", "k"), ("holder-suffix", "cell-a")]),
+        &entropy(NONCE_A),
+    )
+    .err()
+    .expect("refused");
+    match e {
+        leasehold_core::Error::Input(i) => assert_eq!(i.input, "holder-suffix"),
+        other => panic!("{other}"),
+    }
+}

@@ -383,11 +383,19 @@ impl ClaimSettings {
             }
             _ => None,
         };
+        // A claim records its run (repository, run, attempt, job), not a holder id: the matrix
+        // cells of one job are one holder to it, and a suffix would be recorded nowhere.
+        if r.get("holder-suffix").is_some() {
+            return Err(InputError::new(
+                "holder-suffix",
+                "is not taken by claims: a claim records its run and job, not a holder id",
+                "",
+            )
+            .into());
+        }
         let (run, holder) = match r.run_identity() {
             Ok(run) => {
-                let suffix = r.get("holder-suffix").unwrap_or("");
-                crate::input::validate_suffix("holder-suffix", suffix)?;
-                let holder = crate::input::holder_id(&run.repository, run.run_id, &run.job, suffix);
+                let holder = crate::input::holder_id(&run.repository, run.run_id, &run.job, "");
                 (Some(run), Some(holder))
             }
             Err(_) => (None, None),
