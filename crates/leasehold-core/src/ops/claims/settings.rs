@@ -385,7 +385,7 @@ impl ClaimSettings {
         };
         // A claim records its run (repository, run, attempt, job), not a holder id: the matrix
         // cells of one job are one holder to it, and a suffix would be recorded nowhere.
-        if r.get("holder-suffix").is_some() {
+        if r.get("holder-suffix").is_some_and(|s| !s.is_empty()) {
             return Err(InputError::new(
                 "holder-suffix",
                 "is not taken by claims: a claim records its run and job, not a holder id",
