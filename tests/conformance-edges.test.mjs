@@ -198,6 +198,15 @@ describe('docs/github-semantics.md, one fact at a time: the emulator and the dri
     assert.equal(q.requestHeaders['x-github-api-version'], undefined);
   });
 
+  test('a GraphQL answer says whether it had data at all: a document refused before it ran has none', async (t) => {
+    const { perform } = await emulator(t);
+    const ran = await perform({ kind: 'graphql', document: 'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { id } }', variables: { owner: 'octo', name: 'app' }, timeoutMs: 5000 });
+    assert.equal(ran.dataAbsent, false, JSON.stringify(ran));
+    const refused = await perform({ kind: 'graphql', document: 'query { repository(owner: "octo", name: "app") { noSuchField } }', variables: {}, timeoutMs: 5000 });
+    assert.equal(refused.dataAbsent, true, JSON.stringify(refused));
+    assert.ok(refused.errors.length > 0);
+  });
+
   test('a git object created, its answer cut off (201, no sha): the transport says it may have been sent, never "created" without a sha', async (t) => {
     // A body cut short is not an answer GitHub describes (it is one that never fully arrived), so
     // the conformance check, which would flag it, is off for this one.

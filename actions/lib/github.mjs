@@ -245,6 +245,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
       return {
         kind: 'graphql',
+        // No `data` member at all: an error raised before the document ran (GraphQL's rule).
+        dataAbsent: !Object.hasOwn(data, 'data'),
         data: data.data ?? null,
         errors: Array.isArray(data.errors) ? data.errors.map((e) => ({ type: typeof e?.type === 'string' ? e.type : null, message: String(e?.message ?? '') })) : [],
         // GitHub answers a GraphQL rate limit with 200: the core waits by these, as for REST.

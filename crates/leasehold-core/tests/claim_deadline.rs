@@ -23,6 +23,7 @@ fn claim_payload(run_id: &str, expires: &str, renew_after: &str) -> String {
 
 fn ref_read(oid: &str, text: &str, date: &str) -> Reply {
     Reply::Graphql {
+        data_absent: false,
         data: Some(serde_json::json!({"repository": {"id": "R_1", "r0": {
             "prefix": "refs/leasehold/claims/deploy/", "name": "k",
             "target": {"oid": oid, "file": {"object": {"text": text}}}}}})),

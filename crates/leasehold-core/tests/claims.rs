@@ -36,6 +36,10 @@ enum Fault {
     /// Answer 200 with an error in words the core does not place and `retry-after: 60`, not
     /// applied.
     LimitedRetryAfter,
+    /// The same with `retry-after: 86400`: a day, past any ceiling on waits.
+    LimitedRetryAfterDay,
+    /// Answer 200 with an error and no `data` at all: a document refused before it ran.
+    DocumentRefused,
 }
 
 /// The honest GitHub of `leasehold-github-model` (refs, trees, commits with parents, and the
@@ -93,6 +97,7 @@ impl Git {
             Fault::None
         };
         let err = |kind: &str, message: &str| Reply::Graphql {
+            data_absent: false,
             data: Some(json!({"updateRefs": null})),
             errors: vec![GraphqlError {
                 kind: Some(kind.into()),
@@ -107,14 +112,36 @@ impl Git {
             Fault::Lose502 => return http(502),
             Fault::RateLimited => return err("RATE_LIMITED", "API rate limit exceeded"),
             Fault::Forbidden => return err("FORBIDDEN", "Resource not accessible by integration"),
-            Fault::LimitedRetryAfter => {
+            Fault::LimitedRetryAfter | Fault::LimitedRetryAfterDay => {
                 return Reply::Graphql {
+                    data_absent: false,
                     data: None,
                     errors: vec![GraphqlError {
                         kind: None,
                         message: "You have exceeded a secondary limit on content creation.".into(),
                     }],
-                    retry_after: Some("60".into()),
+                    retry_after: Some(
+                        if fault == Fault::LimitedRetryAfter {
+                            "60"
+                        } else {
+                            "86400"
+                        }
+                        .into(),
+                    ),
+                    ratelimit_remaining: None,
+                    ratelimit_reset: None,
+                    date: None,
+                }
+            }
+            Fault::DocumentRefused => {
+                return Reply::Graphql {
+                    data_absent: true,
+                    data: None,
+                    errors: vec![GraphqlError {
+                        kind: None,
+                        message: "Field 'updateRefs' doesn't exist on type 'Mutation'".into(),
+                    }],
+                    retry_after: None,
                     ratelimit_remaining: None,
                     ratelimit_reset: None,
                     date: None,
@@ -122,6 +149,7 @@ impl Git {
             }
             Fault::NullPayload | Fault::NotGraphql => {
                 return Reply::Graphql {
+                    data_absent: false,
                     data: (fault == Fault::NullPayload).then(|| json!({"updateRefs": null})),
                     errors: Vec::new(),
                     retry_after: None,
@@ -1219,4 +1247,45 @@ fn a_claim_takes_no_holder_suffix_it_would_record_nowhere() {
         leasehold_core::Error::Input(i) => assert_eq!(i.input, "holder-suffix"),
         other => panic!("{other}"),
     }
+}
+
+#[test]
+fn a_mutation_refused_before_it_ran_is_a_refusal_not_an_unknown_outcome() {
+    let mut git = Git {
+        faults: vec![Fault::DocumentRefused; 10],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(git.mutations, 1, "not rebuilt and sent again");
+    assert_ne!(status(&a), Status::UnknownOutcome);
+    let e = a.error.expect("an error");
+    assert!(
+        e.message.contains("doesn't exist"),
+        "GitHub's words: {}",
+        e.message
+    );
+    assert!(
+        !a.claims.unwrap().next.contains_key("adopt"),
+        "nothing to adopt"
+    );
+}
+
+#[test]
+fn a_mutation_answer_that_asks_for_a_wait_past_the_ceiling_is_given_up_on_not_slept() {
+    let mut git = Git {
+        faults: vec![Fault::LimitedRetryAfterDay],
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    assert_eq!(
+        status(&a),
+        Status::UnknownOutcome,
+        "the write may have landed: adopt"
+    );
+    let last = git.answered_at.last().unwrap().0;
+    assert!(last < T0 + 3_600_000, "no request a day later");
+    assert_eq!(
+        git.requests, 4,
+        "read, tree, commit, the mutation: nothing after"
+    );
 }

@@ -75,6 +75,7 @@ fn a_file_write_answered_by_graphql_is_a_protocol_error() {
         ],
         |c| matches!(c, Call::WriteFile { .. }),
         Reply::Graphql {
+            data_absent: false,
             data: Some(json!({})),
             errors: Vec::new(),
             retry_after: None,
@@ -128,6 +129,7 @@ fn list_refuses_a_timer_while_a_page_is_awaited_and_a_reply_nothing_asked_for() 
     let mut gh = GitHub::new("main");
     // A reply before anything was asked.
     let early = Reply::Graphql {
+        data_absent: false,
         data: Some(json!({})),
         errors: Vec::new(),
         retry_after: None,
@@ -206,6 +208,7 @@ fn a_list_that_never_ends_stops_at_the_request_backstop() {
     let mut op = list_op();
     let mut command = op.step(Event::Start { now: T0 }).unwrap().command;
     let endless = Reply::Graphql {
+        data_absent: false,
         data: Some(json!({"repository": {"id": "R_1", "refs": {
             "nodes": [],
             "pageInfo": {"hasNextPage": true, "endCursor": "again"}

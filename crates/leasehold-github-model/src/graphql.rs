@@ -39,6 +39,7 @@ pub struct RefMove {
 
 fn ok(data: Value, now: Millis) -> Reply {
     Reply::Graphql {
+        data_absent: false,
         data: Some(data),
         errors: Vec::new(),
         retry_after: None,
@@ -51,6 +52,7 @@ fn ok(data: Value, now: Millis) -> Reply {
 /// A field that could not be resolved: null in `data`, one `errors[]` entry of that type.
 fn field_error(field: &str, kind: &str, message: String, now: Millis) -> Reply {
     Reply::Graphql {
+        data_absent: false,
         data: Some(json!({ field: null })),
         errors: vec![GraphqlError {
             kind: Some(kind.into()),
@@ -66,6 +68,7 @@ fn field_error(field: &str, kind: &str, message: String, now: Millis) -> Reply {
 /// A document GitHub cannot run: errors, no data.
 fn document_error(message: &str, now: Millis) -> Reply {
     Reply::Graphql {
+        data_absent: true,
         data: None,
         errors: vec![GraphqlError {
             kind: None,

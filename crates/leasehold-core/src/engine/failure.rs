@@ -245,17 +245,27 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.batch = None;
                 self.planner.write_unknown();
                 self.unknown_streak += 1;
-                match next_attempt_at(
+                // Not before the answer's own rate-limit headers allow another request; a wait
+                // past the deadline or the ceiling on waits GitHub directs is given up on, as a
+                // rate-limited read's is.
+                let deadline = self.planner.retry_deadline();
+                let directed = crate::policy::directed_wait(reply, now);
+                let too_long = directed.is_some_and(|u| match deadline {
+                    Some(d) => u > d,
+                    None => u > now + self.target.retry.server_ceiling_ms,
+                });
+                let next = next_attempt_at(
                     &self.target.retry,
                     class,
                     self.unknown_streak,
                     now,
-                    self.planner.retry_deadline(),
+                    deadline,
                     &mut self.rng,
-                ) {
+                )
+                .filter(|_| !too_long);
+                match next {
                     Some(at) => {
-                        // Not before the answer's own rate-limit headers allow another request.
-                        let at = crate::policy::directed_wait(reply, now).map_or(at, |u| at.max(u));
+                        let at = directed.map_or(at, |u| at.max(u));
                         log.push(LogLine {
                             level: Level::Warning,
                             text: format!(

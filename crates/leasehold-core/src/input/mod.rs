@@ -9,6 +9,6 @@ mod reader;
 
 pub use crate::wire::credential_shape;
 pub use credentials::refuse_credential;
-pub use ids::{holder_id, validate_lock_name, validate_repository, validate_suffix};
+pub use ids::{holder_id, validate_lock_name, validate_repository};
 pub(crate) use reader::Reader;
 pub use reader::{validate_entropy, Entropy, RawInputs};

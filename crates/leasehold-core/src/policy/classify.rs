@@ -101,10 +101,11 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
             ratelimit_remaining,
             ratelimit_reset,
             date,
+            data_absent,
             ..
         } => {
             let headers = Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date);
-            classify_graphql(kind, errors, headers.class(now), now)
+            classify_graphql(kind, errors, *data_absent, headers.class(now), now)
         }
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
@@ -191,12 +192,14 @@ pub fn answered_every_field(data: Option<&serde_json::Value>) -> bool {
 /// | a stale `beforeOid`, an existing ref under all zeros, a non-fast-forward | refusal | conflict |
 /// | anything else, with `x-ratelimit-remaining: 0` or a `retry-after` | rate-limited | unknown outcome (read back) |
 /// | GitHub's "Something went wrong … may be the result of a timeout" | transient (retried) | unknown outcome (read back) |
+/// | anything else, the answer without `data` (an error before execution: nothing ran) | refusal | refusal |
 /// | anything else | refusal (our own document is at fault; retrying cannot help) | unknown outcome (read back) |
 ///
 /// The first error that is not "anything else" decides.
 fn classify_graphql(
     kind: RequestKind,
     errors: &[GraphqlError],
+    data_absent: bool,
     headers: Option<Class>,
     now: Millis,
 ) -> Class {
@@ -238,6 +241,9 @@ fn classify_graphql(
         // that met one waits until the headers say. (A write is read back, as below: the read
         // waits for the same limit, and whether the write ran is never guessed.)
         (RequestKind::Read, Some(limited)) => limited,
+        // No `data` at all: the document was refused before it ran (it does not validate, or
+        // names a field the schema lacks), so the write did not happen and never will.
+        (RequestKind::Write, None) if data_absent && !timed_out => Class::Refusal,
         (RequestKind::Write, _) => Class::UnknownOutcome,
         (RequestKind::Read | RequestKind::Create | RequestKind::Allocate, _) => Class::Refusal,
     }
@@ -773,6 +779,7 @@ mod tests {
         use Class::*;
         use RequestKind::*;
         let answer = |kind: Option<&str>, message: &str| Reply::Graphql {
+            data_absent: false,
             data: None,
             errors: vec![GraphqlError {
                 kind: kind.map(str::to_string),
@@ -822,6 +829,7 @@ mod tests {
         let server = "Mon, 30 Nov 2026 02:00:00 GMT";
         let server_ms = parse_http_date(server).unwrap();
         let limited = |retry_after: Option<&str>, remaining, reset| Reply::Graphql {
+            data_absent: false,
             data: None,
             errors: vec![GraphqlError {
                 kind: Some("RATE_LIMITED".into()),
@@ -882,6 +890,7 @@ mod tests {
         // for the reset; a write is read back (whether it ran is not guessed); without the
         // headers the read is refused, as any error of our own document.
         let unworded = |remaining, reset| Reply::Graphql {
+            data_absent: false,
             data: None,
             errors: vec![GraphqlError {
                 kind: None,

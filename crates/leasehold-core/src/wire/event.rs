@@ -151,6 +151,11 @@ pub enum Reply {
     /// waited out until `x-ratelimit-reset`) or 403; the headers come as for [`Reply::Http`].
     #[serde(rename_all = "camelCase")]
     Graphql {
+        /// The answer had no `data` member at all (not even `null`): by the GraphQL
+        /// specification an error raised before execution (a document that does not validate),
+        /// so nothing ran. Absent: taken as present (the conservative reading).
+        #[serde(default)]
+        data_absent: bool,
         #[serde(default)]
         data: Option<serde_json::Value>,
         #[serde(default)]

@@ -763,6 +763,7 @@ impl World {
             Some(F::RateLimited) => {
                 reply = if matches!(call, Call::Graphql { .. }) {
                     Reply::Graphql {
+                        data_absent: false,
                         data: None,
                         errors: vec![leasehold_core::GraphqlError {
                             kind: Some("RATE_LIMITED".into()),

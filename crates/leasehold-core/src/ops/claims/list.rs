@@ -210,8 +210,10 @@ impl ListOp {
                         Status::Permission,
                         "GitHub refused the token".into(),
                         Some(Failure {
+                            code: FailureCode::Refused,
+                            message: format!("the list read was refused{said}"),
                             class: Some(Class::Refusal.word()),
-                            ..failure(FailureCode::Refused)
+                            status,
                         }),
                     ),
                     None => self.finish(

@@ -13,8 +13,9 @@ use crate::wire::{ClaimPayload, ConfigError, Error, InputError, LeasePolicy, Run
 pub use crate::policy::limits::{MAX_CLAIM_NAME as MAX_NAME, MAX_FAMILY};
 
 /// A namespace or key: `[A-Za-z0-9._-]{1,100}`, and a component git takes in a ref name (`git
-/// check-ref-format`: it neither starts nor ends with `.`, holds no `..`, and does not end in
-/// `.lock`), so GitHub never refuses the ref after the work of a write; never a credential.
+/// check-ref-format`: it does not start with `.`, holds no `..`, and does not end in `.lock`),
+/// so GitHub never refuses the ref after the work of a write; never a credential. (A key, the
+/// ref name's last component, must not end with `.` either: [`validate_key`].)
 pub fn validate_name(input: &str, value: &str) -> Result<(), InputError> {
     refuse_credential(input, value)?;
     let ok = !value.is_empty()
@@ -23,13 +24,26 @@ pub fn validate_name(input: &str, value: &str) -> Result<(), InputError> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
         && !value.starts_with('.')
-        && !value.ends_with('.')
         && !value.contains("..")
         && !value.ends_with(".lock");
     if !ok {
         return Err(InputError::new(
             input,
-            "must match [A-Za-z0-9._-]{1,100}, neither start nor end with \".\", hold no \"..\" and not end in \".lock\" (a git ref name\'s component)",
+            "must match [A-Za-z0-9._-]{1,100}, not start with \".\", hold no \"..\" and not end in \".lock\" (a git ref name's component)",
+            value,
+        ));
+    }
+    Ok(())
+}
+
+/// A key: a name ([`validate_name`]) that is also the last component of its ref name, which git
+/// refuses when it ends with `.`.
+pub fn validate_key(input: &str, value: &str) -> Result<(), InputError> {
+    validate_name(input, value)?;
+    if value.ends_with('.') {
+        return Err(InputError::new(
+            input,
+            "must not end with \".\" (the last component of a git ref name)",
             value,
         ));
     }
@@ -227,7 +241,7 @@ impl ClaimSettings {
             vec![r.required("key")?.to_string()]
         };
         for k in &keys {
-            validate_name(if family { "keys" } else { "key" }, k)?;
+            validate_key(if family { "keys" } else { "key" }, k)?;
         }
         if family {
             let mut seen = std::collections::BTreeSet::new();
@@ -439,20 +453,22 @@ impl ClaimSettings {
 
 #[cfg(test)]
 mod tests {
-    use super::validate_name;
+    use super::{validate_key, validate_name};
 
     #[test]
     fn a_name_is_a_component_git_takes_in_a_ref() {
         for ok in ["k", "issue-42", "v1.2", "a_b", "x.y.z"] {
-            assert!(validate_name("key", ok).is_ok(), "{ok}");
+            assert!(validate_key("key", ok).is_ok(), "{ok}");
         }
         // git's check-ref-format refuses these as a component: GitHub would refuse the ref
         // only after the read, the tree and the commit of a write.
-        for bad in [
-            ".", "..", ".hidden", "a..b", "v1.", "x.lock", "", "a/b", "a b",
-        ] {
-            let e = validate_name("key", bad).unwrap_err();
-            assert_eq!(e.input, "key", "{bad}");
+        for bad in [".", "..", ".hidden", "a..b", "x.lock", "", "a/b", "a b"] {
+            let e = validate_name("namespace", bad).unwrap_err();
+            assert_eq!(e.input, "namespace", "{bad}");
         }
+        // A ref name may not end with a dot: a key (its last component) may not, a namespace
+        // (a middle one) may.
+        assert!(validate_name("namespace", "v1.").is_ok());
+        assert_eq!(validate_key("key", "v1.").unwrap_err().input, "key");
     }
 }
