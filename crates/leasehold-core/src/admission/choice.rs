@@ -150,7 +150,7 @@ fn pass_over(
     if !ask.request.requires.iter().all(|t| r.tags.contains(t)) {
         return Some(PassOver::MissingTags);
     }
-    let consumer = super::pool::consumer_of(pool, ask.repository);
+    let consumer = consumer_of(pool, ask.repository);
     if consumer
         .and_then(|c| c.resources.as_ref())
         .is_some_and(|allowed| !allowed.contains(&r.name))
@@ -259,6 +259,17 @@ pub fn choose(
             .filter_map(|(r, v)| v.map(|why| (r.name.clone(), why)))
             .collect(),
     })
+}
+
+/// The consumer entry of `repository`, in any case: GitHub's owner and repository names are
+/// case-insensitive (`Octo/App` is `octo/app`).
+pub fn consumer_of<'a>(
+    pool: &'a crate::wire::PoolConfig,
+    repository: &str,
+) -> Option<&'a crate::wire::Consumer> {
+    pool.consumers
+        .iter()
+        .find(|c| c.repository.eq_ignore_ascii_case(repository))
 }
 
 #[cfg(test)]

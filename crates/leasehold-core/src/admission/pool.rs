@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::choice::{choose, seats, Ask, Held, HoldReason};
+use super::choice::{choose, consumer_of, seats, Ask, Held, HoldReason};
 use super::Admission;
 use crate::policy::limits::GLOBAL_PARTITION;
 use crate::wire::time::Millis;
@@ -42,16 +42,6 @@ pub fn partition_of(pool: &PoolConfig, entry: &QueueEntry) -> Option<Vec<String>
 /// repository is counted and matched to its consumer by this key.
 fn repository_key(repository: &str) -> String {
     repository.to_ascii_lowercase()
-}
-
-/// The consumer entry of `repository`, in any case.
-pub fn consumer_of<'a>(
-    pool: &'a PoolConfig,
-    repository: &str,
-) -> Option<&'a crate::wire::Consumer> {
-    pool.consumers
-        .iter()
-        .find(|c| c.repository.eq_ignore_ascii_case(repository))
 }
 
 /// The atoms of `atoms` that reserve: less the non-reserving ones (exactly matched).
