@@ -239,6 +239,16 @@ fn run_on(
     panic!("did not finish")
 }
 
+/// Claims `k` by run A at `T0` on a fresh GitHub whose mutations meet `faults` in turn.
+fn claimed_under(faults: Vec<Fault>) -> (Git, Outcome) {
+    let mut git = Git {
+        faults,
+        ..Git::default()
+    };
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    (git, a)
+}
+
 fn status(o: &Outcome) -> Status {
     Status::of_outcome(o)
 }
@@ -501,11 +511,7 @@ fn release_is_idempotent_and_recognises_a_reacquire() {
 #[test]
 fn a_mutation_answered_without_its_payload_is_read_back_not_taken_as_landed() {
     for fault in [Fault::NullPayload, Fault::NotGraphql] {
-        let mut git = Git {
-            faults: vec![fault],
-            ..Git::default()
-        };
-        let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+        let (mut git, a) = claimed_under(vec![fault]);
         assert_eq!(status(&a), Status::Acquired);
         assert_eq!(git.mutations, 2, "read back, found not applied, sent again");
         // Held only where the ref says so: another run cannot claim the key too.
@@ -527,11 +533,7 @@ fn a_mutation_answered_without_its_payload_is_read_back_not_taken_as_landed() {
 
 #[test]
 fn a_mutation_answer_that_asks_for_a_wait_is_read_back_no_earlier() {
-    let mut git = Git {
-        faults: vec![Fault::LimitedRetryAfter],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::LimitedRetryAfter]);
     assert_eq!(status(&a), Status::Acquired);
     let first = git.answered_at.iter().position(|(_, m)| *m).unwrap();
     let limited_at = git.answered_at[first].0;
@@ -546,19 +548,11 @@ fn a_mutation_answer_that_asks_for_a_wait_is_read_back_no_earlier() {
 #[test]
 fn an_unknown_outcome_is_read_back_never_resent() {
     // Applied, then 502: the read-back shows our commit; one mutation only.
-    let mut git = Git {
-        faults: vec![Fault::ApplyThen502],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::ApplyThen502]);
     assert_eq!(status(&a), Status::Acquired);
     assert_eq!(git.mutations, 1, "the mutation was not sent again");
     // Not applied, then 502: the read-back shows it absent; it plans again on that.
-    let mut git = Git {
-        faults: vec![Fault::Lose502],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::Lose502]);
     assert_eq!(status(&a), Status::Acquired);
     assert_eq!(git.mutations, 2);
     // 502s past the budget: unknown outcome, with the adopt line; adopt proves it by run id.
@@ -631,19 +625,11 @@ fn an_unknown_outcome_is_read_back_never_resent() {
 
 #[test]
 fn graphql_errors_are_classified_by_their_error() {
-    let mut git = Git {
-        faults: vec![Fault::Forbidden],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::Forbidden]);
     assert_eq!(status(&a), Status::Permission);
     assert_eq!(status(&a).exit_code(), 21);
     assert!(git.refs().is_empty());
-    let mut git = Git {
-        faults: vec![Fault::RateLimited],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::RateLimited]);
     assert_eq!(
         status(&a),
         Status::Acquired,
@@ -968,6 +954,21 @@ fn a_stale_before_oid_is_classified_from_errors_not_the_status() {
     );
 }
 
+/// The guard of the claim `a` holds (its token and run id), renewing as run B.
+fn claim_guard(a: &Outcome) -> GuardReport {
+    GuardReport::new(
+        OperationKind::ClaimRenew,
+        inputs(&[("key", "k"), ("token", &token(a)), ("run-id", &run_id(a))]),
+        &entropy(NONCE_B),
+    )
+    .expect("the inputs of a claim's renewal")
+}
+
+/// One renewal of `guard` at `now`, from its inputs as they are then.
+fn renewal(git: &mut Git, guard: &GuardReport, now: u64) -> Outcome {
+    run_on(git, guard.kind(), &guard.inputs().clone(), NONCE_B, now)
+}
+
 /// The guard's end as the machine reports it.
 fn finish(reason: FinishReason, child: Option<ChildExit>) -> Finish {
     Finish {
@@ -986,31 +987,14 @@ fn finish(reason: FinishReason, child: Option<ChildExit>) -> Finish {
 fn a_claims_guard_renews_from_the_token_its_last_renewal_wrote() {
     let mut git = Git::default();
     let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
-    let mut guard = GuardReport::new(
-        OperationKind::ClaimRenew,
-        inputs(&[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))]),
-        &entropy(NONCE_B),
-    )
-    .expect("the inputs of a claim's renewal");
+    let mut guard = claim_guard(&a);
     // The verification, then a renewal: each from the inputs as the last renewal left them.
-    let verified = run_on(
-        &mut git,
-        guard.kind(),
-        &guard.inputs().clone(),
-        NONCE_B,
-        T0 + 1_000,
-    );
+    let verified = renewal(&mut git, &guard, T0 + 1_000);
     assert_eq!(status(&verified), Status::Renewed);
     guard.heard(true, &verified);
     assert_eq!(guard.inputs()["token"], token(&verified));
     assert_eq!(guard.inputs()["repository-id"], REPOSITORY_ID);
-    let renewed = run_on(
-        &mut git,
-        guard.kind(),
-        &guard.inputs().clone(),
-        NONCE_B,
-        T0 + 400_000,
-    );
+    let renewed = renewal(&mut git, &guard, T0 + 400_000);
     assert_eq!(
         status(&renewed),
         Status::Renewed,
@@ -1082,19 +1066,8 @@ fn a_claims_guard_refused_by_its_verification_says_why_and_runs_nothing() {
         NONCE_A,
         T0 + 500,
     );
-    let mut guard = GuardReport::new(
-        OperationKind::ClaimRenew,
-        inputs(&[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))]),
-        &entropy(NONCE_B),
-    )
-    .unwrap();
-    let verified = run_on(
-        &mut git,
-        guard.kind(),
-        &guard.inputs().clone(),
-        NONCE_B,
-        T0 + 1_000,
-    );
+    let mut guard = claim_guard(&a);
+    let verified = renewal(&mut git, &guard, T0 + 1_000);
     assert_ne!(status(&verified), Status::Renewed);
     guard.heard(true, &verified);
     let refused = guard.finish_document(&finish(FinishReason::NotHeld, None));
@@ -1137,7 +1110,7 @@ fn a_family_guard_rotates_every_members_token() {
     )
     .unwrap();
     for (i, at) in [T0 + 1_000, T0 + 400_000].into_iter().enumerate() {
-        let o = run_on(&mut git, guard.kind(), &guard.inputs().clone(), NONCE_B, at);
+        let o = renewal(&mut git, &guard, at);
         assert_eq!(status(&o), Status::Renewed, "renewal {i}");
         guard.heard(i == 0, &o);
         assert_eq!(guard.inputs()["tokens"], tokens(&o).join(","));
@@ -1251,11 +1224,7 @@ fn a_claim_takes_no_holder_suffix_it_would_record_nowhere() {
 
 #[test]
 fn a_mutation_refused_before_it_ran_is_a_refusal_not_an_unknown_outcome() {
-    let mut git = Git {
-        faults: vec![Fault::DocumentRefused; 10],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::DocumentRefused; 10]);
     assert_eq!(git.mutations, 1, "not rebuilt and sent again");
     assert_ne!(status(&a), Status::UnknownOutcome);
     let e = a.error.expect("an error");
@@ -1272,11 +1241,7 @@ fn a_mutation_refused_before_it_ran_is_a_refusal_not_an_unknown_outcome() {
 
 #[test]
 fn a_mutation_answer_that_asks_for_a_wait_past_the_ceiling_is_given_up_on_not_slept() {
-    let mut git = Git {
-        faults: vec![Fault::LimitedRetryAfterDay],
-        ..Git::default()
-    };
-    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let (git, a) = claimed_under(vec![Fault::LimitedRetryAfterDay]);
     assert_eq!(
         status(&a),
         Status::UnknownOutcome,

@@ -14,15 +14,6 @@ fn inputs(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn file(sha: &str, content: &str) -> Reply {
-    Reply::File {
-        sha: sha.into(),
-        content: content.into(),
-        etag: None,
-        date: None,
-    }
-}
-
 /// Drives `op` with `answer` until it finishes; returns the outcome and every write's content.
 fn drive(
     op: &mut Operation,
@@ -108,7 +99,7 @@ fn against(
     let mut current = state.to_string();
     let mut version = 3;
     let (o, _) = drive(&mut op(job, nonce), now, |call| match call {
-        Call::ReadFile { .. } => file(&format!("s{version}"), &current),
+        Call::ReadFile { .. } => Reply::file(&format!("s{version}"), &current),
         Call::WriteFile { content, .. } => {
             current = content.clone();
             version += 1;
@@ -120,6 +111,16 @@ fn against(
         other => panic!("unexpected {other:?}"),
     });
     (o, current)
+}
+
+/// The outcome acquired (its error, if not).
+fn assert_acquired(o: &Outcome) {
+    assert_eq!(
+        o.result,
+        leasehold_core::ResultWord::Acquired,
+        "{:?}",
+        o.error
+    );
 }
 
 fn holder_ids(state: &str) -> Vec<String> {
@@ -145,12 +146,7 @@ fn a_rerun_does_not_take_over_a_holding_whose_lease_ran_out() {
         "00000000000000aa",
         NOW,
     );
-    assert_eq!(
-        rerun.result,
-        leasehold_core::ResultWord::Acquired,
-        "{:?}",
-        rerun.error
-    );
+    assert_acquired(&rerun);
     let lease = rerun.lease.clone().expect("a lease");
     assert!(lease.expires_at > NOW, "a lease of its own, from now");
     assert!(lease.local_deadline > NOW);
@@ -176,12 +172,7 @@ fn a_rerun_takes_over_a_live_holding_on_a_lease_of_its_own() {
         "00000000000000aa",
         NOW,
     );
-    assert_eq!(
-        rerun.result,
-        leasehold_core::ResultWord::Acquired,
-        "{:?}",
-        rerun.error
-    );
+    assert_acquired(&rerun);
     assert_eq!(rerun.fence, Some(5), "a new fence");
     let lease = rerun.lease.clone().unwrap();
     assert!(
@@ -217,9 +208,9 @@ fn a_config_record_from_the_future_is_read_past_once_and_replaced() {
         |call| match call {
             Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
                 config_reads += 1;
-                file("c1", "{\"capacity\": 1}\n")
+                Reply::file("c1", "{\"capacity\": 1}\n")
             }
-            Call::ReadFile { .. } => file("s3", &current),
+            Call::ReadFile { .. } => Reply::file("s3", &current),
             Call::WriteFile { content, .. } => {
                 current = content.clone();
                 Reply::Written {
@@ -230,12 +221,7 @@ fn a_config_record_from_the_future_is_read_past_once_and_replaced() {
             other => panic!("unexpected {other:?}"),
         },
     );
-    assert_eq!(
-        o.result,
-        leasehold_core::ResultWord::Acquired,
-        "{:?}",
-        o.error
-    );
+    assert_acquired(&o);
     assert_eq!(config_reads, 1);
     let v: serde_json::Value = serde_json::from_str(&current).unwrap();
     let read_at = v["config"]["readAt"].as_str().unwrap();
@@ -258,8 +244,10 @@ fn a_pool_consumer_is_its_repository_in_any_case() {
             &mut op(&job(run, "1"), &format!("00000000000000a{i}")),
             NOW + i as u64 * 2_000,
             |call| match call {
-                Call::ReadFile { path, .. } if path.ends_with(".config.json") => file("c1", config),
-                Call::ReadFile { .. } => file("s", &current),
+                Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                    Reply::file("c1", config)
+                }
+                Call::ReadFile { .. } => Reply::file("s", &current),
                 Call::WriteFile { content, .. } => {
                     current = content.clone();
                     Reply::Written {
@@ -327,8 +315,8 @@ fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
     };
     let mut current = state.to_string();
     let answer = |call: &Call, current: &mut String| match call {
-        Call::ReadFile { path, .. } if path.ends_with(".config.json") => file("c1", config),
-        Call::ReadFile { .. } => file("s", current),
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::file("c1", config),
+        Call::ReadFile { .. } => Reply::file("s", current),
         Call::GetJob { .. } => job_answer(),
         Call::WriteFile { content, .. } => {
             *current = content.clone();

@@ -666,15 +666,6 @@ mod tests {
         s.to_document()
     }
 
-    fn file(sha: &str, content: &str) -> Reply {
-        Reply::File {
-            sha: sha.into(),
-            content: content.into(),
-            etag: None,
-            date: None,
-        }
-    }
-
     fn call(step: &Step) -> &Call {
         step.command.call().expect("a request")
     }
@@ -690,8 +681,10 @@ mod tests {
                 Call::ReadFile { git_ref, .. } => {
                     let r = git_ref.unwrap();
                     match r.strip_prefix("c") {
-                        Some(i) => file(&format!("b{i}"), history[i.parse::<usize>().unwrap()]),
-                        None => file("b0", history[0]),
+                        Some(i) => {
+                            Reply::file(&format!("b{i}"), history[i.parse::<usize>().unwrap()])
+                        }
+                        None => Reply::file("b0", history[0]),
                     }
                 }
                 Call::ListCommits { page, .. } => {

@@ -235,6 +235,18 @@ pub enum Reply {
 }
 }
 
+impl Reply {
+    /// `readFile`'s answer of `content` at version `sha`, without headers (for models and tests).
+    pub fn file(sha: &str, content: &str) -> Reply {
+        Reply::File {
+            sha: sha.into(),
+            content: content.into(),
+            etag: None,
+            date: None,
+        }
+    }
+}
+
 /// One entry of a GraphQL answer's `errors[]`: its `type` (GitHub's `NOT_FOUND`, `FORBIDDEN`,
 /// `RATE_LIMITED`, `STALE_DATA`, …, when it gives one) and its message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
