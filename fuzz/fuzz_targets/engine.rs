@@ -7,8 +7,9 @@
 //!   a protocol error, and only when the driver (this target) fed an answer of the wrong kind;
 //! * the protocol (`engine/mod.rs`, `wire/command.rs`): every request carries a time limit
 //!   within the core's bounds; a contents write goes only to the lock's state file on the state
-//!   branch, carries the sha of a version this target handed in (or none, only after that file
-//!   was answered as missing), holds a state that parses, with a revision one above the version
+//!   branch, carries the sha of a version this target handed in (a read's, a write's, or the
+//!   blob id of the state a created tree held; or none, only after that file was answered as
+//!   missing), holds a state that parses, with a revision one above the version
 //!   it was planned on, a fence counter that never goes down and fresh fences for new holders;
 //!   a write whose outcome is unknown is never sent again before a read; nothing is requested
 //!   after `finish`, and an event after it is refused.
@@ -435,6 +436,16 @@ fn record_reply(call: &Call, reply: &Reply, books: &mut Books) {
             books
                 .versions
                 .insert(sha.clone(), LockState::parse(content, LOCK).ok());
+        }
+        // The state branch created with the first state in its first commit: the state file's
+        // version is its blob id (what the contents API names it), handed in by the tree.
+        (Call::CreateTree { files }, Reply::Created { .. }) => {
+            for f in files.iter().filter(|f| f.path == STATE) {
+                books.versions.insert(
+                    leasehold_github_model::blob_sha(&f.content),
+                    LockState::parse(&f.content, LOCK).ok(),
+                );
+            }
         }
         (Call::WriteFile { .. }, Reply::Transport { sent: true, .. }) => books.unknown_write = true,
         (Call::WriteFile { .. }, Reply::Http { status, .. }) if *status >= 500 => {
