@@ -24,30 +24,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         now: Millis,
         log: &mut Vec<LogLine>,
     ) -> Command {
-        let (status, message) = match reply {
-            Reply::Http {
-                status, message, ..
-            } => (Some(*status), message.clone()),
-            Reply::Transport { message, .. } => (None, message.clone()),
-            // GitHub's words are in the errors (`type: message`, each); none at all is a
-            // mutation answered without its payload.
-            Reply::Graphql { errors, .. } if errors.is_empty() => (
-                None,
-                "GitHub answered without the mutation's result and without an error".into(),
-            ),
-            Reply::Graphql { errors, .. } => (
-                None,
-                errors
-                    .iter()
-                    .map(|e| match &e.kind {
-                        Some(kind) => format!("{kind}: {}", e.message),
-                        None => e.message.clone(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ),
-            _ => (None, String::new()),
-        };
+        let (status, message) = reply.said();
         let what = match status {
             Some(s) => format!("{} answered {s} {message}", sent.name()),
             None => format!("{} failed: {message}", sent.name()),
@@ -245,27 +222,20 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 self.batch = None;
                 self.planner.write_unknown();
                 self.unknown_streak += 1;
-                // Not before the answer's own rate-limit headers allow another request; a wait
-                // past the deadline or the ceiling on waits GitHub directs is given up on, as a
-                // rate-limited read's is.
-                let deadline = self.planner.retry_deadline();
-                let directed = crate::policy::directed_wait(reply, now);
-                let too_long = directed.is_some_and(|u| match deadline {
-                    Some(d) => u > d,
-                    None => u > now + self.target.retry.server_ceiling_ms,
-                });
-                let next = next_attempt_at(
+                // Not before the answer's own rate-limit headers allow another request: when
+                // they direct a wait, the read-back is timed by that limit's rules (a wait past
+                // the deadline, or past the ceiling on directed waits, is given up on, as a
+                // rate-limited read's is).
+                let wait = crate::policy::directed_limit(reply, now).unwrap_or(class);
+                match next_attempt_at(
                     &self.target.retry,
-                    class,
+                    wait,
                     self.unknown_streak,
                     now,
-                    deadline,
+                    self.planner.retry_deadline(),
                     &mut self.rng,
-                )
-                .filter(|_| !too_long);
-                match next {
+                ) {
                     Some(at) => {
-                        let at = directed.map_or(at, |u| at.max(u));
                         log.push(LogLine {
                             level: Level::Warning,
                             text: format!(

@@ -342,12 +342,12 @@ impl<'a> Limits<'a> {
     }
 }
 
-/// When an answer's rate-limit headers allow the next request (on our clock), if they direct a
-/// wait at all: `retry-after`, or the primary limit's reset while none remain, the later of
-/// the two. A write whose outcome is unknown is read back no earlier (GitHub asks it of every
-/// request, and the read-back plans new writes).
-pub fn directed_wait(reply: &Reply, now: Millis) -> Option<Millis> {
-    let limits = match reply {
+/// The rate limit an answer's headers direct, if any (`retry-after`, or the primary limit's
+/// reset while none remain: the later of the two), whatever else the answer is. A write whose
+/// outcome is unknown is read back by this limit's rules (GitHub asks it of every request, and
+/// the read-back plans new writes).
+pub fn directed_limit(reply: &Reply, now: Millis) -> Option<Class> {
+    match reply {
         Reply::Http {
             retry_after,
             ratelimit_remaining,
@@ -361,11 +361,7 @@ pub fn directed_wait(reply: &Reply, now: Millis) -> Option<Millis> {
             ratelimit_reset,
             date,
             ..
-        } => Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date),
-        _ => return None,
-    };
-    match limits.class(now) {
-        Some(Class::RateLimited { until, .. }) => Some(until),
+        } => Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date).class(now),
         _ => None,
     }
 }

@@ -14,8 +14,8 @@ mod retry;
 mod settle;
 
 pub use classify::{
-    answered_every_field, classify, directed_wait, names_a_newer_version, retry_after_until, Class,
-    RequestKind,
+    answered_every_field, classify, directed_limit, names_a_newer_version, retry_after_until,
+    Class, RequestKind,
 };
 pub use handoff::{next_poll, oldest_age, HoldBook};
 pub use jitter::Rng;

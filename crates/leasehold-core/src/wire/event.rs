@@ -236,6 +236,34 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// What GitHub said in a failed answer: its HTTP status, if it gave one, and its words (an
+    /// HTTP answer's message, a transport's error, a GraphQL answer's errors as `type: message`
+    /// each; none at all is a mutation answered without its payload).
+    pub fn said(&self) -> (Option<u16>, String) {
+        match self {
+            Reply::Http {
+                status, message, ..
+            } => (Some(*status), message.clone()),
+            Reply::Transport { message, .. } => (None, message.clone()),
+            Reply::Graphql { errors, .. } if errors.is_empty() => (
+                None,
+                "GitHub answered without the mutation's result and without an error".into(),
+            ),
+            Reply::Graphql { errors, .. } => (
+                None,
+                errors
+                    .iter()
+                    .map(|e| match &e.kind {
+                        Some(kind) => format!("{kind}: {}", e.message),
+                        None => e.message.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            _ => (None, String::new()),
+        }
+    }
+
     /// `readFile`'s answer of `content` at version `sha`, without headers (for models and tests).
     pub fn file(sha: &str, content: &str) -> Reply {
         Reply::File {

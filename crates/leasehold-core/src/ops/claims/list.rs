@@ -171,19 +171,11 @@ impl ListOp {
                 self.auth_since.get_or_insert(now);
             }
             // GitHub's own words, as the engine gives them.
-            let (status, said) = match &reply {
-                Reply::Http {
-                    status, message, ..
-                } => (Some(*status), format!(": answered {status} {message}")),
-                Reply::Transport { message, .. } => (None, format!(": {message}")),
-                Reply::Graphql { errors, .. } => (
-                    None,
-                    errors
-                        .iter()
-                        .map(|e| format!(": {}", e.message))
-                        .collect::<String>(),
-                ),
-                _ => (None, String::new()),
+            let (status, message) = reply.said();
+            let said = match status {
+                Some(s) => format!(": answered {s} {message}"),
+                None if message.is_empty() => String::new(),
+                None => format!(": {message}"),
             };
             let failure = |code| Failure {
                 code,
