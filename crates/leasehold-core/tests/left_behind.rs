@@ -341,3 +341,162 @@ fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
     let s: serde_json::Value = serde_json::from_str(&current).unwrap();
     assert_eq!(s["reservations"][0]["kind"], "cooldown", "{:?}", o2.reaped);
 }
+
+/// A pool of one resource with room for three, one slot a runner.
+const SERIAL_POOL: &str = r#"{"resources": {"a": {"capacity": 3}}, "runnerSerialization": true}"#;
+
+/// A pool holding of `holder` (run `run`, attempt `attempt`) on runner `runner`, fence `fence`,
+/// its lease ending a minute after `NOW`.
+fn pool_holding(holder: &str, run: u64, attempt: u32, runner: &str, fence: u64) -> String {
+    format!(
+        r#"{{ "holderId": "{holder}", "nonce": "1111111111111111", "fence": {fence},
+      "run": {{ "repository": "octo/app", "runId": {run}, "runAttempt": {attempt}, "job": "deploy", "runnerName": "{runner}" }},
+      "acquiredAt": "2027-01-15T07:00:00.000Z", "expiresAt": "2027-01-15T08:01:00.000Z",
+      "leaseMs": 3660000, "ceilingAt": "2027-01-22T07:00:00.000Z",
+      "pool": {{ "resource": "a", "partition": ["runner:{runner}"] }} }}"#
+    )
+}
+
+fn pool_state(holdings: &[String], fence: u64) -> String {
+    format!(
+        "{{\"schema\": 1, \"lock\": \"deploy\", \"revision\": 3, \"fence\": {fence}, \"holders\": [{}], \"queue\": []}}\n",
+        holdings.join(", ")
+    )
+}
+
+/// `job` on runner `runner`, waiting at most a minute.
+fn job_on(
+    run: &str,
+    attempt: &str,
+    holder_suffix: &str,
+    runner: &str,
+) -> Vec<(&'static str, String)> {
+    let mut pairs: Vec<(&'static str, String)> = job(run, attempt)
+        .into_iter()
+        .map(|(k, v)| match k {
+            "RUNNER_NAME" => (k, runner.to_string()),
+            "timeout-minutes" => (k, "1".into()),
+            _ => (k, v),
+        })
+        .collect();
+    if !holder_suffix.is_empty() {
+        pairs.push(("holder-suffix", holder_suffix.to_string()));
+    }
+    pairs
+}
+
+/// Runs `job` against a pool store holding `state`; returns its outcome and the state it left.
+fn against_pool(
+    state: &str,
+    job: &[(&'static str, String)],
+    nonce: &str,
+    now: u64,
+) -> (Outcome, String, Vec<String>) {
+    let mut current = state.to_string();
+    let mut version = 3;
+    let (o, writes) = drive(&mut op(job, nonce), now, |call| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+            Reply::file("c1", SERIAL_POOL)
+        }
+        Call::ReadFile { .. } => Reply::file(&format!("s{version}"), &current),
+        Call::WriteFile { content, .. } => {
+            current = content.clone();
+            version += 1;
+            Reply::Written {
+                sha: format!("s{version}"),
+                date: None,
+            }
+        }
+        other => panic!("unexpected {other:?}"),
+    });
+    (o, current, writes)
+}
+
+/// Under runner serialization a holding reserves its runner. A rerun that takes over its earlier
+/// attempt's holding from another runner takes the seat onto the runner it now runs on: kept on
+/// the earlier runner's atom, a second holding on the new runner (another holder id of the same
+/// job, as a matrix or a second lock step) was admitted beside it, two slots on one runner.
+#[test]
+fn a_rerun_on_another_runner_moves_its_seat_to_that_runner() {
+    let state = pool_state(&[pool_holding("octo/app:77:deploy", 77, 1, "r1", 4)], 4);
+    let (rerun, state, _) = against_pool(
+        &state,
+        &job_on("77", "2", "", "r2"),
+        "00000000000000aa",
+        NOW,
+    );
+    assert_acquired(&rerun);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(v["holders"][0]["run"]["runnerName"], "r2");
+    assert_eq!(
+        v["holders"][0]["pool"]["partition"],
+        serde_json::json!(["runner:r2"]),
+        "the seat is on the runner the rerun runs on"
+    );
+    // Another holder id on r2, with the pool's room for two more: r2 holds its one slot.
+    let (second, state, _) = against_pool(
+        &state,
+        &job_on("77", "2", "second", "r2"),
+        "00000000000000bb",
+        NOW + 1_000,
+    );
+    assert_ne!(
+        second.result,
+        leasehold_core::ResultWord::Acquired,
+        "one slot a runner"
+    );
+    assert_eq!(holder_ids(&state), ["octo/app:77:deploy"]);
+    // While r1, the earlier runner, is free for another job.
+    let (other, _, _) = against_pool(
+        &state,
+        &job_on("78", "1", "", "r1"),
+        "00000000000000cc",
+        NOW + 2_000,
+    );
+    assert_acquired(&other);
+}
+
+/// When the runner a rerun runs on already holds a slot, taking the earlier attempt's holding
+/// over would put two on one runner. The earlier holding is removed (its run attempt is over:
+/// GitHub reruns only a completed run), recorded as removed for the rerun, and the rerun queues
+/// for a slot of its own.
+#[test]
+fn a_rerun_onto_a_runner_that_holds_a_slot_gives_up_the_earlier_holding_and_queues() {
+    let state = pool_state(
+        &[
+            pool_holding("octo/app:77:deploy", 77, 1, "r1", 4),
+            pool_holding("octo/app:90:deploy", 90, 1, "r2", 5),
+        ],
+        5,
+    );
+    let (rerun, state, writes) = against_pool(
+        &state,
+        &job_on("77", "2", "", "r2"),
+        "00000000000000aa",
+        NOW,
+    );
+    assert_eq!(
+        rerun.result,
+        leasehold_core::ResultWord::Timeout,
+        "{:?}",
+        rerun.error
+    );
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        holder_ids(&state),
+        ["octo/app:90:deploy"],
+        "never two holdings on r2"
+    );
+    // The write that queued it recorded the removal.
+    let first: serde_json::Value = serde_json::from_str(&writes[0]).unwrap();
+    assert_eq!(
+        first["lastChange"]["removed"],
+        serde_json::json!([{"holderId": "octo/app:77:deploy", "fence": 4, "expiresAt": "2027-01-15T08:01:00.000Z", "reason": "rerun"}])
+    );
+    assert_eq!(first["queue"][0]["holderId"], "octo/app:77:deploy");
+    assert_eq!(
+        v["queue"],
+        serde_json::json!([]),
+        "the rerun left the queue at its timeout"
+    );
+}

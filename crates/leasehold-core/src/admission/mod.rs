@@ -14,7 +14,7 @@ mod sole;
 
 pub use choice::{choose, Ask, Held, HoldReason, PassOver};
 pub use fifo::Fifo;
-pub use pool::{conflict, partition_of, Pool, Scan};
+pub use pool::{conflict, partition_of, reseat, Pool, Reseat, Scan};
 pub use sole::Sole;
 
 use crate::wire::time::Millis;

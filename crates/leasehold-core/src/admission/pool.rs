@@ -38,6 +38,58 @@ pub fn partition_of(pool: &PoolConfig, entry: &QueueEntry) -> Option<Vec<String>
     atoms
 }
 
+/// Where a rerun's takeover of `holder_id`'s holding in `st` leaves its seat, the job now on
+/// runner `runner`: under runner serialization the seat carries its runner's atom, and the
+/// rerun may run on another runner than its earlier attempt did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reseat {
+    /// The seat reserves what it did.
+    Unchanged,
+    /// The seat, with the earlier runner's atom replaced by the new runner's.
+    Moved(Seat),
+    /// The new runner's atom is reserved by this other holding: the takeover would put two
+    /// holdings on one runner.
+    Busy(String),
+}
+
+pub fn reseat(pool: &PoolConfig, st: &LockState, holder_id: &str, runner: &str) -> Reseat {
+    let Some(h) = st.holder(holder_id) else {
+        return Reseat::Unchanged;
+    };
+    let Some(seat) = &h.pool else {
+        return Reseat::Unchanged;
+    };
+    let mut atoms = seat.partition.clone().unwrap_or_default();
+    let earlier = format!("runner:{}", h.run.runner_name);
+    if !h.run.runner_name.is_empty() && atoms.last() == Some(&earlier) {
+        atoms.pop();
+    }
+    let now_on =
+        (pool.runner_serialization && !runner.is_empty()).then(|| format!("runner:{runner}"));
+    if let Some(atom) = &now_on {
+        let reserved_by = st.holders.iter().find(|o| {
+            o.holder_id != holder_id
+                && o.pool
+                    .as_ref()
+                    .and_then(|s| s.partition.as_ref())
+                    .is_some_and(|p| p.contains(atom))
+        });
+        if let Some(o) = reserved_by {
+            return Reseat::Busy(o.holder_id.clone());
+        }
+        atoms.push(atom.clone());
+    }
+    // As `partition_of` makes it: no atoms, no partition (a request never gives an empty one).
+    let partition = (!atoms.is_empty()).then_some(atoms);
+    if partition == seat.partition {
+        return Reseat::Unchanged;
+    }
+    Reseat::Moved(Seat {
+        partition,
+        ..seat.clone()
+    })
+}
+
 /// GitHub's owner and repository names are case-insensitive (`Octo/App` is `octo/app`): a
 /// repository is counted and matched to its consumer by this key.
 fn repository_key(repository: &str) -> String {

@@ -21,6 +21,7 @@ use super::acquire_head::HeadGate;
 use super::head::PrHead;
 use super::job_id::{apart, JobLookup};
 use super::lifecycle::Gate;
+use crate::admission::{reseat, Reseat};
 use crate::engine::{lease_view, Decision, PlanCtx, Planner, Provenance};
 use crate::input::{self, Entropy, RawInputs, Reader};
 use crate::policy::limits::{
@@ -32,8 +33,8 @@ use crate::store::{ClaimPlace, Document, MAX_STATE_BYTES};
 use crate::wire::time::{format_rfc3339, Millis};
 use crate::wire::{
     Call, ChangeAction, Failure, FailureCode, Holder, InputError, LeasePolicy, LeaseView, Level,
-    LockState, LogLine, Outcome, PoolConfig, PoolRequest, QueueEntry, Reply, ResultWord,
-    RunIdentity,
+    LockState, LogLine, Outcome, PoolConfig, PoolRequest, QueueEntry, Removal, RemovalReason,
+    Reply, ResultWord, RunIdentity,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -388,36 +389,64 @@ impl Planner for AcquirePlanner {
                         h.run.run_attempt
                     ));
                 }
-                Kin::Predecessor => {
-                    ctx.info(format!(
-                        "taking over the holding left by run attempt {} of {id}",
-                        h.run.run_attempt
-                    ));
-                    // A new fence: the protected resource must be able to tell the earlier
-                    // attempt (which may still be running somewhere) from this one.
-                    doc.fence += 1;
-                    let fence = doc.fence;
-                    let (now, lease_ms) = (ctx.server_now, self.lease_ms(&ctx.lease));
-                    let h = doc
-                        .holders
-                        .iter_mut()
-                        .find(|h| h.holder_id == id)
-                        .expect("holder");
-                    h.nonce = self.s.nonce.clone();
-                    h.run = self.s.run.clone();
-                    h.fence = fence;
-                    h.claimed_at = Some(now);
-                    // This attempt's own lease, from now, as an admission grants it: not what
-                    // is left of the earlier attempt's.
-                    h.acquired_at = now;
-                    h.expires_at = now.saturating_add(lease_ms);
-                    h.lease_ms = lease_ms;
-                    h.ceiling_at = now.saturating_add(ctx.lease.max_ttl_ms);
-                    return Decision::Write {
-                        doc,
-                        action: ChangeAction::Adopt,
-                    };
-                }
+                Kin::Predecessor => match self.reseat(st, ctx) {
+                    Reseat::Busy(other) => {
+                        ctx.warn(format!(
+                            "the holding left by run attempt {} of {id} was on runner {:?}; this attempt runs on {:?}, whose slot {other} holds (runner serialization: one slot a runner). The earlier holding is removed and this attempt queues",
+                            h.run.run_attempt, h.run.runner_name, self.s.run.runner_name
+                        ));
+                        let removal = Removal {
+                            holder_id: id.into(),
+                            fence: h.fence,
+                            expires_at: h.expires_at,
+                            reason: RemovalReason::Rerun,
+                        };
+                        doc.holders.retain(|x| x.holder_id != id);
+                        super::lifecycle::expired(
+                            &mut doc,
+                            &st.holders,
+                            std::slice::from_ref(&removal),
+                            ctx,
+                            "rerun",
+                        );
+                        ctx.removed.push(removal);
+                        adopted = true;
+                    }
+                    reseat => {
+                        ctx.info(format!(
+                            "taking over the holding left by run attempt {} of {id}",
+                            h.run.run_attempt
+                        ));
+                        // A new fence: the protected resource must be able to tell the earlier
+                        // attempt (which may still be running somewhere) from this one.
+                        doc.fence += 1;
+                        let fence = doc.fence;
+                        let (now, lease_ms) = (ctx.server_now, self.lease_ms(&ctx.lease));
+                        let h = doc
+                            .holders
+                            .iter_mut()
+                            .find(|h| h.holder_id == id)
+                            .expect("holder");
+                        h.nonce = self.s.nonce.clone();
+                        h.run = self.s.run.clone();
+                        h.fence = fence;
+                        h.claimed_at = Some(now);
+                        // This attempt's own lease, from now, as an admission grants it: not
+                        // what is left of the earlier attempt's.
+                        h.acquired_at = now;
+                        h.expires_at = now.saturating_add(lease_ms);
+                        h.lease_ms = lease_ms;
+                        h.ceiling_at = now.saturating_add(ctx.lease.max_ttl_ms);
+                        // Under runner serialization the seat carries the runner now running it.
+                        if let Reseat::Moved(seat) = reseat {
+                            h.pool = Some(seat);
+                        }
+                        return Decision::Write {
+                            doc,
+                            action: ChangeAction::Adopt,
+                        };
+                    }
+                },
                 Kin::Collision(why) => return self.collision(&why, now),
                 Kin::Successor => return self.superseded(h.run.run_attempt, now),
             }
@@ -680,6 +709,15 @@ impl AcquirePlanner {
             ),
             now,
         )
+    }
+
+    /// Where taking over this holder id's holding in `st` leaves its seat (a pool's runner
+    /// atom, `admission::reseat`).
+    fn reseat(&self, st: &LockState, ctx: &PlanCtx<'_>) -> Reseat {
+        match super::pool::pool_of(ctx.admission.as_ref()) {
+            Some(p) => reseat(&p.config, st, &self.s.holder_id, &self.s.run.runner_name),
+            None => Reseat::Unchanged,
+        }
     }
 
     fn superseded(&self, attempt: u32, now: Millis) -> Decision {

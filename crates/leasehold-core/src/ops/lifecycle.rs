@@ -301,8 +301,9 @@ pub fn acquire_gate(st: &LockState, ctx: &PlanCtx<'_>) -> Gate {
     }
 }
 
-/// Holdings an acquire removed for an expired lease (`removed`, from `before`) become
-/// quarantines when the lifecycle is on for `doc`: nobody proved their resources clean.
+/// Holdings an acquire or the reaper removed (`removed`, from `before`: an expired lease, a dead
+/// holder, an earlier attempt a rerun could not seat) become quarantines when the lifecycle is
+/// on for `doc`: nobody proved their resources clean. `by` names the removal.
 pub fn expired(
     doc: &mut LockState,
     before: &[Holder],
@@ -315,7 +316,7 @@ pub fn expired(
     }
     for id in rules::quarantine_removed(doc, before, removed, ctx.server_now, by) {
         ctx.warn(format!(
-            "quarantined the slot of the expired holding as {id}"
+            "quarantined the slot of the removed holding as {id}"
         ));
     }
 }

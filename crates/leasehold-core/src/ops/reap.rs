@@ -665,13 +665,14 @@ impl Planner for ReapPlanner {
                         why,
                     ))
                 };
-                // A quarantine made by a removal (an acquire's of an expired holding, the
-                // reaper's of a dead holder) was made after its job completed, by construction:
+                // A quarantine made by a removal (an acquire's of an expired holding or of an
+                // earlier attempt its rerun could not seat, the reaper's of a dead holder) was
+                // made after its job completed, by construction:
                 // its own time bounds nothing, and the holding's claim time is not kept. A job id
                 // recorded then is judged by its runner only. One made by a release (inside the
                 // job) is judged as a holding is, by when it was made.
                 let made_at = match r.by.as_str() {
-                    "expired" | "reaper" => 0,
+                    "expired" | "reaper" | "rerun" => 0,
                     _ => r.at,
                 };
                 match self.verdict(&key, &r.run, made_at, policy.skew_ms) {

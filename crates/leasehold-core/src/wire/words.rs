@@ -214,6 +214,10 @@ words! {
         RunCompleted = "run-completed",
         /// The Actions API says its job completed.
         JobCompleted = "job-completed",
+        /// A later run attempt of its job took its place but could not keep its seat (under
+        /// runner serialization, the new runner's slot was held): GitHub reruns only a
+        /// completed run, so the earlier attempt is over.
+        Rerun = "rerun",
     }
 }
 
