@@ -53,6 +53,9 @@ pub enum PlantedBug {
     PoolConsumerOffByOne,
     /// core (`admission/pool.rs`, `Pool::admit`): the scan stops at the first blocked waiter.
     PoolStopsAtBlocked,
+    /// core (`admission/pool.rs`, `reseat`): a rerun that takes over its earlier attempt's
+    /// holding from another runner keeps the earlier runner's atom.
+    PoolRerunKeepsRunner,
     /// core (`admission/choice.rs`, `rank`): the eligible resources are taken in config order.
     PoolChoiceConfigOrder,
     /// core (`admission/choice.rs`, `rank`): the room below pace is computed without the
@@ -82,7 +85,7 @@ pub enum PlantedBug {
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 27] = [
+    pub const ALL: [PlantedBug; 28] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -100,6 +103,7 @@ impl PlantedBug {
         PlantedBug::PoolPartitionIgnored,
         PlantedBug::PoolConsumerOffByOne,
         PlantedBug::PoolStopsAtBlocked,
+        PlantedBug::PoolRerunKeepsRunner,
         PlantedBug::PoolChoiceConfigOrder,
         PlantedBug::PoolChoiceRoomNoElapsed,
         PlantedBug::PollHotLoop,
@@ -131,6 +135,7 @@ impl PlantedBug {
             PlantedBug::PoolPartitionIgnored => "pool-partition-ignored",
             PlantedBug::PoolConsumerOffByOne => "pool-consumer-off-by-one",
             PlantedBug::PoolStopsAtBlocked => "pool-stops-at-blocked",
+            PlantedBug::PoolRerunKeepsRunner => "pool-rerun-keeps-runner",
             PlantedBug::PoolChoiceConfigOrder => "pool-choice-config-order",
             PlantedBug::PoolChoiceRoomNoElapsed => "pool-choice-room-no-elapsed",
             PlantedBug::PollHotLoop => "poll-hot-loop",
@@ -170,6 +175,7 @@ impl PlantedBug {
             | PlantedBug::PoolPartitionIgnored
             | PlantedBug::PoolConsumerOffByOne => "core: admission/pool.rs, judge",
             PlantedBug::PoolStopsAtBlocked => "core: admission/pool.rs, admit",
+            PlantedBug::PoolRerunKeepsRunner => "core: admission/pool.rs, reseat",
             PlantedBug::PoolChoiceConfigOrder | PlantedBug::PoolChoiceRoomNoElapsed => {
                 "core: admission/choice.rs, rank"
             }
@@ -220,6 +226,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::PoolPartitionIgnored => Some(Bug::IgnoreHeldPartitions),
             PlantedBug::PoolConsumerOffByOne => Some(Bug::ConsumerLimitOffByOne),
             PlantedBug::PoolStopsAtBlocked => Some(Bug::PoolStopsAtBlocked),
+            PlantedBug::PoolRerunKeepsRunner => Some(Bug::RerunKeepsRunnerAtom),
             PlantedBug::PoolChoiceConfigOrder => Some(Bug::ChoiceConfigOrder),
             PlantedBug::PoolChoiceRoomNoElapsed => Some(Bug::ChoiceRoomNoElapsed),
             PlantedBug::PollHotLoop => Some(Bug::PollHotLoop),

@@ -41,6 +41,10 @@ pub struct PoolParams {
     pub runs: Vec<RunAsk>,
     /// Usage readings, each reported by a run of its own (`report-usage`), in no order.
     pub readings: Vec<ReadingAsk>,
+    /// Under runner serialization, in some seeds: the job attempts share this many runners
+    /// (attempt `c` on runner `c % runners`, so a rerun may run on another runner than its
+    /// earlier attempt). 0: every attempt has a runner of its own.
+    pub runners: u64,
 }
 
 /// One usage reading a reporter run sends: when it starts (ms after `T0`), and the inputs.
@@ -235,11 +239,18 @@ impl PoolParams {
                 .map(|_| ReadingAsk::draw(&mut r, &config))
                 .collect()
         };
+        // Drawn last, so that every other draw of a seed is what it was before.
+        let runners = if config.runner_serialization && r.below(2) == 0 {
+            r.between(1, 3)
+        } else {
+            0
+        };
         Some(PoolParams {
             config,
             json,
             runs,
             readings,
+            runners,
         })
     }
 
@@ -536,6 +547,28 @@ impl PoolBooks {
                             a.holder_id,
                             seat_partition(a),
                             b.holder_id,
+                            seat_partition(b)
+                        ),
+                    ));
+                }
+            }
+        }
+        // 27. One slot a runner: under runner serialization, no two holdings whose runs name
+        // one runner (judged by the runs, not by the atoms their seats carry).
+        if c.runner_serialization {
+            for (i, a) in state.holders.iter().enumerate() {
+                let runner = &a.run.runner_name;
+                if let Some(b) = state.holders[i + 1..]
+                    .iter()
+                    .find(|b| !runner.is_empty() && b.run.runner_name == *runner)
+                {
+                    problems.push((
+                        Invariant::PoolRunner,
+                        format!(
+                            "version {v}: {} and {} both hold on runner {runner} (seats {:?} and {:?})",
+                            a.holder_id,
+                            b.holder_id,
+                            seat_partition(a),
                             seat_partition(b)
                         ),
                     ));

@@ -99,6 +99,8 @@ pub enum Invariant {
     /// names becomes a cooldown of the same holding, an incident ends only by a confirmed
     /// recover-incident, and a recovery that must be refused commits nothing.
     OperatorRecovery,
+    /// 27: under a pool's runner serialization, no two holdings whose runs name one runner.
+    PoolRunner,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -133,6 +135,7 @@ impl Invariant {
             Invariant::QuarantineRelease => "24 quarantine release",
             Invariant::CooldownEnd => "25 cooldown end",
             Invariant::OperatorRecovery => "26 operator recovery",
+            Invariant::PoolRunner => "27 pool one slot a runner",
             Invariant::Protocol => "protocol",
         }
     }

@@ -511,6 +511,21 @@ impl Env<'_> {
             // An operator's recovery fails by design when told a wrong id or no confirmation,
             // and when what it read is gone by the time it runs (reclaimed, recovered by the
             // reaper or another of its runs).
+            // A usage reading drawn ahead of GitHub's clock (6 to 20 minutes past its start) is
+            // refused as from the future, unless faults held it back until GitHub's clock came
+            // within 5 minutes of it.
+            Stage::Reap if self.runs[self.clients[c].run].usage.is_some() => {
+                let run = &self.runs[self.clients[c].run];
+                let ahead = run
+                    .usage
+                    .and_then(|i| self.world.params.pool.as_ref()?.readings.get(i))
+                    .is_some_and(|r| r.observed_at > crate::types::T0 + r.start_ms + 5 * 60_000);
+                ahead
+                    && outcome
+                        .error
+                        .as_ref()
+                        .is_some_and(|e| e.code == FailureCode::InvalidInput)
+            }
             Stage::Reap => self.runs[self.clients[c].run]
                 .operator
                 .as_ref()

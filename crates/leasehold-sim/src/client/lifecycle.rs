@@ -42,9 +42,13 @@ impl Env<'_> {
             attempt,
             holder_id,
             // A lifecycle seed's jobs share a few runners (a reclaim needs a waiter on the
-            // runner a quarantine was left on); reapers and sweeps keep their own.
-            runner: match &self.world.params.lifecycle {
-                Some(l) if run < l.reports.len() => l.runner(run),
+            // runner a quarantine was left on), as do a pool's under runner serialization in
+            // some seeds (by attempt: a rerun may move); reapers and sweeps keep their own.
+            runner: match (&self.world.params.lifecycle, &self.world.params.pool) {
+                (Some(l), _) if run < l.reports.len() => l.runner(run),
+                (_, Some(p)) if p.runners > 0 && run < p.runs.len() && !self.runs[run].reaper => {
+                    format!("sim-runner-{}", c as u64 % p.runners)
+                }
                 _ => format!("sim-runner-{c}"),
             },
             clock,
