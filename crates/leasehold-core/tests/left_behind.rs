@@ -500,3 +500,78 @@ fn a_rerun_onto_a_runner_that_holds_a_slot_gives_up_the_earlier_holding_and_queu
         "the rerun left the queue at its timeout"
     );
 }
+
+/// A report-usage of resource `a` of a pool, observed at `observed_at`.
+fn usage_op(observed_at: &str) -> Operation {
+    Operation::new(
+        OperationKind::ReportUsage,
+        &inputs(&[
+            ("lock", "deploy"),
+            ("repository", "octo/app"),
+            ("resource", "a"),
+            ("used", "0.25"),
+            ("window-start", "2027-01-15T07:00:00Z"),
+            ("reset-at", "2027-01-15T12:00:00Z"),
+            ("observed-at", observed_at),
+        ]),
+        &Entropy {
+            seed: 5,
+            nonce: "00000000000000dd".into(),
+        },
+    )
+    .expect("inputs")
+    .0
+}
+
+/// Runs a report-usage against a pool whose state is `state`; returns its outcome and writes.
+fn report(state: &str, observed_at: &str) -> (Outcome, Vec<String>) {
+    drive(&mut usage_op(observed_at), NOW, |call| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+            Reply::file("c1", SERIAL_POOL)
+        }
+        Call::ReadFile { .. } => Reply::file("s3", state),
+        Call::WriteFile { .. } => Reply::Written {
+            sha: "s4".into(),
+            date: None,
+        },
+        other => panic!("unexpected {other:?}"),
+    })
+}
+
+/// A usage reading from ahead of GitHub's clock (a reporter's wrong clock, a typo of the year)
+/// counts as stale in the choice until GitHub's clock reaches it, and, recorded, kept every true
+/// reading out ("an older reading never replaces a newer one"): the resource was passed over
+/// until that date, with every report a success. It is refused, naming the input, and one
+/// recorded before is replaced by the next true reading.
+#[test]
+fn a_usage_reading_from_the_future_is_refused_and_one_recorded_before_is_replaced() {
+    let empty = pool_state(&[], 0);
+    let (o, writes) = report(&empty, "2028-01-15T08:00:00Z");
+    assert_eq!(o.result, leasehold_core::ResultWord::Failed);
+    let error = o.error.expect("an error");
+    assert_eq!(error.code.as_str(), "invalid-input");
+    assert!(error.message.contains("observed-at"), "{}", error.message);
+    assert!(writes.is_empty(), "nothing written");
+    // Within GitHub's 5 minutes of tolerance: recorded.
+    let (o, _) = report(&empty, "2027-01-15T08:04:00Z");
+    assert_eq!(
+        o.result,
+        leasehold_core::ResultWord::Recorded,
+        "{:?}",
+        o.error
+    );
+
+    let future = empty.replace(
+        "\"queue\": []",
+        "\"queue\": [], \"pool\": {\"usage\": {\"a\": {\"usedBp\": 9900, \"windowStart\": \"2028-01-15T07:00:00.000Z\", \"resetAt\": \"2028-01-15T12:00:00.000Z\", \"observedAt\": \"2028-01-15T08:00:00.000Z\", \"status\": \"allowed\"}}}",
+    );
+    let (o, writes) = report(&future, "2027-01-15T07:59:00Z");
+    assert_eq!(
+        o.result,
+        leasehold_core::ResultWord::Recorded,
+        "{:?}",
+        o.error
+    );
+    let v: serde_json::Value = serde_json::from_str(&writes[0]).unwrap();
+    assert_eq!(v["pool"]["usage"]["a"]["usedBp"], 2500);
+}

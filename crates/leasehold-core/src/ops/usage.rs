@@ -8,9 +8,10 @@
 
 use crate::engine::{Decision, PlanCtx, Planner, Provenance};
 use crate::input::{RawInputs, Reader};
+use crate::policy::limits::USAGE_FUTURE_MS;
 use crate::policy::RetryPolicy;
 use crate::store::pool_config::check_word;
-use crate::wire::time::{parse_rfc3339, Millis};
+use crate::wire::time::{format_rfc3339, parse_rfc3339, Millis};
 use crate::wire::{
     ChangeAction, Failure, FailureCode, InputError, LockState, Outcome, ResultWord, UsageReading,
     UsageStatus,
@@ -154,11 +155,28 @@ impl Planner for UsagePlanner {
                 self.s.lock, self.s.resource
             ));
         }
-        if let Some(r) = recorded.filter(|r| r.observed_at >= mine.observed_at) {
+        // A reading from ahead of GitHub's clock counts as stale in the choice until GitHub's
+        // clock reaches it; recorded, it would also keep every true reading out (an older
+        // reading never replaces a newer one). Refused, and one recorded before is replaced.
+        let ahead = |at: Millis| at > ctx.server_now.saturating_add(USAGE_FUTURE_MS);
+        if ahead(mine.observed_at) {
+            return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure::new(
+                FailureCode::InvalidInput,
+                format!(
+                    "observed-at {} is more than {} minutes ahead of GitHub's clock ({}): a reading cannot be from the future; nothing was written",
+                    format_rfc3339(mine.observed_at),
+                    USAGE_FUTURE_MS / 60_000,
+                    format_rfc3339(ctx.server_now)
+                ),
+            )));
+        }
+        if let Some(r) =
+            recorded.filter(|r| r.observed_at >= mine.observed_at && !ahead(r.observed_at))
+        {
             ctx.info(format!(
                 "a reading of {} observed at the same time or later is recorded already ({}); keeping it",
                 self.s.resource,
-                crate::wire::time::format_rfc3339(r.observed_at)
+                format_rfc3339(r.observed_at)
             ));
             return Decision::Finish(self.outcome(ResultWord::Noop));
         }

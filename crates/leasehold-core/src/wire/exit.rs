@@ -202,7 +202,7 @@ impl Status {
             F::Incident => Status::Incident,
             F::IncidentCleanupFailed => Status::IncidentCleanupFailed,
             F::NoSuchReservation | F::NoSuchIncident | F::Unconfirmed => Status::RecoverRefused,
-            F::HolderCollision => Status::Usage,
+            F::HolderCollision | F::InvalidInput => Status::Usage,
             F::Superseded | F::Lost => Status::Lost,
             F::StateNotJson
             | F::StateNoSchema

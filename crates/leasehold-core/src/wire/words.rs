@@ -175,6 +175,10 @@ words! {
         NoSuchIncident = "no-such-incident",
         /// recover, recover-incident: the operator's confirmation input is not `true`.
         Unconfirmed = "unconfirmed",
+        /// An input that only GitHub's clock can judge (report-usage's `observed-at` ahead of
+        /// it), refused after the state was read: nothing was written. An input refused before
+        /// any request is a refusal of the same word.
+        InvalidInput = "invalid-input",
     }
 }
 
