@@ -53,6 +53,10 @@ pub enum Reseat {
 }
 
 pub fn reseat(pool: &PoolConfig, st: &LockState, holder_id: &str, runner: &str) -> Reseat {
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::RerunKeepsRunnerAtom) {
+        return Reseat::Unchanged;
+    }
     let Some(h) = st.holder(holder_id) else {
         return Reseat::Unchanged;
     };
