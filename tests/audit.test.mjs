@@ -44,6 +44,9 @@ test('reaper-delivery: opened, unchanged without a write, updated on change, clo
   const issue = Number(opened.outputs.issue);
   assert.equal(repo.issues.get(issue).user.login, 'github-actions[bot]');
   const afterOpen = writes();
+  // Oldest first: an issue opened while the pages are read lands after them.
+  const lists = emu.log.filter((e) => e.method === 'GET' && e.path === `/repos/${REPO}/issues`);
+  assert.ok(lists.length > 0 && lists.every((e) => new URLSearchParams(e.query).get('direction') === 'asc'), JSON.stringify(lists.map((e) => e.query)));
 
   now += 2 * MIN;
   const unchanged = await audit();

@@ -364,7 +364,8 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       };
     },
     async listIssues(c) {
-      const params = { state: 'open', per_page: 100 };
+      // Oldest first: an issue opened while the pages are read lands after them.
+      const params = { state: 'open', direction: 'asc', per_page: 100 };
       if (c.page > 1) params.page = idOf(c.page, 'page', c.kind);
       const { data, headers: h } = await send(`GET ${repoPath(c.repository, c.kind)}/issues`, params, c.timeoutMs);
       if (!Array.isArray(data)) throw new TypeError('no array of issues in the body');

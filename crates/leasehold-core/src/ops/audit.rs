@@ -198,6 +198,9 @@ pub struct AuditOp {
     problem: Option<String>,
     body: Option<String>,
     found: Vec<IssueEntry>,
+    /// Pages read in the scan under way, and whether this is the second scan.
+    pages: u32,
+    rescan: bool,
     /// The write under way and the status it ends with.
     writing: Option<(Status, u64)>,
 }
@@ -213,6 +216,8 @@ impl AuditOp {
             problem: None,
             body: None,
             found: Vec::new(),
+            pages: 0,
+            rescan: false,
             writing: None,
         }
     }
@@ -263,6 +268,27 @@ impl AuditOp {
                         }),
                     }
                 }
+                // The write may have landed: never "no issue touched". It is not sent again (an
+                // issue opened twice would make every later audit `ambiguous`); the next audit
+                // finds what it did by the marker.
+                Answered::Failed(f, _)
+                    if self.phase == Phase::Writing
+                        && f.class == Some(crate::wire::AnswerClass::UnknownOutcome) =>
+                {
+                    let (status, n) = self.writing.unwrap_or((Status::Opened, 0));
+                    let what = match (status, n) {
+                        (Status::Opened, _) | (_, 0) => {
+                            "a new alert issue may have been opened".to_string()
+                        }
+                        (Status::Updated, n) => format!("alert issue #{n} may have been updated"),
+                        (_, n) => format!("alert issue #{n} may have been closed"),
+                    };
+                    let message = format!(
+                        "{}: the answer was lost and {what}; the next audit finds it by its marker",
+                        f.message
+                    );
+                    self.fail(Failure { message, ..f })
+                }
                 Answered::Failed(f, _) => self.fail(f),
             },
         };
@@ -311,11 +337,15 @@ impl AuditOp {
             (Phase::Issues { page }, Reply::Issues { issues, next, .. }) => {
                 let me = self.identity.clone().unwrap_or_default();
                 let marker = alert_marker(REAPER_DELIVERY);
-                self.found.extend(
-                    issues.into_iter().filter(|i| {
-                        !i.pull_request && i.opened_by(&me) && i.body.contains(&marker)
-                    }),
-                );
+                self.pages = page;
+                // The list is paged by offset: an issue opened or closed between two pages moves
+                // every later one by a place, so one issue can come twice (counted once).
+                for i in issues {
+                    let ours = !i.pull_request && i.opened_by(&me) && i.body.contains(&marker);
+                    if ours && !self.found.iter().any(|f| f.number == i.number) {
+                        self.found.push(i);
+                    }
+                }
                 match (next.is_some(), next_page(&next)) {
                     (true, Some(n)) if n == page + 1 && page < AUDIT_MAX_PAGES => self.issues(n, now),
                     (true, _) => self.fail(Failure::new(
@@ -363,6 +393,13 @@ impl AuditOp {
                 FailureCode::Ambiguous,
                 format!("{} open issues by {} carry the {REAPER_DELIVERY} marker ({}): no issue touched", numbers.len(), self.identity.as_deref().unwrap_or("?"), numbers.join(", ")),
             ));
+        }
+        // Nothing found over several pages, and an issue to open: an issue closed between two
+        // pages moves ours back onto a page already read. Read them all once more before
+        // opening a second issue (which would make every later audit `ambiguous`).
+        if self.found.is_empty() && self.body.is_some() && self.pages > 1 && !self.rescan {
+            self.rescan = true;
+            return self.issues(1, now);
         }
         let issue = self.found.first().cloned();
         let repository = self.s.repository.clone();
@@ -555,5 +592,159 @@ mod tests {
         let b = reaper_problem(&s, Some(&r), t + 29 * 60_000).unwrap();
         assert_eq!(alert_body(&s, &a, Some(&r)), alert_body(&s, &b, Some(&r)));
         assert!(alert_body(&s, &a, Some(&r)).starts_with(&alert_marker(REAPER_DELIVERY)));
+    }
+
+    fn issue(number: u64, ours: bool) -> IssueEntry {
+        IssueEntry {
+            number,
+            login: if ours { "leasehold-bot" } else { "someone" }.into(),
+            title: String::new(),
+            body: if ours {
+                format!("{}\nthe reaper", alert_marker(REAPER_DELIVERY))
+            } else {
+                "an issue".into()
+            },
+            state: "open".into(),
+            pull_request: false,
+        }
+    }
+
+    /// Runs an audit with no scheduled run (a problem to report) whose `listIssues` pages are
+    /// `pages(call number)`; returns its outcome and every call it made.
+    fn audit(pages: impl FnMut(u32) -> Reply) -> (Outcome, Vec<Call>) {
+        audit_writing(pages, || Reply::Posted {
+            id: 99,
+            number: Some(99),
+            url: String::new(),
+            date: None,
+        })
+    }
+
+    /// As [`audit`], each write answered `written()`.
+    fn audit_writing(
+        mut pages: impl FnMut(u32) -> Reply,
+        written: impl Fn() -> Reply,
+    ) -> (Outcome, Vec<Call>) {
+        let mut op = AuditOp::new(settings(), 1);
+        let now = parse_rfc3339("2026-06-01T12:00:00Z").unwrap();
+        let mut step = op.step(Event::Start { now }).unwrap();
+        let (mut calls, mut lists) = (Vec::new(), 0);
+        for _ in 0..100 {
+            let call = match step.command {
+                Command::Finish { outcome } => return (*outcome, calls),
+                Command::Request { call, .. } => call,
+                other => panic!("unexpected {other:?}"),
+            };
+            let reply = match &call {
+                Call::GetViewer => Reply::User {
+                    login: "leasehold-bot".into(),
+                    account_type: "Bot".into(),
+                    date: None,
+                },
+                Call::ListWorkflowRuns { .. } => Reply::WorkflowRuns {
+                    total_count: 0,
+                    runs: Vec::new(),
+                    date: None,
+                },
+                Call::ListIssues { .. } => {
+                    lists += 1;
+                    pages(lists)
+                }
+                Call::CreateIssue { .. } | Call::UpdateIssue { .. } => written(),
+                other => panic!("unexpected {other:?}"),
+            };
+            calls.push(call);
+            step = op.step(Event::Reply { now, reply }).unwrap();
+        }
+        panic!("did not finish")
+    }
+
+    fn page(numbers: std::ops::RangeInclusive<u64>, ours: u64, next: Option<u32>) -> Reply {
+        Reply::Issues {
+            issues: numbers.map(|n| issue(n, n == ours)).collect(),
+            next: next.map(|p| {
+                format!("https://api.github.com/repositories/1/issues?state=open&page={p}")
+            }),
+            date: None,
+        }
+    }
+
+    fn report_status(o: &Outcome) -> String {
+        serde_json::to_value(o.report.as_ref().unwrap()).unwrap()["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// An issue opened between two pages moves every later one a place on: the last issue of
+    /// page 1 comes again first on page 2. Ours, seen twice, is one issue, not two (`ambiguous`).
+    #[test]
+    fn an_issue_seen_on_two_pages_is_one_issue() {
+        let (o, calls) = audit(|n| match n {
+            1 => page(1..=100, 100, Some(2)),
+            _ => page(100..=150, 100, None),
+        });
+        assert!(o.error.is_none(), "{:?}", o.error);
+        assert!(
+            calls.iter().any(|c| matches!(c, Call::UpdateIssue { .. })),
+            "the one issue is updated: {calls:?}"
+        );
+        assert_ne!(report_status(&o), "ambiguous");
+    }
+
+    /// An issue closed between two pages moves ours back onto a page already read: found on no
+    /// page, it would be opened a second time. Over several pages, nothing found is read again
+    /// before an issue is opened.
+    #[test]
+    fn nothing_found_over_several_pages_is_read_again_before_opening() {
+        // First scan: ours (#101) was first of page 2, then moved to page 1's end unseen.
+        let (o, calls) = audit(|n| match n {
+            1 => page(1..=100, 0, Some(2)),
+            2 => page(102..=150, 0, None),
+            3 => page(2..=101, 101, Some(2)),
+            _ => page(102..=150, 0, None),
+        });
+        assert!(o.error.is_none(), "{:?}", o.error);
+        assert!(
+            !calls.iter().any(|c| matches!(c, Call::CreateIssue { .. })),
+            "no second issue: {calls:?}"
+        );
+        // Nothing of ours on either scan: opened once.
+        let (o, calls) = audit(|n| page(1..=100, 0, (n % 2 == 1).then_some(2)));
+        assert!(o.error.is_none(), "{:?}", o.error);
+        let lists = calls
+            .iter()
+            .filter(|c| matches!(c, Call::ListIssues { .. }))
+            .count();
+        let creates = calls
+            .iter()
+            .filter(|c| matches!(c, Call::CreateIssue { .. }))
+            .count();
+        assert_eq!((lists, creates), (4, 1));
+    }
+
+    /// A write whose answer was lost may have landed: it is not sent again, and the failure
+    /// says what it may have done, never that no issue was touched.
+    #[test]
+    fn a_write_whose_answer_was_lost_says_what_it_may_have_done() {
+        let (o, calls) = audit_writing(
+            |_| page(1..=3, 0, None),
+            || Reply::Transport {
+                sent: true,
+                message: "socket hang up".into(),
+            },
+        );
+        let creates = calls
+            .iter()
+            .filter(|c| matches!(c, Call::CreateIssue { .. }))
+            .count();
+        assert_eq!(creates, 1, "never sent twice: {calls:?}");
+        let error = o.error.expect("failed");
+        assert!(
+            error.message.contains("may have been opened"),
+            "{}",
+            error.message
+        );
+        assert!(!o.report.unwrap().detail.contains("no issue touched"));
     }
 }

@@ -149,8 +149,9 @@ impl ReceiptSettings {
             );
         }
         if mode == Mode::Check && (!runs.is_empty() || !heads.is_empty()) {
+            let given = if runs.is_empty() { "heads" } else { "runs" };
             return Err(InputError::new(
-                "runs",
+                given,
                 "is for post only (check names this run with run-id and head-sha)",
                 "",
             )
@@ -545,6 +546,32 @@ impl ReceiptOp {
         o.report = Some(report);
         Command::Finish {
             outcome: Box::new(o),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A check given a post-only input is refused naming the input it was given.
+    #[test]
+    fn check_refuses_a_post_only_input_by_its_own_name() {
+        let sha = "a".repeat(40);
+        for (given, value) in [("runs", "12"), ("heads", sha.as_str())] {
+            let raw: RawInputs = [
+                ("repository", "octo/app"),
+                ("number", "5"),
+                ("run-id", "7"),
+                (given, value),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+            match ReceiptSettings::parse(Mode::Check, &raw) {
+                Err(Error::Input(e)) => assert_eq!(e.input, given),
+                other => panic!("{given}: {:?}", other.map(|(s, _)| s.mode)),
+            }
         }
     }
 }
