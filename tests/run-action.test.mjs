@@ -5,7 +5,7 @@
 // the last two under `if: always()`: a failing, killed or cancelled command still releases.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -185,6 +185,33 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.equal(r.outputs.released, 'true');
     assert.equal(r.outputs['release-result'], 'released');
     assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
+  test('the guard finds the holding gone (another job may hold the resource): the cleanup command does not run, the plain release does', async () => {
+    const { lock, run, holderId } = job();
+    const mark = join(mkdtempSync(join(tmpdir(), 'leasehold-run-')), 'cleaned');
+    let armed = false;
+    // The guard's first read of the state: the holding is gone by then (removed by a fallback
+    // release, or taken over), so the guard proves it not held.
+    const remove = emu.onRequest(async ({ method, path }) => {
+      if (!armed || method !== 'GET' || !path.endsWith(`/contents/locks/${lock}.json`)) return;
+      armed = false;
+      const state = await stateOf(lock);
+      state.holders = state.holders.filter((h) => h.holderId !== holderId);
+      state.revision += 1;
+      await emu.writeFile('leasehold-state', `locks/${lock}.json`, `${JSON.stringify(state, null, 2)}\n`, 'the holding removed elsewhere');
+    });
+    try {
+      const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand(`require('fs').writeFileSync(${JSON.stringify(mark)}, 'x')`) }, (id) => {
+        if (id === 'guard') armed = true;
+      });
+      assert.equal(r.outputs['guard-result'], 'not-held', JSON.stringify(r.steps.guard?.stdout));
+      assert.equal(r.steps.cleanup.outcome, 'skipped', 'no cleanup of a resource this job no longer holds');
+      assert.equal(existsSync(mark), false, 'the cleanup command never ran');
+      assert.deepEqual(r.order, ['node', 'check', 'acquire', 'guard', 'release']);
+    } finally {
+      remove();
+    }
   });
 
   test('a command killed outright still gets its cleanup and release', async () => {
