@@ -180,6 +180,20 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.match(r.stdout, /"event":"guard-start"/);
   });
 
+  test('a command that spawn refuses outright (ENOTDIR, thrown, not emitted) is spawn-failed, exit 127, with both guard lines', async () => {
+    const h = await held();
+    const r = await runAction('guard', {
+      apiUrl: emu.url,
+      context: h.context,
+      inputs: { lock: h.lock, nonce: h.nonce, command: '/etc/passwd/nope' },
+    });
+    assert.equal(r.outputs.result, 'spawn-failed', r.stdout);
+    assert.equal(r.outputs['exit-code'], '127');
+    assert.match(r.stdout, /"event":"guard-start"/);
+    assert.match(r.stdout, /"event":"guard-exit"/);
+    assert.doesNotMatch(r.stdout, /error of the guard/);
+  });
+
   test('actions/renew extends the lease; if-due renews only when due', async () => {
     const h = await held();
     const inputs = { lock: h.lock, nonce: h.nonce };

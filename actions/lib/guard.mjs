@@ -150,7 +150,17 @@ export async function guard({ core, machine, report, argv, perform, emit, logger
     if (child?.pid) tree.signal(child.pid, signal);
   };
   const start = (lease) => {
-    child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', ...tree.spawnOptions, env: childEnv(env, secrets) });
+    // Node reports some failures to start through 'error' and throws the others from spawn
+    // itself (ENOTDIR, ENAMETOOLONG, E2BIG, a NUL in an argument; on Windows a .cmd without a
+    // shell): either way the command could not be started.
+    try {
+      child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', ...tree.spawnOptions, env: childEnv(env, secrets) });
+    } catch (error) {
+      child = null;
+      emit(report.startDocument({ pid: null, argv, lease }));
+      push({ kind: 'child-exited', now: clock.now(), exit: { kind: 'spawn-failed', message: error?.message ?? String(error) } });
+      return;
+    }
     let ended = false;
     child.on('exit', (code, signal) => {
       if (!ended) push({ kind: 'child-exited', now: clock.now(), exit: childExit(code, signal) });
