@@ -35,6 +35,7 @@ before(async () => {
       'locks/down.config.json': lifecycle(1),
       'locks/bad.config.json': lifecycle(1, 8),
       'locks/plain.config.json': '{"capacity": 1}\n',
+      'locks/post.config.json': lifecycle(1),
     },
   });
 });
@@ -95,6 +96,16 @@ test('an unknown cleanup quarantines: a waiter on another runner times out, one 
   // A release without any report (as the post step's cleanup) quarantines too.
   const last = await release('quar', jobContext({ repository: 'octo/app', runId: Number(same.outputs['holder-id'].split(':')[1]), job: 'build', runner: 'shared-runner' }));
   assert.equal(last.outputs['cleanup-result'], 'quarantined');
+});
+
+test("acquire's post step on a job that never released quarantines the slot and says so, with the id recover needs", async () => {
+  const a = ctx();
+  const main = await acquire('post', a);
+  assert.equal(main.outputs.acquired, 'true', log(main));
+  const post = await runAction('acquire', { apiUrl: emu.url, inputs: { ...base('post'), 'timeout-minutes': '1', 'poll-seconds': '1' }, context: a, phase: 'post', state: main.state });
+  const q = (await current('post')).reservations[0];
+  assert.equal(q.kind, 'quarantine');
+  assert.match(log(post), new RegExp(`quarantined as ${q.id} \\(recover it with reservation-id ${q.id}`));
 });
 
 test('a blocked report raises the incident; a new acquire fails without queueing; recover-incident ends it', async () => {

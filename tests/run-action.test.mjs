@@ -140,6 +140,19 @@ describe('actions/run', { timeout: 180_000 }, () => {
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 
+  test("the cleanup step's release writes on the version acquire carried too, before any read", async () => {
+    const { lock, run } = job();
+    await run({ command: nodeCommand('process.exit(0)') }); // first use: the branch is created
+    let cleanupFrom = null;
+    const r = await run({ command: nodeCommand('process.exit(0)'), 'cleanup-command': nodeCommand('process.exit(0)') }, (id) => {
+      if (id === 'cleanup') cleanupFrom = emu.log.length ? emu.log[emu.log.length - 1].seq : 0;
+    });
+    assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
+    const release = emu.log.filter((e) => e.seq > cleanupFrom).map((e) => `${e.method} ${e.status}`);
+    assert.equal(release[0]?.split(' ')[0], 'PUT', `the cleanup's first request is its write: ${release}`);
+    assert.deepEqual((await stateOf(lock)).holders, []);
+  });
+
   test('a bad input of a later step fails the first step, named as the run names it, and the lock is untouched', async () => {
     const cases = [
       [{ 'cleanup-command': nodeCommand('process.exit(0)'), 'cleanup-timeout-seconds': '0' }, 'cleanup-timeout-seconds'],

@@ -27,9 +27,10 @@ export function collectInputs(kind, env = process.env) {
   for (const name of CONTEXT) {
     if (env[name]) raw[name] = env[name];
   }
-  // The versions earlier steps of this job carried (acquire's, exported for release): the
-  // core takes the one of its own lock, if any, and plans on it first.
-  if (kind === 'release') {
+  // The versions earlier steps of this job carried (acquire's, exported for release and for
+  // actions/cleanup, whose operation is a release): the core takes the one of its own lock, if
+  // any, and plans on it first.
+  if (kind === 'release' || kind === 'cleanup') {
     const carried = Object.keys(env).filter((k) => k.startsWith(CARRY_PREFIX)).sort().map((k) => env[k]);
     if (carried.length) raw.carried = JSON.stringify(carried);
   }
@@ -172,7 +173,12 @@ async function post() {
       'queue-cleaned': "removed this job's queue entry",
       noop: 'nothing left to clean up',
     }[outcome.result];
-    if (said) core.info(`leasehold post ${plan.lock}: ${said}`);
+    const l = outcome.lifecycle;
+    // Under the lifecycle a post step's release has no report: the slot is quarantined, not
+    // freed, until an operator's recover (which needs the id printed here) or the reaper.
+    if (said && l?.cleanupResult && l.cleanupResult !== 'released') {
+      core.warning(`leasehold post ${plan.lock}: ${said}; no cleanup was reported, so the slot is ${l.cleanupResult}${l.reservationId ? ` as ${l.reservationId} (recover it with reservation-id ${l.reservationId} once the resource is known clean)` : ''}${l.incidentId ? `; incident ${l.incidentId}` : ''}`);
+    } else if (said) core.info(`leasehold post ${plan.lock}: ${said}`);
     else core.warning(`leasehold post ${plan.lock}: could not clean up (${outcome.result}: ${outcome.error?.message ?? ''}); the release step or the lease must free it`);
   } catch (error) {
     core.warning(`leasehold post: cleanup skipped: ${error.message}`);
