@@ -305,9 +305,19 @@ describe('bad input: an error that names the input, a failing step, no write', {
       assert.equal(a.code, 1);
       assert.match(a.stdout, new RegExp(`::error::.*${message.source}`));
       assert.equal(a.outputs['error-code'], 'invalid-input');
+      assert.equal(a.outputs.acquired, 'false', 'a yes-or-no output says no, never nothing');
       assert.equal(requestsSince(seq).length, 0, 'nothing was sent');
     });
   }
+
+  test('renew and release refused on their inputs say renewed=false and released=false', async () => {
+    const renew = await runAction('renew', { apiUrl: api(), inputs: { lock: 'bad name!', nonce: 'x' }, context: jobContext({ runId: 801 }) });
+    assert.equal(renew.outputs['error-code'], 'invalid-input');
+    assert.equal(renew.outputs.renewed, 'false');
+    const release = await runAction('release', { apiUrl: api(), inputs: { lock: 'bad name!' }, context: jobContext({ runId: 801 }) });
+    assert.equal(release.outputs['error-code'], 'invalid-input');
+    assert.equal(release.outputs.released, 'false');
+  });
 
   // Each lease rule, broken on its own (the other keys are the defaults): acquire fails naming
   // the rule, after reading the config and before writing anything.

@@ -141,6 +141,10 @@ export async function run(kind, { opKind = kind, before } = {}) {
     const where = error.input ? ` [${error.input}]` : '';
     core.setOutput('result', 'failed');
     core.setOutput('error-code', error.code ?? 'internal');
+    // The yes-or-no outputs say no, as their descriptions promise, never nothing.
+    for (const name of ['acquired', 'renewed', 'released']) {
+      if (OUTPUTS[kind].includes(name)) core.setOutput(name, 'false');
+    }
     core.setFailed(`leasehold ${kind}${where}: ${errorMessage(error)}`);
   } finally {
     op?.free?.();
