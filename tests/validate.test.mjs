@@ -154,6 +154,27 @@ describe('actions/validate on a pull request of the lock repository', () => {
     assert.match(r.summary, /1 of 2 lock configs break a rule/);
   });
 
+  test('a pattern written ./locks/… or locks//… names the files git names, so changed-only still checks them', async () => {
+    for (const files of ['./locks/*.config.json', 'locks//*.config.json', './locks/gpu.config.json']) {
+      const r = await action({ files, 'changed-only': 'true' });
+      assert.equal(r.outputs.result, 'config', `${files}: ${r.stdout}`);
+      assert.ok(Number(r.outputs.checked) >= 1, `${files}: the changed gpu config is checked`);
+      assert.match(r.stdout, /file=locks\/gpu\.config\.json/);
+    }
+  });
+
+  test("a config's text that reaches the summary through a rule's message is escaped", async () => {
+    writeFileSync(join(repo, 'locks', 'evil.config.json'), '{"capacity": 1, "<img src=https://x.example/t.png>": 1}\n');
+    try {
+      const r = await action({ files: 'locks/evil.config.json' }, 'push');
+      assert.equal(r.outputs.invalid, '1', r.stdout);
+      assert.doesNotMatch(r.summary, /<img/);
+      assert.match(r.summary, /&lt;img src=/);
+    } finally {
+      rmSync(join(repo, 'locks', 'evil.config.json'));
+    }
+  });
+
   test('changed-only false, or not a pull request: every matched file', async () => {
     for (const [inputs, event] of [[{ 'changed-only': 'false' }, 'pull_request'], [{}, 'push']]) {
       const r = await action({ files: 'locks/*.config.json', ...inputs }, event);

@@ -81,13 +81,19 @@ export function outputsFor(kind, outcome) {
   };
 }
 
-function runLink(run) {
-  const job = run?.jobId ? `, job ${run.jobId}` : '';
-  if (!run?.url) return `${run?.repository ?? ''} run ${run?.runId ?? ''}${job}`;
-  return `<a href="${run.url}">${run.repository} #${run.runId} (attempt ${run.runAttempt}${job})</a>`;
-}
-
 const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
+
+/**
+ * A holder's run, linked. What the state says is another consumer's writing: its text is
+ * escaped, and its url is a link only when it is a plain http(s) address (no quote, space or
+ * angle bracket to break out of the attribute).
+ */
+function runLink(run) {
+  const job = run?.jobId ? `, job ${escapeCell(run.jobId)}` : '';
+  const url = typeof run?.url === 'string' && /^https?:\/\/[^\s"'<>`]+$/.test(run.url) ? run.url : null;
+  if (!url) return `${escapeCell(run?.repository)} run ${escapeCell(run?.runId)}${job}`;
+  return `<a href="${url.replace(/&/g, '&amp;')}">${escapeCell(run.repository)} #${escapeCell(run.runId)} (attempt ${escapeCell(run.runAttempt)}${job})</a>`;
+}
 
 /**
  * A job summary in GitHub-flavoured Markdown/HTML: the headline, holders and queue, and a

@@ -48,6 +48,9 @@ export function changedFiles(workspace) {
   }
 }
 
+// A pull request's config text reaches the summary through the rules' messages: escaped.
+const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
+
 const input = (name, fallback) => {
   const v = process.env[inputEnvName(name)];
   return v === undefined || v.trim() === '' ? fallback : v;
@@ -56,11 +59,13 @@ const input = (name, fallback) => {
 export async function runValidate(env = process.env) {
   try {
     const workspace = env.GITHUB_WORKSPACE || process.cwd();
-    const patterns = input('files', 'locks/*.config.json').split('\n').map((l) => l.trim()).filter(Boolean);
+    // Normalized (`./locks/x`, `locks//x` are `locks/x`), as `git diff` names the changed files.
+    const given = input('files', 'locks/*.config.json').split('\n').map((l) => l.trim()).filter(Boolean);
+    const patterns = given.map((p) => posix.normalize(p));
     const changedOnly = input('changed-only', 'true').trim();
     if (!['true', 'false'].includes(changedOnly)) throw Object.assign(new Error(`input \`changed-only\` must be true or false (got ${JSON.stringify(changedOnly)})`), { input: 'changed-only' });
-    for (const p of patterns) {
-      if (p.startsWith('/') || p.split('/').includes('..')) throw Object.assign(new Error(`input \`files\`: ${JSON.stringify(p)} is not a path inside the workspace`), { input: 'files' });
+    for (const [i, p] of patterns.entries()) {
+      if (p.startsWith('/') || p.split('/').includes('..') || p === '.') throw Object.assign(new Error(`input \`files\`: ${JSON.stringify(given[i])} is not a path inside the workspace`), { input: 'files' });
     }
     let files = matchFiles(workspace, patterns);
     if (changedOnly === 'true' && env.GITHUB_EVENT_NAME === 'pull_request') {
@@ -94,7 +99,7 @@ export async function runValidate(env = process.env) {
     core.setOutput('invalid', String(bad.length));
     core.setOutput('report', JSON.stringify(verdicts));
     if (env.GITHUB_STEP_SUMMARY) {
-      const rows = verdicts.map((v) => (v.valid ? `| \`${v.file}\` | valid | capacity ${v.capacity} |` : `| \`${v.file}\` | line ${v.problem.line} | \`${v.problem.rule}\`: ${v.problem.message.replace(/\|/g, '&#124;')} |`));
+      const rows = verdicts.map((v) => (v.valid ? `| \`${v.file}\` | valid | capacity ${v.capacity} |` : `| \`${v.file}\` | line ${v.problem.line} | \`${v.problem.rule}\`: ${escapeCell(v.problem.message)} |`));
       const text = [`### leasehold: ${bad.length ? `${bad.length} of ${verdicts.length} lock configs break a rule` : `${verdicts.length} lock configs valid`}`, '', ...(rows.length ? ['| file | verdict | |', '| --- | --- | --- |', ...rows] : ['_no config file changed_']), ''];
       await core.summary.addRaw(text.join('\n')).write();
     }
