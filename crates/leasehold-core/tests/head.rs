@@ -324,3 +324,85 @@ fn the_inputs_come_in_pairs() {
     bad_sha.insert("expected-head-sha".into(), "abc".into());
     assert!(Operation::new(OperationKind::Acquire, &bad_sha, &entropy).is_err());
 }
+
+/// A head read current while planning on one version is not fresh for another: a queued claim's
+/// poll reads the head current, plans a write that does not admit it (an expired holding removed,
+/// the waiter ahead admitted), and that write conflicts. The version read after it admits this
+/// claim, so the head is read again before the admitting write: a push since would otherwise be
+/// caught only after admission, the slot held a moment by a claim that must leave.
+#[test]
+fn a_conflicted_write_makes_the_head_read_before_it_stale_for_the_admitting_write() {
+    let mut g = github();
+    let mut now = T;
+    let mut extra = inputs(1, None);
+    extra.insert("lease-minutes".into(), "1".into());
+    let entropy = Entropy {
+        seed: 1,
+        nonce: format!("{:016x}", 1),
+    };
+    let mut one = Client::start(
+        Operation::new(OperationKind::Acquire, &extra, &entropy)
+            .unwrap()
+            .0,
+        now,
+    );
+    until(&mut one, &mut g, &mut now, 50, |_, _| {}, |c, _| c.done());
+    assert_eq!(one.outcome.clone().unwrap().result, ResultWord::Acquired);
+    let mut three = Client::start(op(3, None), now);
+    until(&mut three, &mut g, &mut now, 50, |_, _| {}, queued);
+    let mut two = Client::start(op(2, Some((7, A))), now);
+    until(&mut two, &mut g, &mut now, 50, |_, _| {}, queued);
+    assert_eq!(
+        state(&g)
+            .queue
+            .iter()
+            .map(|q| q.holder_id.as_str())
+            .collect::<Vec<_>>(),
+        ["octo/app:3:build", "octo/app:2:build"]
+    );
+    // Past run 1's lease (a minute, with grace and skew).
+    now += 20 * 60_000;
+    let at = now;
+    two.sent.clear();
+    let mut interfered = false;
+    until(
+        &mut two,
+        &mut g,
+        &mut now,
+        80,
+        |call, g| {
+            // Run 2's write removing run 1 and admitting run 3: before it lands, run 3 came and
+            // went and run 1 was removed by others, so it conflicts.
+            if !interfered && is_admitting_write(call, ":3:") {
+                let mut s = state(g);
+                s.holders.clear();
+                s.queue.retain(|q| q.holder_id.contains(":2:"));
+                s.revision += 1;
+                g.commit_file(
+                    BRANCH,
+                    "locks/deploy.json",
+                    &serde_json::to_string(&s).unwrap(),
+                    at,
+                );
+                interfered = true;
+            }
+        },
+        |c, g| c.done() || holder_of(g).iter().any(|h| h.contains(":2:")),
+    );
+    assert!(
+        interfered,
+        "run 2 planned the write admitting run 3: {:?}",
+        two.sent
+    );
+    let admitted = holder_of(&g).iter().any(|h| h.contains(":2:"));
+    assert!(admitted, "{:?}", two.sent);
+    // From the conflicted write on: a read, then the head, then the admitting write.
+    let conflicted = two.sent.iter().position(|c| c == "writeFile").unwrap();
+    let rest = &two.sent[conflicted + 1..];
+    let admitting = rest.iter().position(|c| c == "writeFile").unwrap();
+    assert!(
+        rest[..admitting].iter().any(|c| c == "getPullRequest"),
+        "the head is read again on the version that admits: {:?}",
+        two.sent
+    );
+}

@@ -499,7 +499,7 @@ impl Planner for AcquirePlanner {
         }
         // The pull request's head, on the poll schedule while queued.
         if let (Some(_), false) = (mine_queued, timed_out) {
-            if let Some(question) = self.head.while_queued() {
+            if let Some(question) = self.head.while_queued(st.revision) {
                 return Decision::Probe(question);
             }
         }
@@ -549,7 +549,7 @@ impl Planner for AcquirePlanner {
                 );
             }
             if doc.holder(id).is_some() {
-                if let Some(question) = self.head.before_admission() {
+                if let Some(question) = self.head.before_admission(st.revision) {
                     return Decision::Probe(question);
                 }
                 return Decision::Write {

@@ -4,8 +4,8 @@
 //! 1. **While queued**, on the poll schedule and not more often: the first plan after each
 //!    poll's read asks for the head before it plans.
 //! 2. **Immediately before the write that admits** this claim: unless the head was read current
-//!    within this same plan (the poll's own read), it is read first; a compare-and-swap that
-//!    conflicts plans again and reads it again.
+//!    within this same plan (the poll's own read, on the same version of the state), it is read
+//!    first; a compare-and-swap that conflicts plans again on another version and reads it again.
 //! 3. **Once after admission**, before acquire returns control: a push that landed between
 //!    the last read and the admitting write is caught here.
 //!
@@ -31,8 +31,10 @@ pub struct HeadGate {
     pr: Option<PrHead>,
     /// A queued read is due at the next plan (set when acquire sleeps to poll).
     due: bool,
-    /// The head was read current within the plan under way.
-    fresh: bool,
+    /// The head was read current while planning on this revision of the state.
+    fresh: Option<u64>,
+    /// The revision the question under way was asked on.
+    asked_on: u64,
     after_done: bool,
     asked: Option<Point>,
     /// Why acquire leaves: its result word and why.
@@ -44,34 +46,38 @@ impl HeadGate {
         HeadGate {
             pr,
             due: false,
-            fresh: false,
+            fresh: None,
+            asked_on: 0,
             after_done: false,
             asked: None,
             leave: None,
         }
     }
 
-    fn ask(&mut self, at: Point) -> Option<Call> {
+    fn ask(&mut self, at: Point, revision: u64) -> Option<Call> {
         let pr = self.pr.as_ref().filter(|_| self.leave.is_none())?;
         self.asked = Some(at);
+        self.asked_on = revision;
         Some(pr.call())
     }
 
-    /// Planning on a version a poll read, still queued: the head, when a read is due.
-    pub fn while_queued(&mut self) -> Option<Call> {
+    /// Planning on `revision`, a version a poll read, still queued: the head, when a read is
+    /// due.
+    pub fn while_queued(&mut self, revision: u64) -> Option<Call> {
         if !self.due {
             return None;
         }
         self.due = false;
-        self.ask(Point::Queued)
+        self.ask(Point::Queued, revision)
     }
 
-    /// About to write the version that admits this claim.
-    pub fn before_admission(&mut self) -> Option<Call> {
-        if std::mem::take(&mut self.fresh) {
+    /// About to write the version that admits this claim, planned on `revision`: a read current
+    /// on another version (before a write that conflicted) is not fresh.
+    pub fn before_admission(&mut self, revision: u64) -> Option<Call> {
+        if self.fresh.take() == Some(revision) {
             return None;
         }
-        self.ask(Point::BeforeAdmission)
+        self.ask(Point::BeforeAdmission, revision)
     }
 
     /// This claim holds: the one read after admission.
@@ -79,13 +85,13 @@ impl HeadGate {
         if self.after_done {
             return None;
         }
-        self.ask(Point::AfterAdmission)
+        self.ask(Point::AfterAdmission, self.asked_on)
     }
 
     /// acquire sleeps until its next poll: a read is due then, and nothing read now is fresh.
     pub fn polled(&mut self) {
         self.due = self.pr.is_some();
-        self.fresh = false;
+        self.fresh = None;
     }
 
     /// Whether `call` is this gate's question.
@@ -101,7 +107,7 @@ impl HeadGate {
         match judge(pr, &answer) {
             Verdict::Current => {
                 match at {
-                    Point::Queued | Point::BeforeAdmission => self.fresh = true,
+                    Point::Queued | Point::BeforeAdmission => self.fresh = Some(self.asked_on),
                     Point::AfterAdmission => self.after_done = true,
                 }
                 log.push(LogLine {
