@@ -124,8 +124,8 @@ function describeReply(reply) {
  * Runs one operation to its end.
  * op: a core Operation; perform(command) → Promise<reply>; clock: { now, sleepUntil };
  * logger: { debug, info, warning }; cancel: an AbortSignal that fires when the job is being
- * cancelled (the core is then told `cancel` instead of sleeping; a request in flight is
- * answered first). Returns the outcome the core finished with.
+ * cancelled (the core is then told `cancel` instead of sleeping, or `cancelledReply` with the
+ * answer of a request that was in flight). Returns the outcome the core finished with.
  */
 export async function runOperation({ op, perform, clock = systemClock, logger, cancel }) {
   let step = op.step({ kind: 'start', now: clock.now() });
@@ -147,6 +147,14 @@ export async function runOperation({ op, perform, clock = systemClock, logger, c
     }
     const reply = await perform(command);
     logger.debug(`${describe(command)} → ${describeReply(reply)}`);
+    // A cancel that came while the request was in flight goes with its answer: an answer that
+    // ends the operation (an admitting write) must not lose it.
+    if (cancel?.aborted && !told) {
+      told = true;
+      logger.info('cancellation received: leaving the lock before exiting');
+      step = op.step({ kind: 'cancelledReply', now: clock.now(), reply });
+      continue;
+    }
     step = op.step({ kind: 'reply', now: clock.now(), reply });
   }
 }

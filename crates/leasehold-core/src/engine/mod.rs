@@ -252,6 +252,20 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             (Phase::Awaiting(sent, pending), Event::Reply { now, reply }) => {
                 self.on_reply(sent, pending, now, reply, &mut log)?
             }
+            // The answer, with the job being cancelled since the request went: the plan it leads
+            // to is a cancelled one (an acquire it admits gives the slot back), and a sleep it
+            // leads to is cut short as a cancel while sleeping is.
+            (Phase::Awaiting(sent, pending), Event::CancelledReply { now, reply }) => {
+                self.planner.cancel();
+                let command = self.on_reply(sent, pending, now, reply, &mut log)?;
+                if matches!(self.phase, Phase::Sleeping(_)) {
+                    let then = self.step_any(Event::Cancel { now })?;
+                    log.extend(then.log);
+                    then.command
+                } else {
+                    command
+                }
+            }
             (Phase::Sleeping(wake), Event::Timer { now }) => match wake {
                 Wake::Poll => {
                     self.stats.polls += 1;

@@ -238,6 +238,9 @@ impl AuditOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        if let Event::CancelledReply { now, reply } = event {
+            return super::answer_then_cancel(now, reply, |e| self.step(e));
+        }
         let state = self.state();
         let command = match (self.phase, event) {
             (Phase::NotStarted, Event::Start { now }) => {
@@ -251,6 +254,7 @@ impl AuditOp {
                 }
                 .into())
             }
+            (_, Event::CancelledReply { .. }) => unreachable!("answered above"),
             (_, Event::Timer { now }) => self.x.on_timer(now, state)?,
             (_, Event::Cancel { .. }) => self.fail(Failure::new(
                 FailureCode::ApiUnavailable,

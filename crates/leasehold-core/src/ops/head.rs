@@ -137,6 +137,9 @@ impl CheckHeadOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        if let Event::CancelledReply { now, reply } = event {
+            return super::answer_then_cancel(now, reply, |e| self.step(e));
+        }
         let state = if self.done { "finished" } else { "checking" };
         let command = match event {
             Event::Start { now } if !self.started => {
@@ -154,6 +157,7 @@ impl CheckHeadOp {
             Event::Timer { now } => self.x.on_timer(now, state)?,
             Event::Cancel { .. } => self.finish(Verdict::Unverified("cancelled".into())),
             Event::Start { .. } => unreachable!("checked above"),
+            Event::CancelledReply { .. } => unreachable!("answered above"),
             Event::Reply { now, reply } => match self.x.on_reply(now, reply, state)? {
                 Answered::Again(sleep) => sleep,
                 Answered::Reply(reply) => self.finish(judge(&self.pr, &Ok(reply))),

@@ -299,6 +299,9 @@ impl SlotOp {
 
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        if let Event::CancelledReply { now, reply } = event {
+            return super::answer_then_cancel(now, reply, |e| self.step(e));
+        }
         if self.phase == Phase::Done {
             return Err(illegal(&event, self.phase.name()));
         }
@@ -326,6 +329,7 @@ impl SlotOp {
                 ),
             },
             Event::Reply { now, reply } => self.on_reply(now, reply)?,
+            Event::CancelledReply { .. } => unreachable!("answered above"),
         };
         Ok(Step {
             command,

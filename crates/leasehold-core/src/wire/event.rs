@@ -20,6 +20,11 @@ pub enum Event {
     /// The job is being cancelled (the runner sent SIGINT or SIGTERM). Fed instead of `timer`
     /// while sleeping; the operation then leaves what it joined and finishes quickly.
     Cancel { now: Millis },
+    /// The answer to the request the last command asked for, when the job began to be cancelled
+    /// while it was in flight: `reply` and `cancel` at once. The operation hears the answer as
+    /// cancelled (an acquire the answer admits gives the slot back), so a cancel is never lost
+    /// to an answer that ends the operation without a sleep.
+    CancelledReply { now: Millis, reply: Reply },
 }
 }
 
@@ -388,7 +393,8 @@ impl Event {
             Event::Start { now }
             | Event::Reply { now, .. }
             | Event::Timer { now }
-            | Event::Cancel { now } => *now,
+            | Event::Cancel { now }
+            | Event::CancelledReply { now, .. } => *now,
         }
     }
 
@@ -399,6 +405,7 @@ impl Event {
             Event::Reply { .. } => "reply",
             Event::Timer { .. } => "timer",
             Event::Cancel { .. } => "cancel",
+            Event::CancelledReply { .. } => "cancelledReply",
         }
     }
 }

@@ -126,6 +126,9 @@ impl ListOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
+        if let Event::CancelledReply { now, reply } = event {
+            return super::super::answer_then_cancel(now, reply, |e| self.step(e));
+        }
         let legal = !self.done
             && matches!(
                 (self.phase, &event),
@@ -151,6 +154,7 @@ impl ListOp {
             Event::Start { now } | Event::Timer { now } => self.request(now),
             Event::Cancel { .. } => self.finish(Status::Cancelled, "cancelled".into(), None),
             Event::Reply { now, reply } => self.on_reply(now, reply),
+            Event::CancelledReply { .. } => unreachable!("answered above"),
         };
         if matches!(command, Command::Sleep { .. }) {
             self.phase = ListPhase::Sleeping;
