@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{a as t}from"./shared-XFZW6CDN.mjs";import"./shared-ZW2CTM6U.mjs";import"./shared-HJ2TEX7R.mjs";import"./shared-RQ2WS5JY.mjs";import"./shared-MN3TUCBY.mjs";await t("check-head");
+import{a as t}from"./shared-WTRAREKK.mjs";import"./shared-CXH7CTK2.mjs";import"./shared-HJ2TEX7R.mjs";import"./shared-RQ2WS5JY.mjs";import"./shared-MN3TUCBY.mjs";await t("check-head");
