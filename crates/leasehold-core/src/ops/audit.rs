@@ -239,7 +239,7 @@ impl AuditOp {
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         if let Event::CancelledReply { now, reply } = event {
-            return super::answer_then_cancel(now, reply, |e| self.step(e));
+            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
         }
         let state = self.state();
         let command = match (self.phase, event) {

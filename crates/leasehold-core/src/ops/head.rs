@@ -138,7 +138,7 @@ impl CheckHeadOp {
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         if let Event::CancelledReply { now, reply } = event {
-            return super::answer_then_cancel(now, reply, |e| self.step(e));
+            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
         }
         let state = if self.done { "finished" } else { "checking" };
         let command = match event {

@@ -4,6 +4,7 @@
 mod acquire;
 mod acquire_head;
 mod audit;
+mod cancelled;
 pub mod claims;
 pub mod cleanup_command;
 pub mod cleanup_run;
@@ -454,23 +455,6 @@ impl Operation {
         }?;
         Ok(step)
     }
-}
-
-/// `cancelledReply` for an operation that hears a cancel in any phase: the answer, then the
-/// cancel at once (unless the answer finished it), as if the next command had been a sleep.
-pub(crate) fn answer_then_cancel(
-    now: crate::wire::time::Millis,
-    reply: crate::wire::Reply,
-    mut step: impl FnMut(Event) -> Result<Step, Error>,
-) -> Result<Step, Error> {
-    let mut first = step(Event::Reply { now, reply })?;
-    if matches!(first.command, crate::wire::Command::Finish { .. }) {
-        return Ok(first);
-    }
-    let then = step(Event::Cancel { now })?;
-    first.log.extend(then.log);
-    first.command = then.command;
-    Ok(first)
 }
 
 /// list names no key: the settings reader is given a placeholder one.

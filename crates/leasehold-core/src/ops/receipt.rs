@@ -241,7 +241,7 @@ impl ReceiptOp {
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         if let Event::CancelledReply { now, reply } = event {
-            return super::answer_then_cancel(now, reply, |e| self.step(e));
+            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
         }
         let state = self.phase.name();
         let command = match (self.phase, event) {

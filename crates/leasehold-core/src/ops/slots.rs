@@ -300,7 +300,7 @@ impl SlotOp {
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         if let Event::CancelledReply { now, reply } = event {
-            return super::answer_then_cancel(now, reply, |e| self.step(e));
+            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
         }
         if self.phase == Phase::Done {
             return Err(illegal(&event, self.phase.name()));

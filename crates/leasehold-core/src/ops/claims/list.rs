@@ -127,7 +127,7 @@ impl ListOp {
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
         if let Event::CancelledReply { now, reply } = event {
-            return super::super::answer_then_cancel(now, reply, |e| self.step(e));
+            return super::super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
         }
         let legal = !self.done
             && matches!(
