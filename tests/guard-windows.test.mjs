@@ -5,7 +5,7 @@
 // stand-in taskkill, stops a command whose holding can no longer be proven.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { guard, processTree } from '../actions/lib/guard.mjs';
+import { childEnv, guard, processTree } from '../actions/lib/guard.mjs';
 import { createTransport } from '../actions/lib/github.mjs';
 import { loadCore } from '../dist/leasehold-core.mjs';
 import { startEmulator } from './emulator/emulator.mjs';
@@ -111,4 +111,10 @@ test('the guard loop stops the command through the Windows tree when the holding
   } finally {
     await emu.close();
   }
+});
+
+test("Windows: a credential's variable name matches in any case (Windows reads gh_token as GH_TOKEN); elsewhere names keep their case", () => {
+  const env = { gh_token: 'legacy-40-hex-token-without-a-prefix', Github_Token: 'x', PATH: '/bin' };
+  assert.deepEqual(Object.keys(childEnv(env, [], 'win32')), ['PATH']);
+  assert.deepEqual(Object.keys(childEnv(env, [], 'linux')).sort(), ['Github_Token', 'PATH', 'gh_token']);
 });

@@ -99,14 +99,17 @@ const GITHUB_TOKEN_SHAPE = /(?:^|[^A-Za-z0-9])(?:ghp_|gho_|ghu_|ghs_|ghr_|github
 
 /**
  * The child's environment: `env` without any credential (the names above, any variable whose
- * value holds one of `secrets`, and any whose value has a GitHub token's shape).
+ * value holds one of `secrets`, and any whose value has a GitHub token's shape). On Windows a
+ * variable's name has no case (`gh_token` is read as `GH_TOKEN`), so the names match in any case
+ * there.
  */
-export function childEnv(env, secrets) {
+export function childEnv(env, secrets, platform = process.platform) {
   const values = secrets.map((s) => (s ?? '').trim()).filter(Boolean);
+  const named = platform === 'win32' ? (name) => CREDENTIAL_NAMES.has(name.toUpperCase()) : (name) => CREDENTIAL_NAMES.has(name);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
     const text = String(value);
-    if (CREDENTIAL_NAMES.has(name) || values.some((s) => text.includes(s)) || GITHUB_TOKEN_SHAPE.test(text)) continue;
+    if (named(name) || values.some((s) => text.includes(s)) || GITHUB_TOKEN_SHAPE.test(text)) continue;
     out[name] = value;
   }
   return out;
