@@ -33,6 +33,8 @@ pub struct Counters {
     pub conflicts: u64,
     pub commits: u64,
     pub polls: u64,
+    /// Cancels that came while an acquire's request was in flight (told with its answer).
+    pub cancelled_replies: u64,
     /// Acquires that finished `acquired` with the lease's local deadline already past.
     pub acquired_past_deadline: u64,
     /// Seeds whose lock config sets a lease (a `lease` block).
@@ -78,6 +80,7 @@ impl Counters {
         self.conflicts += o.conflicts;
         self.commits += o.commits;
         self.polls += o.polls;
+        self.cancelled_replies += o.cancelled_replies;
         self.acquired_past_deadline += o.acquired_past_deadline;
         self.leased_seeds += o.leased_seeds;
         self.pool_seeds += o.pool_seeds;
@@ -426,8 +429,8 @@ pub fn render(c: &Counters, violations: &[Violation], replay: &dyn Fn(u64) -> St
     let _ = writeln!(s, "client operations (core steps): {}", c.client_ops);
     let _ = writeln!(
         s,
-        "requests: {} (reads {}, of which 304 {}; writes {}; git objects {}); commits {}; compare-and-swap conflicts {}; polls {}",
-        c.requests, c.reads, c.not_modified, c.writes, c.creates, c.commits, c.conflicts, c.polls
+        "requests: {} (reads {}, of which 304 {}; writes {}; git objects {}); commits {}; compare-and-swap conflicts {}; polls {}; cancels told with an answer {}",
+        c.requests, c.reads, c.not_modified, c.writes, c.creates, c.commits, c.conflicts, c.polls, c.cancelled_replies
     );
     let total: u64 = c.faults.iter().sum();
     let _ = writeln!(s, "faults injected: {total}");

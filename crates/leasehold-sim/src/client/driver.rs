@@ -1,6 +1,7 @@
 //! The driver loop every operation runs through, as `actions/lib/driver.mjs` runs it: feed
-//! `start`; perform each request command and feed its reply; sleep until `untilMs` (on the
-//! client's own clock) and feed `timer`, or `cancel` once when the job is being cancelled; stop
+//! `start`; perform each request command and feed its reply (`cancelledReply` once if the job
+//! began to be cancelled while it was in flight); sleep until `untilMs` (on the client's own
+//! clock) and feed `timer`, or `cancel` once when the job is being cancelled; stop
 //! at `finish`, and go on to the job's next step. What the core is told, and what it finished
 //! with, is fed to the checker as it happens.
 
@@ -414,7 +415,17 @@ impl Env<'_> {
             transport,
         });
         let now = self.clients[c].clock.local(self.now);
-        self.feed(c, Event::Reply { now, reply });
+        let cl = &mut self.clients[c];
+        if cl.cancelled && !cl.cancel_told && cl.stage == Stage::Acquire {
+            // As the driver does: a cancel that came while the request was in flight goes with
+            // its answer.
+            cl.cancel_told = true;
+            cl.sleeping = false;
+            self.world.counters.cancelled_replies += 1;
+            self.feed(c, Event::CancelledReply { now, reply });
+        } else {
+            self.feed(c, Event::Reply { now, reply });
+        }
     }
 
     pub(crate) fn finished(&mut self, c: usize, outcome: Outcome) {
