@@ -27,8 +27,9 @@ enum Answer {
     Unnumbered(Option<&'static str>),
     /// A completed run attempt, but of another run than the one asked about.
     OtherRun(u64),
-    /// A job of run 1 attempt 1 on runner `r` that completed at this time, as GitHub wrote it.
-    CompletedAt(String),
+    /// A job of run 1 attempt 1 on runner `r` that completed at this time, as GitHub wrote it
+    /// (`None`: no `completed_at`, which GitHub's description lets be null).
+    CompletedAt(Option<String>),
 }
 
 /// Another writer's change, committed just before the next state write.
@@ -232,7 +233,7 @@ impl Fake {
                 status: "completed".into(),
                 conclusion: Some("failure".into()),
                 runner_name: Some("r".into()),
-                completed_at: Some(text.clone()),
+                completed_at: text.clone(),
                 date: None,
             }),
             _ => None,
@@ -915,7 +916,35 @@ fn a_jobs_completion_time_is_read_with_its_offset_and_an_unreadable_one_proves_n
         h.claimed_at = Some(T + MIN);
         f.lock("deploy", vec![h], vec![]);
         f.jobs
-            .insert(30, (1, Answer::CompletedAt(completed.into())));
+            .insert(30, (1, Answer::CompletedAt(Some(completed.into()))));
+        let o = f.reap(&[("lock", "deploy")], 100);
+        assert_eq!(
+            actions(&o),
+            vec![("o/a:1:build".into(), verdict.0.into(), verdict.1.into())],
+            "completed at {completed:?}"
+        );
+    }
+}
+
+/// An entry's time is the lower bound of GitHub's clock when it was made, so its own job
+/// completed at or after it. A job that completed before (less GitHub's whole second) is an earlier
+/// job of the runner, recorded from a lagging job list: no proof, however close (the skew, 60 s
+/// here, is no allowance: it took an earlier job's completion 20 s before for this entry's, and
+/// freed a live holder). A completed job with no completion time proves nothing either.
+#[test]
+fn a_job_that_completed_before_the_entry_was_made_is_no_proof_however_close() {
+    for (completed, verdict) in [
+        (Some("2027-01-15T08:00:40Z"), ("kept", "unverified")),
+        (Some("2027-01-15T08:00:59Z"), ("kept", "unverified")),
+        (Some("2027-01-15T08:01:00Z"), ("removed", "job-completed")),
+        (None, ("kept", "unverified")),
+    ] {
+        let mut f = Fake::new();
+        let mut h = holder("o/a:1:build", 1, run("o/a", 1, 1, Some(30)), T + 10 * MIN);
+        h.claimed_at = Some(T + MIN + 500);
+        f.lock("deploy", vec![h], vec![]);
+        f.jobs
+            .insert(30, (1, Answer::CompletedAt(completed.map(str::to_string))));
         let o = f.reap(&[("lock", "deploy")], 100);
         assert_eq!(
             actions(&o),

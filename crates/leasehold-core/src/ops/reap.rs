@@ -295,13 +295,7 @@ impl ReapPlanner {
     /// Judges one entry by what is known. A completed job proves this entry over only if it is
     /// this entry's job: it ran on the runner the entry names and completed after the entry was
     /// made (a job id recorded from a lagging job list could be an earlier job's on that runner).
-    fn verdict(
-        &self,
-        key: &EvidenceKey,
-        run: &RunIdentity,
-        made_at: Millis,
-        skew_ms: Millis,
-    ) -> Verdict {
+    fn verdict(&self, key: &EvidenceKey, run: &RunIdentity, made_at: Millis) -> Verdict {
         if let Some(why) = unaskable(run) {
             return Verdict::Unknown { why };
         }
@@ -327,11 +321,20 @@ impl ReapPlanner {
                 {
                     return Verdict::Unknown { why: format!("{} ran on runner {r:?}, not {:?}: the recorded job id is not this entry's job", key.subject(), run.runner_name) };
                 }
-                if let Some(at) = job
-                    .completed_at
-                    .filter(|&at| at.saturating_add(skew_ms) < made_at)
-                {
-                    return Verdict::Unknown { why: format!("{} completed at {}, before this entry was made: the recorded job id is not this entry's job", key.subject(), format_rfc3339(at)) };
+                // The entry's time is the lower bound of GitHub's clock when it was made, so its
+                // own job completed at or after it: only GitHub's whole seconds are allowed for,
+                // never the skew (which would take an earlier job of the runner for this one).
+                match job.completed_at {
+                    Some(at)
+                        if at.saturating_add(crate::policy::limits::DATE_RESOLUTION_MS)
+                            < made_at =>
+                    {
+                        return Verdict::Unknown { why: format!("{} completed at {}, before this entry was made: the recorded job id is not this entry's job", key.subject(), format_rfc3339(at)) };
+                    }
+                    None if made_at > 0 => {
+                        return Verdict::Unknown { why: format!("{} completed with no completion time: nothing shows it completed after this entry was made", key.subject()) };
+                    }
+                    _ => {}
                 }
                 Verdict::Over {
                     reason: ReapReason::JobCompleted,
@@ -507,12 +510,7 @@ impl Planner for ReapPlanner {
                     detail,
                 ));
             };
-            match self.verdict(
-                &key,
-                &h.run,
-                h.claimed_at.unwrap_or(h.acquired_at),
-                policy.skew_ms,
-            ) {
+            match self.verdict(&key, &h.run, h.claimed_at.unwrap_or(h.acquired_at)) {
                 Verdict::Over { reason, detail } => remove(reason, detail, &mut changes),
                 Verdict::Active { status, at } => {
                     // Renewed only on fresh evidence about the job itself: a running run attempt
@@ -598,7 +596,7 @@ impl Planner for ReapPlanner {
                 break;
             }
             let key = EvidenceKey::of(&q.run);
-            match self.verdict(&key, &q.run, q.last_seen_at, policy.skew_ms) {
+            match self.verdict(&key, &q.run, q.last_seen_at) {
                 Verdict::Over { reason, detail } => {
                     doc.queue.retain(|x| x.holder_id != q.holder_id);
                     changes.push(entry(
@@ -675,7 +673,7 @@ impl Planner for ReapPlanner {
                     "expired" | "reaper" | "rerun" => 0,
                     _ => r.at,
                 };
-                match self.verdict(&key, &r.run, made_at, policy.skew_ms) {
+                match self.verdict(&key, &r.run, made_at) {
                     Verdict::Over { reason, detail } => {
                         let id =
                             super::lifecycle::cool_down(&mut doc, &r.id, lc, server_now, "reaper");
