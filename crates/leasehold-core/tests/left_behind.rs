@@ -575,3 +575,51 @@ fn a_usage_reading_from_the_future_is_refused_and_one_recorded_before_is_replace
     let v: serde_json::Value = serde_json::from_str(&writes[0]).unwrap();
     assert_eq!(v["pool"]["usage"]["a"]["usedBp"], 2500);
 }
+
+/// A lease renewed a moment before as far as this renewal would take it (by a judge whose
+/// estimate of GitHub's clock was a little ahead, as the reaper's) has nothing to extend: it is
+/// renewed, with nothing written, and the log does not say it is at its ceiling a week away.
+#[test]
+fn a_lease_renewed_as_far_already_is_not_said_to_be_at_its_ceiling() {
+    let state = held_by_attempt_one("2027-01-15T09:00:05.000Z");
+    let mut pairs = job("77", "1");
+    pairs.push(("nonce", "1111111111111111".into()));
+    let raw: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut op = Operation::new(
+        OperationKind::Renew,
+        &inputs(&raw),
+        &Entropy {
+            seed: 7,
+            nonce: "00000000000000ff".into(),
+        },
+    )
+    .expect("inputs")
+    .0;
+    let mut step = op.step(Event::Start { now: NOW }).unwrap();
+    let mut lines = Vec::new();
+    let outcome = loop {
+        lines.extend(step.log.iter().map(|l| l.text.clone()));
+        match step.command {
+            Command::Finish { outcome } => break outcome,
+            Command::Request { call, .. } => {
+                let reply = match call {
+                    Call::ReadFile { .. } => Reply::file("s3", &state),
+                    other => panic!("nothing but a read: {other:?}"),
+                };
+                step = op
+                    .step(Event::Reply {
+                        now: NOW + 10,
+                        reply,
+                    })
+                    .unwrap();
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(outcome.result, leasehold_core::ResultWord::Renewed);
+    assert!(!lines.iter().any(|l| l.contains("ceiling")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("renewed until")),
+        "{lines:?}"
+    );
+}

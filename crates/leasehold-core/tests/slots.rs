@@ -287,6 +287,21 @@ fn a_next_page_that_cannot_be_followed_stops_before_any_write() {
     assert_eq!(git.count("createTree") + git.count("createRef"), 0);
 }
 
+/// A listing longer than leasehold reads (100 pages) is not read to its end: no number is proven
+/// free, and retrying cannot help, so it is `stale` (16), not `transport`'s "retry later".
+#[test]
+fn a_listing_past_the_page_limit_is_stale_and_writes_nothing() {
+    let numbers: Vec<u64> = (1..=1_010).collect();
+    let mut git = Git::with_slots(&numbers);
+    git.page_size = Some(10);
+    let o = allocate(&mut git, &[]);
+    let s = slot(&o);
+    assert_eq!(s.status, Status::Stale);
+    assert_eq!(s.number, None);
+    assert_eq!(git.count("listMatchingRefs"), 100);
+    assert_eq!(git.count("createTree") + git.count("createRef"), 0);
+}
+
 #[test]
 fn the_maximum_is_taken_over_gaps() {
     let mut git = Git::with_slots(&[1, 2, 5]);

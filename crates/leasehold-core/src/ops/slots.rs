@@ -674,8 +674,9 @@ impl SlotOp {
                     let call = self.list_call(p);
                     self.send(call)
                 }
+                // Our cap, not GitHub's answer: retrying cannot help, so not `transport`.
                 Some(p) if p == page + 1 => self.failed(
-                    Status::Transport,
+                    Status::Stale,
                     FailureCode::RequestBudget,
                     None,
                     format!(
