@@ -489,6 +489,18 @@ impl RepairOp {
                 ),
                 None,
             )),
+            // Not broken: a newer leasehold wrote it. Rewritten by this one, its holders,
+            // reservations and incident would be dropped (docs/operations.md): refused.
+            Err(e @ crate::wire::StateError::NewerSchema { .. }) => Ok(self.failed(
+                Status::Stale,
+                FailureCode::StateNewerSchema,
+                None,
+                format!(
+                    "{} on {}: {e}. A newer leasehold wrote it: it is not broken, and repairing it would drop what that version keeps; nothing was written",
+                    self.s.path(),
+                    self.s.state_branch
+                ),
+            )),
             Err(e) => {
                 self.broken = Some((sha, e.to_string()));
                 self.phase = Phase::Listing { page: 1 };
@@ -857,6 +869,23 @@ mod tests {
         assert!(written.is_none());
         assert_eq!(outcome.repair.unwrap().status, Status::Noop);
         assert_eq!(outcome.stats.requests, 1, "nothing but the read");
+    }
+
+    /// A newer schema is not broken: a newer leasehold wrote it, and rewriting it as this
+    /// version's empty state would drop its holders, reservations and incident.
+    #[test]
+    fn a_state_of_a_newer_schema_is_refused_and_nothing_is_written() {
+        let newer = r#"{"schema": 3, "lock": "deploy", "revision": 9, "fence": 9, "holders": [], "queue": []}"#;
+        let (outcome, written) = run(true, &[newer, &version(5, 5, &[("a", 5)])], 100);
+        assert!(written.is_none(), "nothing written");
+        assert_eq!(outcome.stats.requests, 1, "nothing but the read");
+        let report = outcome.repair.unwrap();
+        assert_eq!(report.status, Status::Stale);
+        assert!(
+            report.detail.contains("newer leasehold"),
+            "{}",
+            report.detail
+        );
     }
 
     #[test]
