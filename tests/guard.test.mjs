@@ -194,6 +194,24 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.doesNotMatch(r.stdout, /error of the guard/);
   });
 
+  test("actions/guard carries the version its last renewal wrote to the job's later steps: the release writes on it, with no read", async () => {
+    const h = await held();
+    const g = await runAction('guard', {
+      apiUrl: emu.url,
+      context: h.context,
+      inputs: { lock: h.lock, nonce: h.nonce, command: `${process.execPath}\n-e\nsetTimeout(() => process.exit(0), 12000)` },
+    });
+    assert.equal(g.outputs.result, 'child-exited', g.stdout);
+    assert.match(g.stdout, /"renewals":[1-9]/, 'a renewal wrote');
+    const carried = Object.keys(g.exported).filter((k) => k.startsWith('LEASEHOLD_CARRY_'));
+    assert.equal(carried.length, 1, JSON.stringify(g.exported));
+    const from = emu.log.length ? emu.log[emu.log.length - 1].seq : 0;
+    const r = await runAction('release', { apiUrl: emu.url, context: h.context, inputs: { lock: h.lock }, env: g.exported });
+    assert.equal(r.outputs.result, 'released', r.stdout);
+    const sent = emu.log.filter((e) => e.seq > from).map((e) => `${e.method} ${e.status}`);
+    assert.equal(sent[0], 'PUT 200', `the release's first request is its write, on the renewal's version: ${sent}`);
+  });
+
   test('actions/renew extends the lease; if-due renews only when due', async () => {
     const h = await held();
     const inputs = { lock: h.lock, nonce: h.nonce };

@@ -149,7 +149,7 @@ describe('actions/run', { timeout: 180_000 }, () => {
     });
     assert.equal(r.outcome, 'success', JSON.stringify(r.steps, null, 1));
     const release = emu.log.filter((e) => e.seq > cleanupFrom).map((e) => `${e.method} ${e.status}`);
-    assert.equal(release[0]?.split(' ')[0], 'PUT', `the cleanup's first request is its write: ${release}`);
+    assert.equal(release[0], 'PUT 200', `the cleanup's first request is its write, on the version carried: ${release}`);
     assert.deepEqual((await stateOf(lock)).holders, []);
   });
 

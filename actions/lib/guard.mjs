@@ -127,9 +127,10 @@ export function childExit(code, signal) {
  * `machine` is a fresh `core.Guard`, `report` a fresh `core.GuardReport` (each renewal runs its
  * operation on its inputs as they are then; it writes the documents `emit` prints, one JSON line
  * each); `perform` is the GitHub transport; `secrets` are values the child's environment must not
- * carry; `tree` starts and stops the child's process tree (processTree: the platform's way).
+ * carry; `tree` starts and stops the child's process tree (processTree: the platform's way);
+ * `onCarry` is given each renewal's carried version (the action exports it for later steps).
  */
-export async function guard({ core, machine, report, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], tree = processTree({ logger }) }) {
+export async function guard({ core, machine, report, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], tree = processTree({ logger }), onCarry = () => {} }) {
   const events = machineEvents(clock);
   const { push } = events;
   let child = null;
@@ -142,6 +143,8 @@ export async function guard({ core, machine, report, argv, perform, emit, logger
       // (the child runs on until the local deadline; a verification that failed so is refused).
       .catch((error) => report.unfinished(error?.message ?? error))
       .then((outcome) => {
+        // The version the renewal knew last, for the job's later steps (release writes on it).
+        if (outcome?.carry) onCarry(outcome.carry);
         report.heard(kind === 'verified', outcome);
         push({ kind, now: clock.now(), outcome });
       })

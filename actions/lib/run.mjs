@@ -254,7 +254,8 @@ export async function runGuard() {
     requireToken(token);
     const perform = transportFor(plan, token);
     const emit = (obj) => core.info(JSON.stringify(obj));
-    const { exitCode, reason } = await guard({ core: core_, machine, report, argv, perform, emit, logger, secrets: [token] });
+    const onCarry = (carry) => core.exportVariable(carry.name, carry.value);
+    const { exitCode, reason } = await guard({ core: core_, machine, report, argv, perform, emit, logger, secrets: [token], onCarry });
     core.setOutput('exit-code', String(exitCode));
     core.setOutput('result', reason);
     if (exitCode !== 0) core.setFailed(`leasehold guard: ${reason} (exit code ${exitCode})`);

@@ -107,6 +107,12 @@ impl Planner for RenewPlanner {
         true
     }
 
+    /// The version a renewal knew last goes to the job's later steps as acquire's does (the
+    /// guard's renewals write, so acquire's is out of date by release), by the same rule.
+    fn carries(&self, doc: &LockState) -> bool {
+        crate::store::carry::uncontended(doc)
+    }
+
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {
         self.outcome(ResultWord::Failed).with_error(failure)
     }
