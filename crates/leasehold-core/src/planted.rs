@@ -35,7 +35,8 @@ pub enum Bug {
     IgnoreHeldPartitions,
     /// admission/pool.rs: a consumer's holdings are counted one short (`maxConcurrent` over-runs).
     ConsumerLimitOffByOne,
-    /// admission/pool.rs: a rerun taking over a holding keeps its seat's earlier runner atom.
+    /// admission/pool.rs: a rerun taking over a holding keeps its seat's earlier runner atom, and
+    /// one slot a runner is judged by the seats' atoms only.
     RerunKeepsRunnerAtom,
     /// admission/pool.rs: the scan stops at the first blocked waiter (a later one that fits
     /// waits while its slot is free).

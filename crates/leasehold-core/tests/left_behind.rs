@@ -623,3 +623,74 @@ fn a_lease_renewed_as_far_already_is_not_said_to_be_at_its_ceiling() {
         "{lines:?}"
     );
 }
+
+/// A seat an earlier version moved to another runner kept its old runner's atom (0.5.0 took a
+/// holding over onto the rerun's runner without it). One slot a runner is judged by the runner
+/// each holding's run names too, so the new runner is not booked twice.
+#[test]
+fn a_seat_left_with_another_runners_atom_still_holds_its_runs_runner() {
+    let moved = pool_holding("octo/app:77:deploy", 77, 2, "r2", 4).replace(
+        "\"partition\": [\"runner:r2\"]",
+        "\"partition\": [\"runner:r1\"]",
+    );
+    let state = pool_state(&[moved], 4);
+    let (second, state, _) = against_pool(
+        &state,
+        &job_on("77", "2", "second", "r2"),
+        "00000000000000bb",
+        NOW,
+    );
+    assert_ne!(
+        second.result,
+        leasehold_core::ResultWord::Acquired,
+        "r2 holds its one slot"
+    );
+    assert_eq!(holder_ids(&state), ["octo/app:77:deploy"]);
+    // A rerun of it on r3 moves the seat to r3, its stale atom dropped.
+    let (rerun, state, _) = against_pool(
+        &state,
+        &job_on("77", "3", "", "r3"),
+        "00000000000000cc",
+        NOW + 1_000,
+    );
+    assert_acquired(&rerun);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        v["holders"][0]["pool"]["partition"],
+        serde_json::json!(["runner:r3"])
+    );
+}
+
+/// Without runner serialization a `runner:` atom in a seat is the request's own partition: a
+/// rerun on another runner keeps it.
+#[test]
+fn without_runner_serialization_a_rerun_keeps_its_requests_runner_atom() {
+    let state = pool_state(&[pool_holding("octo/app:77:deploy", 77, 1, "r1", 4)], 4);
+    let mut current = state.clone();
+    let config = r#"{"resources": {"a": {"capacity": 3}}}"#;
+    let (o, _) = drive(
+        &mut op(&job_on("77", "2", "", "r2"), "00000000000000aa"),
+        NOW,
+        |call| match call {
+            Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                Reply::file("c1", config)
+            }
+            Call::ReadFile { .. } => Reply::file("s3", &current),
+            Call::WriteFile { content, .. } => {
+                current = content.clone();
+                Reply::Written {
+                    sha: "s4".into(),
+                    date: None,
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        },
+    );
+    assert_acquired(&o);
+    let v: serde_json::Value = serde_json::from_str(&current).unwrap();
+    assert_eq!(v["holders"][0]["run"]["runnerName"], "r2");
+    assert_eq!(
+        v["holders"][0]["pool"]["partition"],
+        serde_json::json!(["runner:r1"])
+    );
+}

@@ -696,7 +696,7 @@
 //! | `pool-partition-ignored`: held partitions are not checked | core, `admission/pool.rs` | 18 pool partitions | 1 |
 //! | `pool-consumer-off-by-one`: a consumer's holdings are counted one short | core, `admission/pool.rs` | 19 pool consumer limit | 50 |
 //! | `pool-stops-at-blocked`: the scan stops at the first blocked waiter | core, `admission/pool.rs` | 21 pool idle slot | 4097 |
-//! | `pool-rerun-keeps-runner`: a rerun that takes over its earlier attempt's holding from another runner keeps the earlier runner's atom | core, `admission/pool.rs` | 27 pool one slot a runner | 1176 |
+//! | `pool-rerun-keeps-runner`: a rerun that takes over its earlier attempt's holding from another runner keeps the earlier runner's atom, and one slot a runner is judged by the seats' atoms only | core, `admission/pool.rs` (reseat and the scan) | 27 pool one slot a runner | 1176 |
 //! | `pool-choice-config-order`: the eligible resources are taken in config order | core, `admission/choice.rs` | 20 pool choice | 46 |
 //! | `pool-choice-room-no-elapsed`: the room below pace is `target − used`, without the elapsed fraction of the window | core, `admission/choice.rs` | 20 pool choice | 999 |
 //! | `poll-hot-loop`: a waiter polls again 50 ms after every poll | core, `policy/handoff.rs` | 8 request rate | 2 |

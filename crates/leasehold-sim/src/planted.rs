@@ -53,8 +53,9 @@ pub enum PlantedBug {
     PoolConsumerOffByOne,
     /// core (`admission/pool.rs`, `Pool::admit`): the scan stops at the first blocked waiter.
     PoolStopsAtBlocked,
-    /// core (`admission/pool.rs`, `reseat`): a rerun that takes over its earlier attempt's
-    /// holding from another runner keeps the earlier runner's atom.
+    /// core (`admission/pool.rs`, `reseat` and `Scan::new`): a rerun that takes over its earlier
+    /// attempt's holding from another runner keeps the earlier runner's atom, and one slot a
+    /// runner is judged by the seats' atoms only.
     PoolRerunKeepsRunner,
     /// core (`admission/choice.rs`, `rank`): the eligible resources are taken in config order.
     PoolChoiceConfigOrder,
@@ -175,7 +176,7 @@ impl PlantedBug {
             | PlantedBug::PoolPartitionIgnored
             | PlantedBug::PoolConsumerOffByOne => "core: admission/pool.rs, judge",
             PlantedBug::PoolStopsAtBlocked => "core: admission/pool.rs, admit",
-            PlantedBug::PoolRerunKeepsRunner => "core: admission/pool.rs, reseat",
+            PlantedBug::PoolRerunKeepsRunner => "core: admission/pool.rs, reseat and scan",
             PlantedBug::PoolChoiceConfigOrder | PlantedBug::PoolChoiceRoomNoElapsed => {
                 "core: admission/choice.rs, rank"
             }

@@ -63,25 +63,31 @@ pub fn reseat(pool: &PoolConfig, st: &LockState, holder_id: &str, runner: &str) 
     let Some(seat) = &h.pool else {
         return Reseat::Unchanged;
     };
+    // Without serialization a seat carries no runner atom of ours (a `runner:` atom there is the
+    // request's own).
+    if !pool.runner_serialization {
+        return Reseat::Unchanged;
+    }
     let mut atoms = seat.partition.clone().unwrap_or_default();
-    let earlier = format!("runner:{}", h.run.runner_name);
-    if !h.run.runner_name.is_empty() && atoms.last() == Some(&earlier) {
+    // `partition_of` put the runner's atom last; an earlier takeover may have left another
+    // runner's name in it than the run's.
+    if atoms.last().is_some_and(|a| a.starts_with("runner:")) {
         atoms.pop();
     }
-    let now_on =
-        (pool.runner_serialization && !runner.is_empty()).then(|| format!("runner:{runner}"));
-    if let Some(atom) = &now_on {
+    if !runner.is_empty() {
+        let atom = format!("runner:{runner}");
         let reserved_by = st.holders.iter().find(|o| {
             o.holder_id != holder_id
-                && o.pool
-                    .as_ref()
-                    .and_then(|s| s.partition.as_ref())
-                    .is_some_and(|p| p.contains(atom))
+                && (o.run.runner_name == runner
+                    || o.pool
+                        .as_ref()
+                        .and_then(|s| s.partition.as_ref())
+                        .is_some_and(|p| p.contains(&atom)))
         });
         if let Some(o) = reserved_by {
             return Reseat::Busy(o.holder_id.clone());
         }
-        atoms.push(atom.clone());
+        atoms.push(atom);
     }
     // As `partition_of` makes it: no atoms, no partition (a request never gives an empty one).
     let partition = (!atoms.is_empty()).then_some(atoms);
@@ -169,6 +175,19 @@ impl<'a> Scan<'a> {
                 &pool.config,
                 &h.pool.as_ref().and_then(|s| s.partition.clone()),
             );
+            // One slot a runner is judged by the runner each holding's run names too, not only
+            // by its seat's atom (a seat an earlier version moved to another runner kept its old
+            // runner's atom).
+            #[cfg(feature = "planted-bugs")]
+            let by_run = !crate::planted::active(crate::planted::Bug::RerunKeepsRunnerAtom);
+            #[cfg(not(feature = "planted-bugs"))]
+            let by_run = true;
+            if by_run && pool.config.runner_serialization && !h.run.runner_name.is_empty() {
+                held.add(
+                    &pool.config,
+                    &Some(vec![format!("runner:{}", h.run.runner_name)]),
+                );
+            }
             *by_repository
                 .entry(repository_key(&h.run.repository))
                 .or_insert(0) += 1;
