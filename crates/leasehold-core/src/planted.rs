@@ -63,6 +63,9 @@ pub enum Bug {
     /// engine/failure.rs: a state branch's ref carrying the state, refused because the branch
     /// exists, is taken for the state's write.
     RefusedBranchIsWritten,
+    /// engine/mod.rs: an answer that comes with the job's cancel (`cancelledReply`) is heard as
+    /// a plain answer.
+    CancelledReplyIgnored,
 }
 
 thread_local! {

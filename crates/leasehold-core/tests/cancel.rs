@@ -88,8 +88,11 @@ fn an_admitting_write_answered_once_the_job_is_cancelled_gives_the_slot_back() {
     assert_eq!(writes, [1, 0], "admitted, then the slot given back");
 }
 
+/// An operation outside the engine hears a cancel an answer brought where the driver would have
+/// told it, at its next sleep: an answer that leads to another request (here the next read; for a
+/// post whose answer was lost, its read-back) is followed first.
 #[test]
-fn an_operation_that_stops_on_cancel_stops_after_a_cancelled_answer() {
+fn an_operation_outside_the_engine_hears_a_cancelled_answer_at_its_next_sleep() {
     let mut audit = op(OperationKind::Audit, &[("GITHUB_REPOSITORY", "octo/app")]);
     let step = audit.step(Event::Start { now: NOW }).unwrap();
     assert!(matches!(step.command, Command::Request { .. }));
@@ -104,12 +107,102 @@ fn an_operation_that_stops_on_cancel_stops_after_a_cancelled_answer() {
             reply,
         })
         .unwrap();
+    let Command::Request { call, .. } = step.command else {
+        panic!("the next read is sent: {:?}", step.command)
+    };
+    assert!(matches!(call, Call::ListWorkflowRuns { .. }), "{call:?}");
+    // A 502: the audit would sleep to retry; it hears the cancel there instead, and stops.
+    let step = audit
+        .step(Event::Reply {
+            now: NOW + 20,
+            reply: Reply::Http {
+                status: 502,
+                message: String::new(),
+                retry_after: None,
+                ratelimit_remaining: None,
+                ratelimit_reset: None,
+                date: None,
+            },
+        })
+        .unwrap();
     let Command::Finish { outcome } = step.command else {
-        panic!("it goes on: {:?}", step.command)
+        panic!("it sleeps on: {:?}", step.command)
     };
     assert!(!outcome.success);
     assert!(
         outcome.error.unwrap().message.contains("cancelled"),
         "it heard the cancel"
     );
+}
+
+fn http(status: u16) -> Reply {
+    Reply::Http {
+        status,
+        message: String::new(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
+        date: None,
+    }
+}
+
+/// A reap of several locks: the driver tells the cancel once, to the lock being reaped then. A
+/// cancel that came with the answer finishing one lock is told to each lock after it at its first
+/// sleep, where the driver would have told it: the sleep is cut short, not slept.
+#[test]
+fn a_reap_of_several_locks_tells_each_later_lock_the_cancel_at_its_first_sleep() {
+    let mut reap = op(
+        OperationKind::Reap,
+        &[
+            ("lock", "a, b"),
+            ("GITHUB_REPOSITORY", "octo/app"),
+            ("GITHUB_RUN_ID", "900"),
+            ("GITHUB_JOB", "reap"),
+        ],
+    );
+    let mut step = reap.step(Event::Start { now: NOW }).unwrap();
+    let mut now = NOW;
+    let mut cancelled_sent = false;
+    for _ in 0..20 {
+        let call = match &step.command {
+            Command::Request { call, .. } => call.clone(),
+            Command::Sleep { .. } if cancelled_sent => panic!("lock b slept after the cancel"),
+            other => panic!("unexpected {other:?}"),
+        };
+        now += 10;
+        match &call {
+            Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                step = reap
+                    .step(Event::Reply {
+                        now,
+                        reply: http(404),
+                    })
+                    .unwrap();
+            }
+            // Lock a has no state: its reap ends with this answer, which comes as cancelled.
+            Call::ReadFile { path, .. } if path.ends_with("/a.json") => {
+                cancelled_sent = true;
+                step = reap
+                    .step(Event::CancelledReply {
+                        now,
+                        reply: http(404),
+                    })
+                    .unwrap();
+            }
+            // Lock b's read fails: a retry it would sleep for.
+            Call::ReadFile { path, .. } if path.ends_with("/b.json") => {
+                step = reap
+                    .step(Event::Reply {
+                        now,
+                        reply: http(502),
+                    })
+                    .unwrap();
+                if let Command::Request { .. } | Command::Finish { .. } = step.command {
+                    return;
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("did not get to lock b");
 }

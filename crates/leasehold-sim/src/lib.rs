@@ -11,7 +11,8 @@
 //! and in half the seeds a scheduled reaper. Each job attempt drives the real `leasehold-core`
 //! [`Operation`](leasehold_core::Operation)s exactly as `actions/lib/driver.mjs` does — feed
 //! `start`; perform each request command and feed its reply; sleep until `untilMs` (on its own
-//! clock) and feed `timer`, or `cancel` once when the job is being cancelled; stop at `finish` —
+//! clock) and feed `timer`, or `cancel` once when the job is being cancelled (`cancelledReply`,
+//! the answer with the cancel, when it came while a request was in flight); stop at `finish` —
 //! through the steps of the documented workflow: acquire; when acquired, the protected work under
 //! a guard that renews the lease (below); the release step (`if: always()`, so also after a
 //! failed, timed-out or cancelled acquire, or a guarded step that failed); then acquire's post
@@ -174,8 +175,8 @@
 //! without `actions: read`) and 404 for a run the token cannot see; they are never stale (no
 //! answer says an attempt runs after one said it completed); cancellation of
 //! a run (SIGINT to the running step: a sleeping acquire is told `cancel` at once, one awaiting
-//! an answer when it next would sleep; the step is killed 10 s later; the work step is cancelled
-//! outright).
+//! an answer with that answer, `cancelledReply`; the step is killed 10 s later; the work step is
+//! cancelled outright). **28** an acquire told of the cancel never finishes `acquired`.
 //!
 //! Faults stop within 240 s of the start ([`fault::FAULTS_UNTIL_MS`]), and a pause lasts at least
 //! 6 minutes: so in the default budget a process that resumes from a pause, a zombie included,
@@ -707,6 +708,7 @@
 //! | `recover-frees-quarantine`: an operator's recovery frees the quarantine outright, no cooldown | core, `ops/recover.rs` | 26 operator recovery | 13 |
 //! | `recover-incident-unconfirmed`: recover-incident goes ahead without `confirmed: true` | core, `ops/recover.rs` | 26 operator recovery | 38 |
 //! | `refused-branch-is-written`: a job whose state branch ref (carrying its state) was refused takes its state as written | core, `engine/failure.rs` | 4 acts on history | 6 |
+//! | `cancelled-reply-ignored`: an answer that comes with the job's cancel is heard as a plain answer | core, `engine/mod.rs` | 28 a cancel is heard | 513 |
 //!
 //! (Seeds to first catch as measured by the recall test at the seventeenth session's core, with
 //! shared runners in pool seeds; earlier changes of the draws moved the earlier bugs' figures. Core of 783fe46,

@@ -83,10 +83,13 @@ pub enum PlantedBug {
     /// core (`engine/failure.rs`, the state branch's ref refused): a job whose ref carrying the
     /// state was refused (another job created the branch first) takes its state as written.
     RefusedBranchIsWritten,
+    /// core (`engine/mod.rs`, `cancelledReply`): an answer that comes with the job's cancel is
+    /// heard as a plain answer.
+    CancelledReplyIgnored,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 28] = [
+    pub const ALL: [PlantedBug; 29] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -115,6 +118,7 @@ impl PlantedBug {
         PlantedBug::RecoverFreesQuarantine,
         PlantedBug::RecoverIncidentUnconfirmed,
         PlantedBug::RefusedBranchIsWritten,
+        PlantedBug::CancelledReplyIgnored,
     ];
 
     pub fn name(self) -> &'static str {
@@ -147,6 +151,7 @@ impl PlantedBug {
             PlantedBug::RecoverFreesQuarantine => "recover-frees-quarantine",
             PlantedBug::RecoverIncidentUnconfirmed => "recover-incident-unconfirmed",
             PlantedBug::RefusedBranchIsWritten => "refused-branch-is-written",
+            PlantedBug::CancelledReplyIgnored => "cancelled-reply-ignored",
         }
     }
 
@@ -189,6 +194,7 @@ impl PlantedBug {
             PlantedBug::RecoverFreesQuarantine => "core: ops/recover.rs, quarantine",
             PlantedBug::RecoverIncidentUnconfirmed => "core: ops/recover.rs, start",
             PlantedBug::RefusedBranchIsWritten => "core: engine/failure.rs, branch refused",
+            PlantedBug::CancelledReplyIgnored => "core: engine/mod.rs, cancelledReply",
         }
     }
 
@@ -238,6 +244,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::RecoverFreesQuarantine => Some(Bug::RecoverFreesQuarantine),
             PlantedBug::RecoverIncidentUnconfirmed => Some(Bug::RecoverIncidentUnconfirmed),
             PlantedBug::RefusedBranchIsWritten => Some(Bug::RefusedBranchIsWritten),
+            PlantedBug::CancelledReplyIgnored => Some(Bug::CancelledReplyIgnored),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

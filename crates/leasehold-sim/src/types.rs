@@ -101,6 +101,9 @@ pub enum Invariant {
     OperatorRecovery,
     /// 27: under a pool's runner serialization, no two holdings whose runs name one runner.
     PoolRunner,
+    /// 28: an acquire told of the job's cancel (at a sleep, or with the answer of a request in
+    /// flight) never finishes `acquired`.
+    CancelHeard,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -136,6 +139,7 @@ impl Invariant {
             Invariant::CooldownEnd => "25 cooldown end",
             Invariant::OperatorRecovery => "26 operator recovery",
             Invariant::PoolRunner => "27 pool one slot a runner",
+            Invariant::CancelHeard => "28 a cancel is heard",
             Invariant::Protocol => "protocol",
         }
     }

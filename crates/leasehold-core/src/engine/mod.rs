@@ -256,7 +256,13 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             // to is a cancelled one (an acquire it admits gives the slot back), and a sleep it
             // leads to is cut short as a cancel while sleeping is.
             (Phase::Awaiting(sent, pending), Event::CancelledReply { now, reply }) => {
-                self.planner.cancel();
+                #[cfg(feature = "planted-bugs")]
+                let heard = !crate::planted::active(crate::planted::Bug::CancelledReplyIgnored);
+                #[cfg(not(feature = "planted-bugs"))]
+                let heard = true;
+                if heard {
+                    self.planner.cancel();
+                }
                 let command = self.on_reply(sent, pending, now, reply, &mut log)?;
                 if matches!(self.phase, Phase::Sleeping(_)) {
                     let then = self.step_any(Event::Cancel { now })?;

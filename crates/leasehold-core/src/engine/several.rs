@@ -25,6 +25,9 @@ pub struct Several<P: Relay> {
     current: usize,
     outcomes: Vec<Outcome>,
     span_ms: Millis,
+    /// The engine that heard the job's cancel, once one did: the driver tells it once, so each
+    /// engine after it is told at its first sleep.
+    told: Option<usize>,
 }
 
 impl<P: Relay> Several<P> {
@@ -36,6 +39,7 @@ impl<P: Relay> Several<P> {
             current: 0,
             outcomes: Vec::new(),
             span_ms,
+            told: None,
         }
     }
 
@@ -47,9 +51,25 @@ impl<P: Relay> Several<P> {
                 e.planner.set_deadline(now + self.span_ms);
             }
         }
+        if matches!(event, Event::Cancel { .. } | Event::CancelledReply { .. }) {
+            self.told = Some(self.current);
+        }
         let mut step = self.engines[self.current].step(event)?;
         loop {
             let Command::Finish { outcome } = &step.command else {
+                if self.told.is_some_and(|t| t < self.current)
+                    && matches!(step.command, Command::Sleep { .. })
+                {
+                    self.told = Some(self.current);
+                    let then = self.engines[self.current].step(Event::Cancel { now })?;
+                    let mut log = step.log;
+                    log.extend(then.log);
+                    step = Step {
+                        command: then.command,
+                        log,
+                    };
+                    continue;
+                }
                 return Ok(step);
             };
             self.outcomes.push((**outcome).clone());

@@ -238,9 +238,6 @@ impl AuditOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         let state = self.state();
         let command = match (self.phase, event) {
             (Phase::NotStarted, Event::Start { now }) => {
@@ -254,7 +251,9 @@ impl AuditOp {
                 }
                 .into())
             }
-            (_, Event::CancelledReply { .. }) => unreachable!("answered above"),
+            (_, Event::CancelledReply { .. }) => {
+                unreachable!("Cancellable hands it over as a reply")
+            }
             (_, Event::Timer { now }) => self.x.on_timer(now, state)?,
             (_, Event::Cancel { .. }) => self.fail(Failure::new(
                 FailureCode::ApiUnavailable,
@@ -508,6 +507,12 @@ impl AuditOp {
         Command::Finish {
             outcome: Box::new(o),
         }
+    }
+}
+
+impl super::cancelled::Steps for AuditOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        AuditOp::step(self, event)
     }
 }
 

@@ -137,9 +137,6 @@ impl CheckHeadOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         let state = if self.done { "finished" } else { "checking" };
         let command = match event {
             Event::Start { now } if !self.started => {
@@ -157,7 +154,7 @@ impl CheckHeadOp {
             Event::Timer { now } => self.x.on_timer(now, state)?,
             Event::Cancel { .. } => self.finish(Verdict::Unverified("cancelled".into())),
             Event::Start { .. } => unreachable!("checked above"),
-            Event::CancelledReply { .. } => unreachable!("answered above"),
+            Event::CancelledReply { .. } => unreachable!("Cancellable hands it over as a reply"),
             Event::Reply { now, reply } => match self.x.on_reply(now, reply, state)? {
                 Answered::Again(sleep) => sleep,
                 Answered::Reply(reply) => self.finish(judge(&self.pr, &Ok(reply))),
@@ -198,5 +195,11 @@ impl CheckHeadOp {
         Command::Finish {
             outcome: Box::new(o),
         }
+    }
+}
+
+impl super::cancelled::Steps for CheckHeadOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        CheckHeadOp::step(self, event)
     }
 }

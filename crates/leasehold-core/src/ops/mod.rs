@@ -5,6 +5,7 @@ mod acquire;
 mod acquire_head;
 mod audit;
 mod cancelled;
+use cancelled::Cancellable;
 pub mod claims;
 pub mod cleanup_command;
 pub mod cleanup_run;
@@ -212,13 +213,13 @@ pub enum Operation {
     Renew(Engine<RenewPlanner>),
     Reap(Several<ReapPlanner>),
     Claim(Engine<ClaimPlanner>),
-    ClaimList(ClaimsList),
-    SlotAllocate(slots::SlotOp),
-    Receipt(receipt::ReceiptOp),
-    CheckHead(head::CheckHeadOp),
-    Audit(audit::AuditOp),
+    ClaimList(Cancellable<ClaimsList>),
+    SlotAllocate(Cancellable<slots::SlotOp>),
+    Receipt(Cancellable<receipt::ReceiptOp>),
+    CheckHead(Cancellable<head::CheckHeadOp>),
+    Audit(Cancellable<audit::AuditOp>),
     ReportUsage(Engine<UsagePlanner>),
-    Repair(repair::RepairOp),
+    Repair(Cancellable<repair::RepairOp>),
     Recover(Engine<RecoverPlanner>),
 }
 
@@ -249,7 +250,7 @@ impl Operation {
                 let (s, warnings) = receipt::ReceiptSettings::parse(mode, inputs)?;
                 let plan = item_plan(&s.repository, format!("#{}", s.number), warnings);
                 (
-                    Operation::Receipt(receipt::ReceiptOp::new(s, entropy.seed)),
+                    Operation::Receipt(Cancellable::new(receipt::ReceiptOp::new(s, entropy.seed))),
                     plan,
                 )
             }
@@ -260,18 +261,24 @@ impl Operation {
                     format!("#{}", op.pr().number),
                     warnings,
                 );
-                (Operation::CheckHead(op), plan)
+                (Operation::CheckHead(Cancellable::new(op)), plan)
             }
             OperationKind::Audit => {
                 let (s, warnings) = audit::AuditSettings::parse(inputs)?;
                 let plan = item_plan(&s.repository, audit::REAPER_DELIVERY.into(), warnings);
-                (Operation::Audit(audit::AuditOp::new(s, entropy.seed)), plan)
+                (
+                    Operation::Audit(Cancellable::new(audit::AuditOp::new(s, entropy.seed))),
+                    plan,
+                )
             }
             OperationKind::Repair => {
                 let s = repair::RepairSettings::parse(inputs)?;
                 let plan = OnLock::operator(&s.lock, &s.repository, &s.state_branch, "repair")
                     .plan(kind, String::new(), Vec::new());
-                (Operation::Repair(repair::RepairOp::new(s, entropy)), plan)
+                (
+                    Operation::Repair(Cancellable::new(repair::RepairOp::new(s, entropy))),
+                    plan,
+                )
             }
             OperationKind::SlotAllocate => {
                 let (s, warnings) = slots::SlotSettings::parse(inputs, entropy)?;
@@ -285,7 +292,7 @@ impl Operation {
                     warnings,
                 };
                 (
-                    Operation::SlotAllocate(slots::SlotOp::new(s, entropy.seed)),
+                    Operation::SlotAllocate(Cancellable::new(slots::SlotOp::new(s, entropy.seed))),
                     plan,
                 )
             }
@@ -296,7 +303,11 @@ impl Operation {
                     .unwrap_or(false);
                 let plan = claim_plan(kind, &s, warnings);
                 (
-                    Operation::ClaimList(ClaimsList::new(&s, stale, entropy.seed)),
+                    Operation::ClaimList(Cancellable::new(ClaimsList::new(
+                        &s,
+                        stale,
+                        entropy.seed,
+                    ))),
                     plan,
                 )
             }

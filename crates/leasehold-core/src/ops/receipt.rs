@@ -240,16 +240,15 @@ impl ReceiptOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         let state = self.phase.name();
         let command = match (self.phase, event) {
             (Phase::NotStarted, Event::Start { now }) => self.start(now),
             (Phase::Done | Phase::NotStarted, e) | (_, e @ Event::Start { .. }) => {
                 return Err(illegal(&e, state))
             }
-            (_, Event::CancelledReply { .. }) => unreachable!("answered above"),
+            (_, Event::CancelledReply { .. }) => {
+                unreachable!("Cancellable hands it over as a reply")
+            }
             (_, Event::Timer { now }) => self.x.on_timer(now, state)?,
             (_, Event::Cancel { .. }) => self.give_up("cancelled", "the job was cancelled".into()),
             (_, Event::Reply { now, reply }) => match self.x.on_reply(now, reply, state)? {
@@ -551,6 +550,12 @@ impl ReceiptOp {
         Command::Finish {
             outcome: Box::new(o),
         }
+    }
+}
+
+impl super::cancelled::Steps for ReceiptOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        ReceiptOp::step(self, event)
     }
 }
 

@@ -222,9 +222,6 @@ impl RepairOp {
 
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         if self.phase == Phase::Done {
             return Err(illegal(&event, self.phase.name()));
         }
@@ -250,7 +247,7 @@ impl RepairOp {
                 ),
             },
             Event::Reply { now, reply } => self.on_reply(now, reply)?,
-            Event::CancelledReply { .. } => unreachable!("answered above"),
+            Event::CancelledReply { .. } => unreachable!("Cancellable hands it over as a reply"),
         };
         Ok(Step {
             command,
@@ -629,6 +626,12 @@ impl RepairOp {
         );
         let report = self.report(Status::Repaired, detail, true);
         self.finish(report, None)
+    }
+}
+
+impl super::cancelled::Steps for RepairOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        RepairOp::step(self, event)
     }
 }
 

@@ -299,9 +299,6 @@ impl SlotOp {
 
     /// Feeds one event and returns the one thing to do next.
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         if self.phase == Phase::Done {
             return Err(illegal(&event, self.phase.name()));
         }
@@ -329,7 +326,7 @@ impl SlotOp {
                 ),
             },
             Event::Reply { now, reply } => self.on_reply(now, reply)?,
-            Event::CancelledReply { .. } => unreachable!("answered above"),
+            Event::CancelledReply { .. } => unreachable!("Cancellable hands it over as a reply"),
         };
         Ok(Step {
             command,
@@ -745,6 +742,12 @@ pub(crate) fn unexpected(call: &str, reply: &Reply) -> Error {
         state: format!("waiting for the answer to {call}"),
     }
     .into()
+}
+
+impl super::cancelled::Steps for SlotOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        SlotOp::step(self, event)
+    }
 }
 
 #[cfg(test)]

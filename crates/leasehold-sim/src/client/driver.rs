@@ -481,6 +481,20 @@ impl Env<'_> {
                     .unwrap_or_default()
             )
         });
+        // 28: an acquire told of the job's cancel (at a sleep, or with an answer) leaves what it
+        // joined: it never finishes `acquired` (a cancelled job would keep the slot).
+        if stage == Stage::Acquire && self.clients[c].cancel_told && result == ResultWord::Acquired
+        {
+            self.violate(
+                Invariant::CancelHeard,
+                format!(
+                    "{} was told the job's cancel and finished its acquire acquired (fence {:?})",
+                    self.who(c),
+                    outcome.fence
+                ),
+            );
+            return;
+        }
         let quiet = self.clients[c].op_started >= T0 + self.world.params.profile.until;
         let excused = match stage {
             // A cancelled acquire ends `cancelled`, a failure by design; the steps after it are

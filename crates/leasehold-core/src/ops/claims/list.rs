@@ -126,9 +126,6 @@ impl ListOp {
     }
 
     pub fn step(&mut self, event: Event) -> Result<Step, Error> {
-        if let Event::CancelledReply { now, reply } = event {
-            return super::super::cancelled::answer_then_cancel(now, reply, |e| self.step(e));
-        }
         let legal = !self.done
             && matches!(
                 (self.phase, &event),
@@ -154,7 +151,7 @@ impl ListOp {
             Event::Start { now } | Event::Timer { now } => self.request(now),
             Event::Cancel { .. } => self.finish(Status::Cancelled, "cancelled".into(), None),
             Event::Reply { now, reply } => self.on_reply(now, reply),
-            Event::CancelledReply { .. } => unreachable!("answered above"),
+            Event::CancelledReply { .. } => unreachable!("Cancellable hands it over as a reply"),
         };
         if matches!(command, Command::Sleep { .. }) {
             self.phase = ListPhase::Sleeping;
@@ -287,5 +284,11 @@ impl ListOp {
                 self.finish(Status::Ok, format!("{n} claims"), None)
             }
         }
+    }
+}
+
+impl super::super::cancelled::Steps for ListOp {
+    fn step(&mut self, event: Event) -> Result<Step, Error> {
+        ListOp::step(self, event)
     }
 }
