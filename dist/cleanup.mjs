@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{m as a}from"./shared-MLG4V76Q.mjs";import"./shared-RQ2WS5JY.mjs";import"./shared-MN3TUCBY.mjs";await a();
+import{l as a}from"./shared-NGFWZ27G.mjs";import"./shared-ZR6JCHYZ.mjs";import"./shared-MN3TUCBY.mjs";await a();

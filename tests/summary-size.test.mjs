@@ -84,10 +84,11 @@ test("the reaper's table lists every removal, recovery and renewal, and the firs
 test("what another consumer wrote in the state (a run's url and repository) is escaped in the summary, and a url that is no plain http(s) address is no link", () => {
   const st = state(1);
   st.holders[0].run = { ...run(1), url: '"><img src=https://x.example/t.png>', repository: '<b>octo</b>/app' };
-  st.holders[1].run = { ...run(2), url: 'javascript:alert(1)' };
+  st.holders[1].run = { ...run(2), url: 'javascript:alert(1)', repository: '![x](https://x.example/t.png) [click](https://x.example)' };
   st.queue[0].run = { ...run(100), url: 'https://github.com/octo/app/actions/runs/1?a=1&b=2' };
   const summary = summaryFor('status', { lock: 'seats', result: 'status', state: st, stats }, plan, NOW);
-  assert.doesNotMatch(summary, /<img|<b>|href="javascript:/);
-  assert.match(summary, /&lt;b&gt;octo&lt;\/b&gt;\/app run 9000000001/);
+  assert.doesNotMatch(summary, /<img|<b>|href="javascript:|!\[x\]\(|\[click\]\(/);
+  assert.match(summary, /&#33;&#91;x&#93;&#40;/, 'Markdown of others is shown, not rendered');
+  assert.match(summary, /&#60;b&#62;octo&#60;\/b&#62;\/app run 9000000001/);
   assert.match(summary, /<a href="https:\/\/github\.com\/octo\/app\/actions\/runs\/1\?a=1&amp;b=2">/);
 });

@@ -164,12 +164,12 @@ describe('actions/validate on a pull request of the lock repository', () => {
   });
 
   test("a config's text that reaches the summary through a rule's message is escaped", async () => {
-    writeFileSync(join(repo, 'locks', 'evil.config.json'), '{"capacity": 1, "<img src=https://x.example/t.png>": 1}\n');
+    writeFileSync(join(repo, 'locks', 'evil.config.json'), '{"capacity": 1, "<img src=https://x.example/t.png>": 1, "![x](https://x.example/p.png)": 2}\n');
     try {
       const r = await action({ files: 'locks/evil.config.json' }, 'push');
       assert.equal(r.outputs.invalid, '1', r.stdout);
-      assert.doesNotMatch(r.summary, /<img/);
-      assert.match(r.summary, /&lt;img src=/);
+      assert.doesNotMatch(r.summary, /<img|!\[x\]\(/);
+      assert.match(r.summary, /&lt;img src=|&#33;&#91;x&#93;/, 'shown as written');
     } finally {
       rmSync(join(repo, 'locks', 'evil.config.json'));
     }

@@ -82,6 +82,9 @@ export function outputsFor(kind, outcome) {
 }
 
 const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
+// Plain text (not a code span) that others wrote: HTML and Markdown's own punctuation (links,
+// images, emphasis, code) as character references, so it reads as written and renders nothing.
+export const escapeText = (text) => String(text ?? '').replace(/[&<>|[\]()!*_~`\\#]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * A holder's run, linked. What the state says is another consumer's writing: its text is
@@ -89,10 +92,10 @@ const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&'
  * angle bracket to break out of the attribute).
  */
 function runLink(run) {
-  const job = run?.jobId ? `, job ${escapeCell(run.jobId)}` : '';
-  const url = typeof run?.url === 'string' && /^https?:\/\/[^\s"'<>`]+$/.test(run.url) ? run.url : null;
-  if (!url) return `${escapeCell(run?.repository)} run ${escapeCell(run?.runId)}${job}`;
-  return `<a href="${url.replace(/&/g, '&amp;')}">${escapeCell(run.repository)} #${escapeCell(run.runId)} (attempt ${escapeCell(run.runAttempt)}${job})</a>`;
+  const job = run?.jobId ? `, job ${escapeText(run.jobId)}` : '';
+  const url = typeof run?.url === 'string' && /^https?:\/\/[^\s"'<>`|]+$/.test(run.url) ? run.url : null;
+  if (!url) return `${escapeText(run?.repository)} run ${escapeText(run?.runId)}${job}`;
+  return `<a href="${url.replace(/&/g, '&amp;')}">${escapeText(run.repository)} #${escapeText(run.runId)} (attempt ${escapeText(run.runAttempt)}${job})</a>`;
 }
 
 /**
@@ -126,7 +129,7 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
   const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} \`${escapeCell(outcome.holderId)}\` · ` : '';
   lines.push(`${who}lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
   if (outcome.error) {
-    lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeCell(outcome.error.message)}`, '');
+    lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeText(outcome.error.message)}`, '');
   }
   if (kind === 'acquire' && outcome.waitMs !== undefined) {
     const position = outcome.queuePosition ? `, queue position ${outcome.queuePosition} at enqueue` : '';
@@ -196,7 +199,7 @@ function reapTables(outcome) {
     const shown = sorted.filter((e) => e.action !== 'kept' || kept++ < SHOWN_WAITERS);
     for (const e of shown) {
       const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
-      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeCell(e.detail)} |`);
+      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeText(e.detail)} |`);
     }
     if (shown.length < sorted.length) lines.push('', `_… and ${sorted.length - shown.length} more kept._`);
     lines.push('');
