@@ -236,3 +236,144 @@ fn acquire_in_an_incident_whose_queue_removal_is_unconfirmed_finishes_cleanup_fa
         "deploy-incident-3"
     );
 }
+
+/// This job's holding was removed for its expired lease before its release came (the cleanup
+/// command ran past it), and the removal left the slot quarantined (`q4` by `expired`).
+fn removed_state(revision: u64) -> String {
+    let run = json!({"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"});
+    let s = json!({
+        "schema": 2, "lock": "deploy", "revision": revision, "fence": 4,
+        "config": {"capacity": 1, "readAt": iso(T - 60_000), "lifecycle": {"cooldownSeconds": 30}},
+        "holders": [], "queue": [],
+        "reservations": [{"id": "q4", "kind": "quarantine", "holderId": "octo/app:77:deploy", "fence": 4,
+            "run": run, "at": iso(T - 20_000), "by": "expired"}],
+    });
+    format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+}
+
+/// The same lock a moment before: this job still holds it (fence 4).
+fn held_state(revision: u64) -> String {
+    let run = json!({"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"});
+    let s = json!({
+        "schema": 2, "lock": "deploy", "revision": revision, "fence": 4,
+        "config": {"capacity": 1, "readAt": iso(T - 60_000), "lifecycle": {"cooldownSeconds": 30}},
+        "holders": [{"holderId": "octo/app:77:deploy", "nonce": "00000000000000aa", "fence": 4, "run": run,
+            "acquiredAt": iso(T - 3_600_000), "expiresAt": iso(T - 30_000), "leaseMs": 3_600_000, "ceilingAt": iso(T + 3_600_000)}],
+        "queue": [],
+    });
+    format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+}
+
+/// Runs a release with `report` against [`removed_state`] (with `raced`: its first read shows the
+/// holding, and its write conflicts with the removal); returns its outcome and the last state
+/// it wrote, if any.
+fn release_after_removal(report: &[(&str, &str)]) -> (Value, Option<Value>) {
+    release_after_removal_raced(report, false)
+}
+
+fn release_after_removal_raced(report: &[(&str, &str)], raced: bool) -> (Value, Option<Value>) {
+    let mut op = job_op(OperationKind::Release, report, 3);
+    let mut command = step(&mut op, json!({"kind": "start", "now": T}));
+    let mut written = None;
+    let mut now = T;
+    let mut reads = 0;
+    for _ in 0..20 {
+        now += 10;
+        if command["kind"] == "sleep" {
+            now = now.max(command["untilMs"].as_u64().unwrap());
+            command = step(&mut op, json!({"kind": "timer", "now": now}));
+            continue;
+        }
+        let reply = match command["kind"].as_str().unwrap() {
+            "finish" => return (command["outcome"].clone(), written),
+            "readFile" if command["path"].as_str().unwrap().ends_with(".config.json") => {
+                json!({"kind": "file", "sha": "c1", "content": "{\"capacity\": 1, \"lifecycle\": {\"cooldownSeconds\": 30}}\n"})
+            }
+            "readFile" => {
+                reads += 1;
+                if raced && reads == 1 {
+                    json!({"kind": "file", "sha": "s4", "content": held_state(4)})
+                } else {
+                    json!({"kind": "file", "sha": "s5", "content": removed_state(5)})
+                }
+            }
+            "writeFile" if raced && command["sha"] == "s4" => {
+                json!({"kind": "http", "status": 409, "message": "locks/deploy.json does not match s4"})
+            }
+            "writeFile" => {
+                written = Some(serde_json::from_str(command["content"].as_str().unwrap()).unwrap());
+                json!({"kind": "written", "sha": "s6"})
+            }
+            other => panic!("unexpected {other}: {command}"),
+        };
+        command = step(
+            &mut op,
+            json!({"kind": "reply", "now": now, "reply": reply}),
+        );
+    }
+    panic!("did not finish")
+}
+
+/// A `blocked` report is about the slot whoever removed the holding: it raises the incident, so
+/// the quarantine (which the reaper frees once the run is over, or a waiter on the same runner
+/// reclaims) never hands the blocked resource to the next job. It used to end `noop`, exit 0,
+/// with no incident.
+#[test]
+fn a_blocked_report_after_the_holding_was_removed_raises_the_incident() {
+    let (outcome, written) =
+        release_after_removal(&[("health", "blocked"), ("reason", "account-blocked")]);
+    let written = written.expect("a write");
+    assert_eq!(
+        written["incident"]["holderId"], "octo/app:77:deploy",
+        "{written}"
+    );
+    assert_eq!(written["incident"]["fence"], 4);
+    assert_eq!(
+        outcome["lifecycle"]["cleanupResult"], "incident",
+        "{outcome}"
+    );
+    assert_eq!(
+        outcome["lifecycle"]["incidentId"],
+        written["incident"]["id"]
+    );
+    assert_eq!(outcome["lifecycle"]["reservationId"], "q4");
+    // A clean report leaves the quarantine as it is (only a recovery, a reclaim or the reaper
+    // frees one), and says which.
+    let (outcome, written) =
+        release_after_removal(&[("cleanup", "confirmed"), ("health", "healthy")]);
+    let written = written.expect("the absence confirmed");
+    assert!(written["incident"].is_null());
+    assert_eq!(written["reservations"][0]["id"], "q4");
+    assert_eq!(
+        outcome["lifecycle"]["cleanupResult"], "quarantined",
+        "{outcome}"
+    );
+    assert_eq!(outcome["lifecycle"]["reservationId"], "q4");
+    assert_eq!(outcome["result"], "noop");
+}
+
+/// The same, when the removal lands between this release's read and its write: the write
+/// conflicts, and the version read after it shows the removal's quarantine, so the release did not
+/// remove the holding (it reported a cooldown or an incident that existed nowhere). The report
+/// applies to the quarantine, as above.
+#[test]
+fn a_release_overtaken_by_the_removal_applies_its_report_to_the_quarantine() {
+    let (outcome, written) = release_after_removal_raced(
+        &[("health", "blocked"), ("reason", "account-blocked")],
+        true,
+    );
+    let written = written.expect("a write");
+    assert_eq!(written["incident"]["fence"], 4, "{written}");
+    assert_eq!(
+        outcome["lifecycle"]["incidentId"], written["incident"]["id"],
+        "{outcome}"
+    );
+    assert_eq!(outcome["released"], false);
+    let (outcome, _) =
+        release_after_removal_raced(&[("cleanup", "confirmed"), ("health", "healthy")], true);
+    assert_eq!(
+        outcome["lifecycle"]["cleanupResult"], "quarantined",
+        "{outcome}"
+    );
+    assert_eq!(outcome["lifecycle"]["reservationId"], "q4");
+}

@@ -191,6 +191,70 @@ pub fn leave(
     Some(out)
 }
 
+/// The quarantine a removal left of this holder's holding (`holder_id` in `run_id`'s attempt
+/// `attempt`): an acquire's of an expired lease, the reaper's of a dead holder. Its release comes
+/// after, and its report is about that slot.
+pub fn removal_quarantine<'a>(
+    st: &'a LockState,
+    holder_id: &str,
+    run_id: u64,
+    attempt: u32,
+) -> Option<&'a crate::wire::Reservation> {
+    st.reservations.iter().find(|r| {
+        r.kind == ReservationKind::Quarantine
+            && r.holder_id == holder_id
+            && r.run.run_id == run_id
+            && r.run.run_attempt == attempt
+            && matches!(r.by.as_str(), "expired" | "reaper")
+    })
+}
+
+/// A release's report applied to the quarantine `q` a removal left of its holding (see
+/// [`removal_quarantine`]): the slot has been reserved since, so nobody else used the resource
+/// and the report still speaks for it. `blocked` raises the incident (no waiter may be handed a
+/// blocked resource, and the quarantine alone would be freed by the reaper's proof that the run
+/// is over); anything else leaves the quarantine as it is. Returns whether `doc` changed, and
+/// the report for the outcome.
+pub fn report_on_removed(
+    doc: &mut LockState,
+    q: &crate::wire::Reservation,
+    report: &Report,
+    lifecycle: &LifecycleConfig,
+    now: Millis,
+) -> (bool, LifecycleReport) {
+    let (verdict, reason, problem) = judge(report, lifecycle);
+    let mut out = LifecycleReport {
+        report_degraded: problem.is_some(),
+        report_code: problem,
+        reservation_id: Some(q.id.clone()),
+        ..LifecycleReport::default()
+    };
+    let mut changed = false;
+    out.cleanup_result = Some(match verdict {
+        Verdict::Incident => {
+            if doc.incident.is_none() {
+                doc.incident = Some(crate::wire::Incident {
+                    id: rules::incident_id(&doc.lock, doc.revision + 1),
+                    holder_id: q.holder_id.clone(),
+                    fence: q.fence,
+                    run: q.run.clone(),
+                    at: now,
+                    reason: reason.clone(),
+                });
+                changed = true;
+            }
+            out.incident_id = doc.incident.as_ref().map(|i| i.id.clone());
+            CleanupResult::Incident
+        }
+        // A quarantine leaves only by an operator's recovery, a reclaim on its runner or the
+        // reaper's proof (docs/lifecycle.md): a clean report that came after it does not free it.
+        Verdict::Cooldown { .. } | Verdict::Free | Verdict::Quarantine => {
+            CleanupResult::Quarantined
+        }
+    });
+    (changed, out)
+}
+
 /// A report of a degraded report where no slot was quarantined (a queue entry, nothing).
 pub fn degraded(result: CleanupResult, code: ReportCode) -> LifecycleReport {
     LifecycleReport {

@@ -136,6 +136,9 @@ pub struct ReleasePlanner {
     intent: Option<ResultWord>,
     /// What the lifecycle made of it (ops/lifecycle.rs), once planned.
     lifecycle: Option<LifecycleReport>,
+    /// The report applied to the quarantine a removal left of this holding (its lease ran out
+    /// before the release came), once planned.
+    applied: Option<LifecycleReport>,
 }
 
 impl ReleasePlanner {
@@ -147,6 +150,7 @@ impl ReleasePlanner {
             deadline: None,
             intent: None,
             lifecycle: None,
+            applied: None,
         }
     }
 
@@ -161,6 +165,10 @@ impl ReleasePlanner {
         let mut o = Outcome::new(result, success, &self.s.lock, &self.s.holder_id);
         o.released = Some(result == ResultWord::Released);
         super::lifecycle::release_outcome(&mut o, self.lifecycle.clone(), &self.s.report);
+        if let Some(applied) = &self.applied {
+            o.success &= !applied.report_degraded;
+            o.lifecycle = Some(applied.clone());
+        }
         o
     }
 }
@@ -338,6 +346,45 @@ impl Planner for ReleasePlanner {
                 doc,
                 action: ChangeAction::LeaveQueue,
             };
+        }
+        // Absent, and a removal (an acquire's of the expired lease, the reaper's) left its slot
+        // quarantined: the report is about that slot, and applied to it. A blocked resource must
+        // raise the incident whoever removed the holding. Found after this release's own write
+        // conflicted, it also shows that write did not land (nobody removes a holding twice).
+        if let (Some(_), Provenance::Written) = (&self.applied, ctx.provenance) {
+            return Decision::Finish(self.outcome(ResultWord::Noop));
+        }
+        if self.s.report.given {
+            let lifecycle = super::lifecycle::release_lifecycle(st, ctx);
+            let q =
+                super::lifecycle::removal_quarantine(st, id, self.s.run.run_id, self.s.run_attempt);
+            if let (Some(lifecycle), Some(q)) = (lifecycle, q.cloned()) {
+                let (changed, report) = super::lifecycle::report_on_removed(
+                    &mut doc,
+                    &q,
+                    &self.s.report,
+                    &lifecycle,
+                    ctx.server_now,
+                );
+                ctx.warn(format!(
+                    "{id} no longer holds {}: its lease ran out and the {} left its slot quarantined as {}; this release's report applies to that slot ({})",
+                    self.s.lock,
+                    if q.by == "reaper" { "reaper" } else { "next acquire" },
+                    q.id,
+                    report.cleanup_result.map_or("", |c| c.as_str())
+                ));
+                self.intent = None;
+                self.lifecycle = None;
+                self.applied = Some(report);
+                return Decision::Write {
+                    doc,
+                    action: if changed {
+                        ChangeAction::Release
+                    } else {
+                        ChangeAction::ReleaseCheck
+                    },
+                };
+            }
         }
         // Absent. If our own write made this version, our removal landed. Absence in a mere
         // read proves nothing yet: it may be stale, and a holder id can come back (a rerun
