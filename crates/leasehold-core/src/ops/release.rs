@@ -138,7 +138,7 @@ pub struct ReleasePlanner {
     lifecycle: Option<LifecycleReport>,
     /// The report applied to the quarantine a removal left of this holding (its lease ran out
     /// before the release came), once planned.
-    applied: Option<LifecycleReport>,
+    applied: Option<Box<LifecycleReport>>,
 }
 
 impl ReleasePlanner {
@@ -167,7 +167,7 @@ impl ReleasePlanner {
         super::lifecycle::release_outcome(&mut o, self.lifecycle.clone(), &self.s.report);
         if let Some(applied) = &self.applied {
             o.success &= !applied.report_degraded;
-            o.lifecycle = Some(applied.clone());
+            o.lifecycle = Some((**applied).clone());
         }
         o
     }
@@ -375,7 +375,7 @@ impl Planner for ReleasePlanner {
                 ));
                 self.intent = None;
                 self.lifecycle = None;
-                self.applied = Some(report);
+                self.applied = Some(Box::new(report));
                 return Decision::Write {
                     doc,
                     action: if changed {
