@@ -694,3 +694,59 @@ fn without_runner_serialization_a_rerun_keeps_its_requests_runner_atom() {
         serde_json::json!(["runner:r1"])
     );
 }
+
+/// The removal of the earlier attempt's holding is written by a rerun that gives up at once
+/// (`timeout-minutes: 0`) too; and a holding on the new runner whose lease ran out books no
+/// runner (it is removed in the same write), so the rerun takes its holding over there.
+#[test]
+fn a_rerun_that_cannot_wait_still_removes_and_an_expired_holding_books_no_runner() {
+    let busy = pool_state(
+        &[
+            pool_holding("octo/app:77:deploy", 77, 1, "r1", 4),
+            pool_holding("octo/app:90:deploy", 90, 1, "r2", 5),
+        ],
+        5,
+    );
+    let now_job: Vec<(&'static str, String)> = job_on("77", "2", "", "r2")
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "timeout-minutes" {
+                (k, "0".to_string())
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    let (rerun, state, writes) = against_pool(&busy, &now_job, "00000000000000aa", NOW);
+    assert_eq!(rerun.result, leasehold_core::ResultWord::Timeout);
+    assert_eq!(writes.len(), 1, "the removal is written");
+    assert_eq!(holder_ids(&state), ["octo/app:90:deploy"]);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(v["queue"], serde_json::json!([]));
+
+    // Run 90's holding on r2 ran out an hour ago: it is removed, and the rerun moves onto r2.
+    let expired = pool_holding("octo/app:90:deploy", 90, 1, "r2", 5)
+        .replace("2027-01-15T08:01:00.000Z", "2027-01-15T07:00:00.000Z");
+    let state = pool_state(
+        &[pool_holding("octo/app:77:deploy", 77, 1, "r1", 4), expired],
+        5,
+    );
+    let (rerun, state, _) = against_pool(
+        &state,
+        &job_on("77", "2", "", "r2"),
+        "00000000000000bb",
+        NOW,
+    );
+    assert_acquired(&rerun);
+    assert_eq!(rerun.fence, Some(6), "taken over, a new fence");
+    assert_eq!(holder_ids(&state), ["octo/app:77:deploy"]);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        v["holders"][0]["pool"]["partition"],
+        serde_json::json!(["runner:r2"])
+    );
+    assert_eq!(
+        v["lastChange"]["action"], "adopt",
+        "taken over, not removed and queued: {v}"
+    );
+}

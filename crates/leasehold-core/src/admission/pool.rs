@@ -52,7 +52,15 @@ pub enum Reseat {
     Busy(String),
 }
 
-pub fn reseat(pool: &PoolConfig, st: &LockState, holder_id: &str, runner: &str) -> Reseat {
+/// `live` says which other holdings still hold (an expired one is removed in the same write, and
+/// books no runner).
+pub fn reseat(
+    pool: &PoolConfig,
+    st: &LockState,
+    holder_id: &str,
+    runner: &str,
+    live: impl Fn(&Holder) -> bool,
+) -> Reseat {
     #[cfg(feature = "planted-bugs")]
     if crate::planted::active(crate::planted::Bug::RerunKeepsRunnerAtom) {
         return Reseat::Unchanged;
@@ -78,6 +86,7 @@ pub fn reseat(pool: &PoolConfig, st: &LockState, holder_id: &str, runner: &str) 
         let atom = format!("runner:{runner}");
         let reserved_by = st.holders.iter().find(|o| {
             o.holder_id != holder_id
+                && live(o)
                 && (o.run.runner_name == runner
                     || o.pool
                         .as_ref()

@@ -364,6 +364,9 @@ impl Planner for AcquirePlanner {
         // 2. The holder id holds or waits under another nonce.
         let mut doc = st.clone();
         let mut adopted = false;
+        // The earlier attempt's holding removed for this rerun (it could not keep its seat):
+        // written even by a rerun that gives up at once.
+        let mut rerun_removed = false;
         if let Some(h) = st.holder(id) {
             match self.kin(&h.run) {
                 // Cancelled: neither return nor take over a holding that is not this claim's.
@@ -411,6 +414,7 @@ impl Planner for AcquirePlanner {
                         );
                         ctx.removed.push(removal);
                         adopted = true;
+                        rerun_removed = true;
                     }
                     reseat => {
                         ctx.info(format!(
@@ -437,9 +441,15 @@ impl Planner for AcquirePlanner {
                         h.expires_at = now.saturating_add(lease_ms);
                         h.lease_ms = lease_ms;
                         h.ceiling_at = now.saturating_add(ctx.lease.max_ttl_ms);
-                        // Under runner serialization the seat carries the runner now running it.
+                        // Under runner serialization the seat carries the runner now running it;
+                        // an expired holding there booked no runner and is removed in this write.
                         if let Reseat::Moved(seat) = reseat {
                             h.pool = Some(seat);
+                            let before = doc.holders.clone();
+                            let (grace, skew) = (ctx.lease.grace_ms, ctx.lease.skew_ms);
+                            let removed = doc.expire(ctx.server_now, grace, skew);
+                            super::lifecycle::expired(&mut doc, &before, &removed, ctx, "expired");
+                            ctx.removed.extend(removed);
                         }
                         return Decision::Write {
                             doc,
@@ -595,6 +605,15 @@ impl Planner for AcquirePlanner {
                         ChangeAction::TimeoutCheck
                     },
                 },
+                // The removal of the earlier attempt's holding stands on its own (nothing of
+                // this claim is queued): written, and this claim gives up on the next plan.
+                None if rerun_removed && !self.cancelled => {
+                    doc.queue.retain(|q| q.holder_id != id);
+                    Decision::Write {
+                        doc,
+                        action: ChangeAction::Timeout,
+                    }
+                }
                 None => {
                     let why = if self.cancelled {
                         "cancelled"
@@ -715,7 +734,13 @@ impl AcquirePlanner {
     /// atom, `admission::reseat`).
     fn reseat(&self, st: &LockState, ctx: &PlanCtx<'_>) -> Reseat {
         match super::pool::pool_of(ctx.admission.as_ref()) {
-            Some(p) => reseat(&p.config, st, &self.s.holder_id, &self.s.run.runner_name),
+            Some(p) => reseat(
+                &p.config,
+                st,
+                &self.s.holder_id,
+                &self.s.run.runner_name,
+                |h: &Holder| !h.takeable(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms),
+            ),
             None => Reseat::Unchanged,
         }
     }
