@@ -155,9 +155,10 @@ impl Planner for UsagePlanner {
                 self.s.lock, self.s.resource
             ));
         }
-        // A reading from ahead of GitHub's clock counts as stale in the choice until GitHub's
-        // clock reaches it; recorded, it would also keep every true reading out (an older
-        // reading never replaces a newer one). Refused, and one recorded before is replaced.
+        // A reading more than 5 minutes ahead of GitHub's clock counts as stale in the choice
+        // until GitHub's clock comes within 5 minutes of it; recorded, it would also keep every
+        // true reading out (an older reading never replaces a newer one). Refused, and one
+        // recorded before is replaced.
         let ahead = |at: Millis| at > ctx.server_now.saturating_add(USAGE_FUTURE_MS);
         if ahead(mine.observed_at) {
             return Decision::Finish(self.outcome(ResultWord::Failed).with_error(Failure::new(
