@@ -377,3 +377,82 @@ fn a_release_overtaken_by_the_removal_applies_its_report_to_the_quarantine() {
     );
     assert_eq!(outcome["lifecycle"]["reservationId"], "q4");
 }
+
+/// A lock with `reservations` and `incident`, as another writer left it at `revision`.
+fn recover_state(revision: u64, reservations: Value, incident: Value) -> String {
+    let mut s = json!({
+        "schema": 2, "lock": "deploy", "revision": revision, "fence": 7,
+        "config": {"capacity": 2, "readAt": iso(T - 60_000), "lifecycle": {"cooldownSeconds": 30}},
+        "holders": [], "queue": [], "reservations": reservations,
+    });
+    if !incident.is_null() {
+        s["incident"] = incident;
+    }
+    format!("{}\n", serde_json::to_string_pretty(&s).unwrap())
+}
+
+/// Runs `recover` with `inputs`: its write is answered 502 (it may have landed), and every read
+/// after it shows `after` (our write landed and another writer followed). Returns the outcome.
+fn recover_with_lost_write(inputs: &[(&str, &str)], before: String, after: String) -> Value {
+    let mut op = job_op(OperationKind::Recover, inputs, 5);
+    let mut command = step(&mut op, json!({"kind": "start", "now": T}));
+    let (mut now, mut wrote) = (T, false);
+    for _ in 0..40 {
+        now += 10;
+        if command["kind"] == "sleep" {
+            now = now.max(command["untilMs"].as_u64().unwrap());
+            command = step(&mut op, json!({"kind": "timer", "now": now}));
+            continue;
+        }
+        let reply = match command["kind"].as_str().unwrap() {
+            "finish" => return command["outcome"].clone(),
+            "readFile" if command["path"].as_str().unwrap().ends_with(".config.json") => {
+                json!({"kind": "file", "sha": "c1", "content": "{\"capacity\": 2, \"lifecycle\": {\"cooldownSeconds\": 30}}\n"})
+            }
+            "readFile" if !wrote => json!({"kind": "file", "sha": "s5", "content": before}),
+            "readFile" => json!({"kind": "file", "sha": "s7", "content": after}),
+            "writeFile" if !wrote => {
+                wrote = true;
+                json!({"kind": "http", "status": 502, "message": "Bad Gateway"})
+            }
+            other => panic!("unexpected {other}: {command}"),
+        };
+        command = step(
+            &mut op,
+            json!({"kind": "reply", "now": now, "reply": reply}),
+        );
+    }
+    panic!("did not finish")
+}
+
+/// A recovery whose write's answer was lost, overtaken by another writer: the version read back
+/// is not its own, but its goal is met there (the quarantine a cooldown, the incident ended). It
+/// is recovered, never `recover-refused` "nothing was written" for a write that landed.
+#[test]
+fn a_recovery_whose_lost_write_was_overtaken_is_recovered() {
+    let run = json!({"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"});
+    let q = json!({"id": "q7", "kind": "quarantine", "holderId": "octo/app:77:deploy", "fence": 7, "run": run, "at": iso(T - 600_000), "by": "release"});
+    let c = json!({"id": "c7", "kind": "cooldown", "holderId": "octo/app:77:deploy", "fence": 7, "run": run, "at": iso(T), "endsAt": iso(T + 30_000), "by": "recover"});
+    let outcome = recover_with_lost_write(
+        &[
+            ("operation", "recover"),
+            ("reservation-id", "q7"),
+            ("resource-safe", "true"),
+        ],
+        recover_state(5, json!([q]), Value::Null),
+        recover_state(7, json!([c]), Value::Null),
+    );
+    assert_eq!(outcome["result"], "recovered", "{outcome}");
+    assert_eq!(outcome["lifecycle"]["reservationId"], "c7");
+    let incident = json!({"id": "deploy-incident-3", "holderId": "octo/app:77:deploy", "fence": 7, "run": run, "at": iso(T - 600_000)});
+    let outcome = recover_with_lost_write(
+        &[
+            ("operation", "recover-incident"),
+            ("incident-id", "deploy-incident-3"),
+            ("confirmed", "true"),
+        ],
+        recover_state(5, json!([q]), incident),
+        recover_state(7, json!([q]), Value::Null),
+    );
+    assert_eq!(outcome["result"], "incident-recovered", "{outcome}");
+}

@@ -138,14 +138,23 @@ impl RecoverPlanner {
     fn quarantine(&mut self, id: &str, ctx: &mut PlanCtx<'_>) -> Decision {
         let st = ctx.state;
         let done = |c: &str| st.reservations.iter().any(|r| r.id == c);
-        if let (Some(c), Provenance::Written) = (&self.cooldown_id, ctx.provenance) {
-            if done(c) || !st.reservations.iter().any(|r| r.id == id) {
-                ctx.info(format!(
-                    "recovered {id} of {} as the cooldown {c}",
-                    self.s.lock
-                ));
+        // Once this recovery's write went, a version without the quarantine is its goal met,
+        // whoever wrote the version: the write landed and another writer followed (its answer
+        // lost, the read-back shows theirs), or the reaper made the same cooldown. Never "nothing
+        // was written" for a write that may have landed.
+        if let Some(c) = &self.cooldown_id {
+            let gone = !st.reservations.iter().any(|r| r.id == id);
+            if (ctx.provenance == Provenance::Written && done(c)) || gone {
+                ctx.info(if done(c) {
+                    format!("recovered {id} of {} as the cooldown {c}", self.s.lock)
+                } else {
+                    format!(
+                        "the quarantine {id} of {} is gone (its cooldown {c} has ended since, or a reclaim took the slot)",
+                        self.s.lock
+                    )
+                });
                 let report = LifecycleReport {
-                    reservation_id: Some(c.clone()),
+                    reservation_id: done(c).then(|| c.clone()),
                     ..LifecycleReport::default()
                 };
                 return Decision::Finish(self.outcome(ResultWord::Recovered, report));
@@ -205,7 +214,9 @@ impl RecoverPlanner {
     fn incident(&mut self, given: Option<String>, ctx: &mut PlanCtx<'_>) -> Decision {
         let st = ctx.state;
         let standing = st.incident.as_ref().map(|i| i.id.clone());
-        if let (Some(b), Provenance::Written) = (&self.bound, ctx.provenance) {
+        // As for a quarantine: once the write went, the bound incident gone is the goal met,
+        // whoever wrote the version (a newer incident raised since is not this one).
+        if let Some(b) = &self.bound {
             if standing.as_ref() != Some(b) {
                 ctx.info(format!("ended the incident {b} of {}", self.s.lock));
                 let report = LifecycleReport {
