@@ -750,3 +750,62 @@ fn a_rerun_that_cannot_wait_still_removes_and_an_expired_holding_books_no_runner
         "taken over, not removed and queued: {v}"
     );
 }
+
+/// A renewal reporting a rate limit whose write's answer was lost: the write landed and another
+/// writer followed, so the read-back is not its own version. Its hit is in the books there (the
+/// backoff it wrote): it is not counted a second time (which doubled the backoff).
+#[test]
+fn a_rate_limit_whose_write_was_overtaken_is_counted_once() {
+    let state = pool_state(&[pool_holding("octo/app:77:deploy", 77, 1, "r1", 4)], 4);
+    let mut pairs = job_on("77", "1", "", "r1");
+    pairs.push(("nonce", "1111111111111111".into()));
+    pairs.push(("outcome", "rate-limited".into()));
+    let raw: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut op = Operation::new(
+        OperationKind::Renew,
+        &inputs(&raw),
+        &Entropy {
+            seed: 7,
+            nonce: "00000000000000ff".into(),
+        },
+    )
+    .expect("inputs")
+    .0;
+    let mut current = state.clone();
+    let mut writes = 0;
+    let (o, _) = drive(&mut op, NOW, |call| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+            Reply::file("c1", SERIAL_POOL)
+        }
+        Call::ReadFile { .. } => Reply::file(&format!("s{writes}"), &current),
+        Call::WriteFile { content, .. } => {
+            writes += 1;
+            let mut v: serde_json::Value = serde_json::from_str(content).unwrap();
+            if writes == 1 {
+                // It landed; another writer came after it; its answer is lost.
+                v["revision"] = serde_json::json!(v["revision"].as_u64().unwrap() + 1);
+                v["lastChange"]["by"] = serde_json::json!("octo/web:5:ship");
+                current = serde_json::to_string(&v).unwrap();
+                Reply::Http {
+                    status: 502,
+                    message: String::new(),
+                    retry_after: None,
+                    ratelimit_remaining: None,
+                    ratelimit_reset: None,
+                    date: None,
+                }
+            } else {
+                current = content.clone();
+                Reply::Written {
+                    sha: format!("s{writes}"),
+                    date: None,
+                }
+            }
+        }
+        other => panic!("unexpected {other:?}"),
+    });
+    assert!(o.success, "{:?}", o.error);
+    let v: serde_json::Value = serde_json::from_str(&current).unwrap();
+    assert_eq!(v["pool"]["backoff"]["a"]["hits"], 1, "{v}");
+    assert_eq!(writes, 1, "nothing written again");
+}

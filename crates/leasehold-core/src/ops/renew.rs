@@ -68,6 +68,9 @@ pub struct RenewPlanner {
     outcome_sent: bool,
     /// The last write sent was due (it extended the lease), not only the pool outcome's.
     extending: bool,
+    /// The backoff that write put in the books (its resource and entry): found in a version
+    /// another writer made after it, the outcome is recorded already (never counted twice).
+    sent_backoff: Option<(String, crate::wire::Backoff)>,
 }
 
 impl RenewPlanner {
@@ -78,6 +81,7 @@ impl RenewPlanner {
             recorded: false,
             outcome_sent: false,
             extending: false,
+            sent_backoff: None,
         }
     }
 
@@ -132,6 +136,17 @@ impl Planner for RenewPlanner {
                 };
                 if self.outcome_sent && ctx.provenance == Provenance::Written {
                     self.recorded = true;
+                }
+                // Our write of a rate limit may have landed, its answer lost, with another
+                // writer's version after it: the hit is in the books if its entry (or a later
+                // one of the same resource) is.
+                if let (Some((resource, mine)), Provenance::Read) =
+                    (&self.sent_backoff, ctx.provenance)
+                {
+                    let entry = st.pool.as_ref().and_then(|b| b.backoff.get(resource));
+                    if entry.is_some_and(|b| b.hits >= mine.hits && b.until >= mine.until) {
+                        self.recorded = true;
+                    }
                 }
                 let mut books = st.clone();
                 let books_change = match self.s.pool_outcome {
@@ -193,6 +208,12 @@ impl Planner for RenewPlanner {
                 }
                 self.wrote = Some(doc.holder(id).map_or(target, |h| h.expires_at));
                 self.outcome_sent |= books_change;
+                if books_change {
+                    self.sent_backoff = h.pool.as_ref().and_then(|seat| {
+                        let entry = doc.pool.as_ref()?.backoff.get(&seat.resource)?;
+                        Some((seat.resource.clone(), entry.clone()))
+                    });
+                }
                 self.extending = due;
                 Decision::Write {
                     doc,
