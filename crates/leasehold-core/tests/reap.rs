@@ -859,6 +859,43 @@ fn a_rate_limited_question_stops_the_questions_and_writes_what_was_proven() {
     );
 }
 
+/// A rate limit met while reaping one lock stops the questions for the rest of the reap: each
+/// later lock writes only what is proven (its expiries) and asks nothing, as the README says.
+#[test]
+fn a_rate_limit_stops_the_questions_for_every_later_lock_of_the_reap() {
+    let mut f = Fake::new();
+    f.lock(
+        "a",
+        vec![holder(
+            "o/a:1:build",
+            1,
+            run("o/a", 1, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
+    f.lock(
+        "b",
+        vec![holder(
+            "o/a:2:build",
+            2,
+            run("o/a", 2, 1, None),
+            T + 10 * MIN,
+        )],
+        vec![],
+    );
+    f.runs.insert((1, 1), Answer::Http(429));
+    f.runs.insert((2, 1), Answer::Status("completed"));
+    let o = f.reap(&[("lock", "a\nb")], 100);
+    assert_eq!(o.result, ResultWord::Failed);
+    assert_eq!(f.questions, vec!["o/a run 1/1"], "no question for lock b");
+    assert_eq!(
+        f.state("b").holders.len(),
+        1,
+        "lock b's holding left as it is"
+    );
+}
+
 #[test]
 fn no_question_is_asked_or_repeated_after_the_scan_deadline() {
     let mut f = Fake::new();

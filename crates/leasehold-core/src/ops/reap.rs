@@ -814,18 +814,21 @@ pub fn reap_all(s: &ReapSettings, seed: u64) -> Several<ReapPlanner> {
 }
 
 impl Relay for ReapPlanner {
-    type Shared = EvidenceCache;
+    /// The answers gathered, and the rate limit that stopped the questions, if one did: a later
+    /// lock of the same reap asks no more questions either (each would meet the same limit).
+    type Shared = (EvidenceCache, Option<String>);
 
     fn set_deadline(&mut self, deadline: Millis) {
         self.scan_deadline = deadline;
     }
 
-    fn take_shared(&mut self) -> EvidenceCache {
-        std::mem::take(&mut self.evidence)
+    fn take_shared(&mut self) -> Self::Shared {
+        (std::mem::take(&mut self.evidence), self.stopped.take())
     }
 
-    fn give_shared(&mut self, evidence: EvidenceCache) {
+    fn give_shared(&mut self, (evidence, stopped): Self::Shared) {
         self.evidence = evidence;
+        self.stopped = stopped;
     }
 
     fn combine(outcomes: &[Outcome]) -> Outcome {
