@@ -449,14 +449,10 @@ impl RepairOp {
                 if Some(&content) == self.content.as_ref() {
                     self.repaired(true)
                 } else {
-                    self.failed(
-                        Status::Contended,
-                        FailureCode::Contention,
-                        None,
-                        format!(
-                            "{} holds another version than the repair's: run repair again",
-                            self.s.path()
-                        ),
+                    // Not proof that nothing was written: the broken version read back may be a
+                    // stale copy, and any other may have followed the repair's.
+                    self.unknown(
+                        "the read-back shows another version than the repair's: a stale copy, or a write after it",
                     )
                 }
             }
@@ -692,6 +688,16 @@ mod tests {
     /// Runs a repair over `history` (newest first, as GitHub lists it; the first is current),
     /// listed in pages of `per_page`. Returns the outcome and the write sent, if any.
     fn run(confirm: bool, history: &[&str], per_page: usize) -> (Outcome, Option<Call>) {
+        run_with(confirm, history, per_page, false)
+    }
+
+    /// As [`run`]; with `lost_write` the write is answered 502 (it may have landed) and read back.
+    fn run_with(
+        confirm: bool,
+        history: &[&str],
+        per_page: usize,
+        lost_write: bool,
+    ) -> (Outcome, Option<Call>) {
         let mut op = op(confirm);
         let mut step = op.step(Event::Start { now: NOW }).unwrap();
         let mut written = None;
@@ -713,6 +719,17 @@ mod tests {
                         shas: (from..to).map(|i| format!("c{i}")).collect(),
                         next: (to < history.len())
                             .then(|| format!("https://api.github.com/x?page={}", page + 1)),
+                        date: None,
+                    }
+                }
+                w @ Call::WriteFile { .. } if lost_write => {
+                    written = Some(w);
+                    Reply::Http {
+                        status: 502,
+                        message: "Bad Gateway".into(),
+                        retry_after: None,
+                        ratelimit_remaining: None,
+                        ratelimit_reset: None,
                         date: None,
                     }
                 }
@@ -889,6 +906,17 @@ mod tests {
             "{}",
             report.detail
         );
+    }
+
+    /// A write whose answer was lost, read back as the broken version: that copy may be stale,
+    /// so the write may have landed. `unknown-outcome`, never `contended`'s "nothing was written".
+    #[test]
+    fn a_lost_write_read_back_as_the_broken_version_is_an_unknown_outcome() {
+        let history = ["{ broken", &version(5, 5, &[("a", 5)])];
+        let (outcome, written) = run_with(true, &history, 100, true);
+        assert!(written.is_some(), "the write went");
+        let report = outcome.repair.unwrap();
+        assert_eq!(report.status, Status::UnknownOutcome, "{}", report.detail);
     }
 
     #[test]
