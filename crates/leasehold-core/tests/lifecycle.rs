@@ -271,24 +271,40 @@ fn release_after_removal(report: &[(&str, &str)]) -> (Value, Option<Value>) {
     release_after_removal_raced(report, false)
 }
 
-fn release_after_removal_raced(report: &[(&str, &str)], raced: bool) -> (Value, Option<Value>) {
-    let mut op = job_op(OperationKind::Release, report, 3);
+/// Drives `op` from its start to its finish: a sleep ends at once (time is virtual), and every
+/// request is answered by `answer` (the config read with this lifecycle's config). Returns the
+/// outcome.
+fn drive(mut op: Operation, capacity: u32, mut answer: impl FnMut(&Value) -> Value) -> Value {
     let mut command = step(&mut op, json!({"kind": "start", "now": T}));
-    let mut written = None;
     let mut now = T;
-    let mut reads = 0;
-    for _ in 0..20 {
+    for _ in 0..40 {
         now += 10;
-        if command["kind"] == "sleep" {
-            now = now.max(command["untilMs"].as_u64().unwrap());
-            command = step(&mut op, json!({"kind": "timer", "now": now}));
-            continue;
-        }
-        let reply = match command["kind"].as_str().unwrap() {
-            "finish" => return (command["outcome"].clone(), written),
-            "readFile" if command["path"].as_str().unwrap().ends_with(".config.json") => {
-                json!({"kind": "file", "sha": "c1", "content": "{\"capacity\": 1, \"lifecycle\": {\"cooldownSeconds\": 30}}\n"})
+        let event = match command["kind"].as_str().unwrap() {
+            "finish" => return command["outcome"].clone(),
+            "sleep" => {
+                now = now.max(command["untilMs"].as_u64().unwrap());
+                json!({"kind": "timer", "now": now})
             }
+            "readFile" if command["path"].as_str().unwrap().ends_with(".config.json") => {
+                let config = format!(
+                    "{{\"capacity\": {capacity}, \"lifecycle\": {{\"cooldownSeconds\": 30}}}}\n"
+                );
+                json!({"kind": "reply", "now": now, "reply": {"kind": "file", "sha": "c1", "content": config}})
+            }
+            _ => json!({"kind": "reply", "now": now, "reply": answer(&command)}),
+        };
+        command = step(&mut op, event);
+    }
+    panic!("did not finish")
+}
+
+fn release_after_removal_raced(report: &[(&str, &str)], raced: bool) -> (Value, Option<Value>) {
+    let mut written = None;
+    let mut reads = 0;
+    let outcome = drive(
+        job_op(OperationKind::Release, report, 3),
+        1,
+        |command| match command["kind"].as_str().unwrap() {
             "readFile" => {
                 reads += 1;
                 if raced && reads == 1 {
@@ -305,13 +321,9 @@ fn release_after_removal_raced(report: &[(&str, &str)], raced: bool) -> (Value, 
                 json!({"kind": "written", "sha": "s6"})
             }
             other => panic!("unexpected {other}: {command}"),
-        };
-        command = step(
-            &mut op,
-            json!({"kind": "reply", "now": now, "reply": reply}),
-        );
-    }
-    panic!("did not finish")
+        },
+    );
+    (outcome, written)
 }
 
 /// A `blocked` report is about the slot whoever removed the holding: it raises the incident, so
@@ -394,21 +406,11 @@ fn recover_state(revision: u64, reservations: Value, incident: Value) -> String 
 /// Runs `recover` with `inputs`: its write is answered 502 (it may have landed), and every read
 /// after it shows `after` (our write landed and another writer followed). Returns the outcome.
 fn recover_with_lost_write(inputs: &[(&str, &str)], before: String, after: String) -> Value {
-    let mut op = job_op(OperationKind::Recover, inputs, 5);
-    let mut command = step(&mut op, json!({"kind": "start", "now": T}));
-    let (mut now, mut wrote) = (T, false);
-    for _ in 0..40 {
-        now += 10;
-        if command["kind"] == "sleep" {
-            now = now.max(command["untilMs"].as_u64().unwrap());
-            command = step(&mut op, json!({"kind": "timer", "now": now}));
-            continue;
-        }
-        let reply = match command["kind"].as_str().unwrap() {
-            "finish" => return command["outcome"].clone(),
-            "readFile" if command["path"].as_str().unwrap().ends_with(".config.json") => {
-                json!({"kind": "file", "sha": "c1", "content": "{\"capacity\": 2, \"lifecycle\": {\"cooldownSeconds\": 30}}\n"})
-            }
+    let mut wrote = false;
+    drive(
+        job_op(OperationKind::Recover, inputs, 5),
+        2,
+        |command| match command["kind"].as_str().unwrap() {
             "readFile" if !wrote => json!({"kind": "file", "sha": "s5", "content": before}),
             "readFile" => json!({"kind": "file", "sha": "s7", "content": after}),
             "writeFile" if !wrote => {
@@ -416,13 +418,8 @@ fn recover_with_lost_write(inputs: &[(&str, &str)], before: String, after: Strin
                 json!({"kind": "http", "status": 502, "message": "Bad Gateway"})
             }
             other => panic!("unexpected {other}: {command}"),
-        };
-        command = step(
-            &mut op,
-            json!({"kind": "reply", "now": now, "reply": reply}),
-        );
-    }
-    panic!("did not finish")
+        },
+    )
 }
 
 /// A recovery whose write's answer was lost, overtaken by another writer: the version read back
