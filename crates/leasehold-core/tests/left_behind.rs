@@ -756,6 +756,23 @@ fn a_rerun_that_cannot_wait_still_removes_and_an_expired_holding_books_no_runner
 /// backoff it wrote): it is not counted a second time (which doubled the backoff).
 #[test]
 fn a_rate_limit_whose_write_was_overtaken_is_counted_once() {
+    // Its answer lost (a 502): the version read back holds its hit.
+    let (hits, writes) = rate_limited_renewal(false);
+    assert_eq!(
+        (hits, writes),
+        (1, 1),
+        "counted once, nothing written again"
+    );
+    // Refused (a 409: another holder of the resource wrote its own hit first): this one's hit
+    // is recorded on top of it, never taken for it.
+    let (hits, _) = rate_limited_renewal(true);
+    assert_eq!(hits, 2, "both hits counted");
+}
+
+/// A renewal of run 77's pool holding reporting a rate limit; its first write is answered 502
+/// after landing and being followed by another writer (`conflict`: answered 409, another holder
+/// of the resource having recorded its own hit first). Returns the backoff's hits and the writes.
+fn rate_limited_renewal(conflict: bool) -> (u64, usize) {
     let state = pool_state(&[pool_holding("octo/app:77:deploy", 77, 1, "r1", 4)], 4);
     let mut pairs = job_on("77", "1", "", "r1");
     pairs.push(("nonce", "1111111111111111".into()));
@@ -773,6 +790,14 @@ fn a_rate_limit_whose_write_was_overtaken_is_counted_once() {
     .0;
     let mut current = state.clone();
     let mut writes = 0;
+    let failed = |status| Reply::Http {
+        status,
+        message: String::new(),
+        retry_after: None,
+        ratelimit_remaining: None,
+        ratelimit_reset: None,
+        date: None,
+    };
     let (o, _) = drive(&mut op, NOW, |call| match call {
         Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
             Reply::file("c1", SERIAL_POOL)
@@ -781,31 +806,36 @@ fn a_rate_limit_whose_write_was_overtaken_is_counted_once() {
         Call::WriteFile { content, .. } => {
             writes += 1;
             let mut v: serde_json::Value = serde_json::from_str(content).unwrap();
-            if writes == 1 {
-                // It landed; another writer came after it; its answer is lost.
-                v["revision"] = serde_json::json!(v["revision"].as_u64().unwrap() + 1);
-                v["lastChange"]["by"] = serde_json::json!("octo/web:5:ship");
-                current = serde_json::to_string(&v).unwrap();
-                Reply::Http {
-                    status: 502,
-                    message: String::new(),
-                    retry_after: None,
-                    ratelimit_remaining: None,
-                    ratelimit_reset: None,
-                    date: None,
-                }
-            } else {
+            if writes > 1 {
                 current = content.clone();
-                Reply::Written {
+                return Reply::Written {
                     sha: format!("s{writes}"),
                     date: None,
-                }
+                };
             }
+            v["revision"] = serde_json::json!(v["revision"].as_u64().unwrap() + 1);
+            v["lastChange"]["by"] = serde_json::json!("octo/web:5:ship");
+            if conflict {
+                // Another holder's hit, a moment later than this one's would be.
+                let until = v["pool"]["backoff"]["a"]["until"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                let later = leasehold_core::time::format_rfc3339(
+                    leasehold_core::time::parse_rfc3339(&until).unwrap() + 1_000,
+                );
+                v["pool"]["backoff"]["a"]["until"] = serde_json::json!(later);
+                v["holders"][0]["expiresAt"] = serde_json::json!("2027-01-15T08:01:00.000Z");
+                current = serde_json::to_string(&v).unwrap();
+                return failed(409);
+            }
+            // It landed; another writer came after it; its answer is lost.
+            current = serde_json::to_string(&v).unwrap();
+            failed(502)
         }
         other => panic!("unexpected {other:?}"),
     });
     assert!(o.success, "{:?}", o.error);
     let v: serde_json::Value = serde_json::from_str(&current).unwrap();
-    assert_eq!(v["pool"]["backoff"]["a"]["hits"], 1, "{v}");
-    assert_eq!(writes, 1, "nothing written again");
+    (v["pool"]["backoff"]["a"]["hits"].as_u64().unwrap(), writes)
 }

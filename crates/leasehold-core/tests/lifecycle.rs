@@ -453,3 +453,62 @@ fn a_recovery_whose_lost_write_was_overtaken_is_recovered() {
     );
     assert_eq!(outcome["result"], "incident-recovered", "{outcome}");
 }
+
+/// The incident write of a report applied to the removal's quarantine is refused (409): an
+/// operator recovered the quarantine meanwhile. On the version read after, there is nothing of
+/// this holding to report on: the release confirms the absence and claims no incident or
+/// quarantine that was never written.
+#[test]
+fn an_applied_report_refused_claims_nothing_of_the_version_it_was_planned_on() {
+    let run = json!({"repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy", "runnerName": "r1"});
+    let c = json!([{"id": "c4", "kind": "cooldown", "holderId": "octo/app:77:deploy", "fence": 4, "run": run, "at": iso(T), "endsAt": iso(T + 30_000), "by": "recover"}]);
+    let recovered = recover_state(6, c, Value::Null);
+    let mut refused = false;
+    let outcome = drive(
+        job_op(OperationKind::Release, &[("health", "blocked")], 3),
+        1,
+        |command| match command["kind"].as_str().unwrap() {
+            "readFile" if !refused => {
+                json!({"kind": "file", "sha": "s5", "content": removed_state(5)})
+            }
+            "readFile" => json!({"kind": "file", "sha": "s6", "content": recovered}),
+            "writeFile" if !refused => {
+                refused = true;
+                json!({"kind": "http", "status": 409, "message": "locks/deploy.json does not match s5"})
+            }
+            "writeFile" => json!({"kind": "written", "sha": "s7"}),
+            other => panic!("unexpected {other}: {command}"),
+        },
+    );
+    assert_eq!(outcome["result"], "noop", "{outcome}");
+    assert!(outcome["lifecycle"]["incidentId"].is_null(), "{outcome}");
+    assert_ne!(outcome["lifecycle"]["reservationId"], "q4", "{outcome}");
+}
+
+/// A quarantine of another job of this run attempt under the same holder id (a matrix cell
+/// without `holder-suffix`, told apart by its runner) is not this release's to report on.
+#[test]
+fn another_jobs_quarantine_under_the_same_holder_id_is_left_alone() {
+    let other = removed_state(5).replace("\"runnerName\": \"r1\"", "\"runnerName\": \"r9\"");
+    let mut written = None;
+    let outcome = drive(
+        job_op(OperationKind::Release, &[("health", "blocked")], 3),
+        1,
+        |command| match command["kind"].as_str().unwrap() {
+            "readFile" => json!({"kind": "file", "sha": "s5", "content": other}),
+            "writeFile" => {
+                written = Some(command["content"].as_str().unwrap().to_string());
+                json!({"kind": "written", "sha": "s6"})
+            }
+            other => panic!("unexpected {other}: {command}"),
+        },
+    );
+    assert!(
+        !written.unwrap_or_default().contains("\"incident\""),
+        "{outcome}"
+    );
+    assert_ne!(
+        outcome["lifecycle"]["cleanupResult"], "incident",
+        "{outcome}"
+    );
+}

@@ -192,21 +192,24 @@ pub fn leave(
 }
 
 /// The quarantine a removal left of this holder's holding (`holder_id` in `run_id`'s attempt
-/// `attempt`): an acquire's of an expired lease, the reaper's of a dead holder. Its release comes
-/// after, and its report is about that slot.
+/// `attempt`), the newest if several: an acquire's of an expired lease, the reaper's of a dead
+/// holder. Its release comes after, and its report is about that slot.
 pub fn removal_quarantine<'a>(
     st: &'a LockState,
     holder_id: &str,
     run_id: u64,
     attempt: u32,
 ) -> Option<&'a crate::wire::Reservation> {
-    st.reservations.iter().find(|r| {
-        r.kind == ReservationKind::Quarantine
-            && r.holder_id == holder_id
-            && r.run.run_id == run_id
-            && r.run.run_attempt == attempt
-            && matches!(r.by.as_str(), "expired" | "reaper")
-    })
+    st.reservations
+        .iter()
+        .filter(|r| {
+            r.kind == ReservationKind::Quarantine
+                && r.holder_id == holder_id
+                && r.run.run_id == run_id
+                && r.run.run_attempt == attempt
+                && matches!(r.by.as_str(), "expired" | "reaper")
+        })
+        .max_by_key(|r| r.fence)
 }
 
 /// A release's report applied to the quarantine `q` a removal left of its holding (see

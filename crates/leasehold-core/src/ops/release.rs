@@ -165,7 +165,9 @@ impl ReleasePlanner {
         let mut o = Outcome::new(result, success, &self.s.lock, &self.s.holder_id);
         o.released = Some(result == ResultWord::Released);
         super::lifecycle::release_outcome(&mut o, self.lifecycle.clone(), &self.s.report);
-        if let Some(applied) = &self.applied {
+        // What the report did to the removal's quarantine, on the version this release's own
+        // write made (`noop`); a record in doubt claims nothing (as `release_outcome` says).
+        if let (Some(applied), ResultWord::Noop) = (&self.applied, result) {
             o.success &= !applied.report_degraded;
             o.lifecycle = Some((**applied).clone());
         }
@@ -245,6 +247,11 @@ impl Planner for ReleasePlanner {
 
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
         self.reached = true;
+        // A report applied on another version (the write conflicted, or was overtaken) is
+        // planned again on this one, or not at all: never claimed for a version it was not on.
+        if ctx.provenance == Provenance::Read {
+            self.applied = None;
+        }
         let id = self.s.holder_id.as_str();
         let st = ctx.state;
         let mut doc = st.clone();
@@ -357,7 +364,10 @@ impl Planner for ReleasePlanner {
         if self.s.report.given {
             let lifecycle = super::lifecycle::release_lifecycle(st, ctx);
             let q =
-                super::lifecycle::removal_quarantine(st, id, self.s.run.run_id, self.s.run_attempt);
+                super::lifecycle::removal_quarantine(st, id, self.s.run.run_id, self.s.run_attempt)
+                    // This job's own, as for a holding (`anothers`: another job of this attempt
+                    // under the same holder id).
+                    .filter(|q| anothers(&q.run).is_none());
             if let (Some(lifecycle), Some(q)) = (lifecycle, q.cloned()) {
                 let (changed, report) = super::lifecycle::report_on_removed(
                     &mut doc,

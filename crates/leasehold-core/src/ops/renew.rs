@@ -71,6 +71,9 @@ pub struct RenewPlanner {
     /// The backoff that write put in the books (its resource and entry): found in a version
     /// another writer made after it, the outcome is recorded already (never counted twice).
     sent_backoff: Option<(String, crate::wire::Backoff)>,
+    /// The last write's outcome is unknown (it may have landed): only then is a version another
+    /// writer made taken to hold its hit. After a conflict it certainly did not.
+    in_doubt: bool,
 }
 
 impl RenewPlanner {
@@ -82,6 +85,7 @@ impl RenewPlanner {
             outcome_sent: false,
             extending: false,
             sent_backoff: None,
+            in_doubt: false,
         }
     }
 
@@ -121,6 +125,10 @@ impl Planner for RenewPlanner {
         self.outcome(ResultWord::Failed).with_error(failure)
     }
 
+    fn write_unknown(&mut self) {
+        self.in_doubt = true;
+    }
+
     fn plan(&mut self, ctx: &mut PlanCtx<'_>) -> Decision {
         let id = self.s.holder_id.as_str();
         let st = ctx.state;
@@ -140,9 +148,11 @@ impl Planner for RenewPlanner {
                 // Our write of a rate limit may have landed, its answer lost, with another
                 // writer's version after it: the hit is in the books if its entry (or a later
                 // one of the same resource) is.
-                if let (Some((resource, mine)), Provenance::Read) =
-                    (&self.sent_backoff, ctx.provenance)
-                {
+                if let (Some((resource, mine)), Provenance::Read, true) = (
+                    &self.sent_backoff,
+                    ctx.provenance,
+                    std::mem::take(&mut self.in_doubt),
+                ) {
                     let entry = st.pool.as_ref().and_then(|b| b.backoff.get(resource));
                     if entry.is_some_and(|b| b.hits >= mine.hits && b.until >= mine.until) {
                         self.recorded = true;
