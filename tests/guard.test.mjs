@@ -205,6 +205,8 @@ describe('guard', { concurrency: 6, timeout: 120_000 }, () => {
     assert.match(g.stdout, /"renewals":[1-9]/, 'a renewal wrote');
     const carried = Object.keys(g.exported).filter((k) => k.startsWith('LEASEHOLD_CARRY_'));
     assert.equal(carried.length, 1, JSON.stringify(g.exported));
+    const envFile = g.files.env ?? '';
+    assert.equal((envFile.match(/LEASEHOLD_CARRY_/g) ?? []).length, 1, 'exported once, not at every renewal');
     const from = emu.log.length ? emu.log[emu.log.length - 1].seq : 0;
     const r = await runAction('release', { apiUrl: emu.url, context: h.context, inputs: { lock: h.lock }, env: g.exported });
     assert.equal(r.outputs.result, 'released', r.stdout);

@@ -89,6 +89,16 @@ test("what another consumer wrote in the state (a run's url and repository) is e
   const summary = summaryFor('status', { lock: 'seats', result: 'status', state: st, stats }, plan, NOW);
   assert.doesNotMatch(summary, /<img|<b>|href="javascript:|!\[x\]\(|\[click\]\(/);
   assert.match(summary, /&#33;&#91;x&#93;&#40;/, 'Markdown of others is shown, not rendered');
+  // An identifier with a backtick cannot end its code span: it is an HTML <code> element.
+  const st2 = state(0);
+  st2.holders[0].holderId = 'octo/app:1:build`[click](https://x.example)`';
+  const second = summaryFor('status', { lock: 'seats', result: 'status', state: st2, stats }, plan, NOW);
+  // (The gantt's labels are Mermaid's, not Markdown: nothing there renders as a link.)
+  assert.doesNotMatch(second.replace(/```mermaid[\s\S]*?```/g, ''), /\[click\]\(/);
+  assert.match(second, /<code>octo\/app:1:build&#96;&#91;click/);
+  // A line break in what GitHub said stays in its callout.
+  const failed = summaryFor('status', { lock: 'seats', result: 'failed', state: st2, stats, error: { code: 'refused', message: 'first\n# heading' } }, plan, NOW);
+  assert.doesNotMatch(failed, /^# heading/m);
   assert.match(summary, /&#60;b&#62;octo&#60;\/b&#62;\/app run 9000000001/);
   assert.match(summary, /<a href="https:\/\/github\.com\/octo\/app\/actions\/runs\/1\?a=1&amp;b=2">/);
 });

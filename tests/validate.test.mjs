@@ -169,7 +169,7 @@ describe('actions/validate on a pull request of the lock repository', () => {
       const r = await action({ files: 'locks/evil.config.json' }, 'push');
       assert.equal(r.outputs.invalid, '1', r.stdout);
       assert.doesNotMatch(r.summary, /<img|!\[x\]\(/);
-      assert.match(r.summary, /&lt;img src=|&#33;&#91;x&#93;/, 'shown as written');
+      assert.match(r.summary, /&#60;img src=|&#33;&#91;x&#93;/, 'shown as written');
     } finally {
       rmSync(join(repo, 'locks', 'evil.config.json'));
     }

@@ -128,12 +128,14 @@ export function childExit(code, signal) {
  * operation on its inputs as they are then; it writes the documents `emit` prints, one JSON line
  * each); `perform` is the GitHub transport; `secrets` are values the child's environment must not
  * carry; `tree` starts and stops the child's process tree (processTree: the platform's way);
- * `onCarry` is given each renewal's carried version (the action exports it for later steps).
+ * `onCarry` is given the carried version of the last renewal that left one, once, when the guard
+ * finishes (the action exports it for later steps; once, not at every renewal of a long job).
  */
 export async function guard({ core, machine, report, argv, perform, emit, logger, clock = systemClock, env = process.env, secrets = [], tree = processTree({ logger }), onCarry = () => {} }) {
   const events = machineEvents(clock);
   const { push } = events;
   let child = null;
+  let carried = null;
   const renew = (kind) => {
     // From the inputs as they are now: a claim's renewal rotates its token.
     const op = new core.Operation(report.kind, report.inputs, undefined);
@@ -144,7 +146,7 @@ export async function guard({ core, machine, report, argv, perform, emit, logger
       .catch((error) => report.unfinished(error?.message ?? error))
       .then((outcome) => {
         // The version the renewal knew last, for the job's later steps (release writes on it).
-        if (outcome?.carry) onCarry(outcome.carry);
+        if (outcome?.carry) carried = outcome.carry;
         report.heard(kind === 'verified', outcome);
         push({ kind, now: clock.now(), outcome });
       })
@@ -215,6 +217,7 @@ export async function guard({ core, machine, report, argv, perform, emit, logger
             break;
           case 'finish':
             emit(report.finishDocument(command));
+            if (carried) onCarry(carried);
             return { exitCode: command.exitCode, reason: command.reason };
           default:
             throw new Error(`leasehold guard: unknown command ${command.kind}`);

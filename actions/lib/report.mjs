@@ -81,10 +81,16 @@ export function outputsFor(kind, outcome) {
   };
 }
 
-const escapeCell = (text) => String(text ?? '').replace(/[&<>|]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '|': '&#124;' })[c]);
 // Plain text (not a code span) that others wrote: HTML and Markdown's own punctuation (links,
 // images, emphasis, code) as character references, so it reads as written and renders nothing.
-export const escapeText = (text) => String(text ?? '').replace(/[&<>|[\]()!*_~`\\#]/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeText = (text) => String(text ?? '').replace(/[\r\n]+/g, ' ').replace(/[&<>|[\]()!*_~`\\#]/g, (c) => `&#${c.charCodeAt(0)};`);
+// An identifier others wrote, as code: a Markdown code span when it holds only the characters
+// leasehold's identifiers are made of, else an HTML <code> element around its escaped text (a
+// backtick would end the span, and a code span shows character references as they are).
+const code = (text) => {
+  const t = String(text ?? '');
+  return /^[A-Za-z0-9._:/@+=,-]*$/.test(t) ? `\`${t}\`` : `<code>${escapeText(t)}</code>`;
+};
 
 /**
  * A holder's run, linked. What the state says is another consumer's writing: its text is
@@ -126,7 +132,7 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     'incident-recovered': `ended the incident \`${outcome.lifecycle?.incidentId ?? ''}\` of \`${outcome.lock}\``,
   }[outcome.result] ?? `${kind}: ${outcome.result}`;
   lines.push(`### leasehold: ${headline}`, '');
-  const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} \`${escapeCell(outcome.holderId)}\` · ` : '';
+  const who = outcome.holderId ? `${kind === 'reap' ? 'Reaper' : 'Holder'} ${code(outcome.holderId)} · ` : '';
   lines.push(`${who}lock repository \`${plan.repository}\` · state branch \`${plan.stateBranch}\``, '');
   if (outcome.error) {
     lines.push(`> [!CAUTION]`, `> \`${outcome.error.code}\`: ${escapeText(outcome.error.message)}`, '');
@@ -143,17 +149,17 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     else {
       lines.push('| fence | holder | since | lease until | run |', '| ---: | --- | --- | --- | --- |');
       for (const h of state.holders) {
-        lines.push(`| ${h.fence} | \`${escapeCell(h.holderId)}\` | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+        lines.push(`| ${h.fence} | ${code(h.holderId)} | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
       }
       lines.push('');
     }
     if (state.incident) {
-      lines.push('> [!WARNING]', `> Incident \`${escapeCell(state.incident.id)}\` since ${iso(state.incident.at)}, raised by \`${escapeCell(state.incident.holderId)}\`: nobody is admitted until an operator runs recover-incident.`, '');
+      lines.push('> [!WARNING]', `> Incident ${code(state.incident.id)} since ${iso(state.incident.at)}, raised by ${code(state.incident.holderId)}: nobody is admitted until an operator runs recover-incident.`, '');
     }
     if (state.reservations?.length) {
       lines.push(`**Reservations** (${state.reservations.length}, each keeping a slot)`, '', '| id | kind | left by | since | until | run |', '| --- | --- | --- | --- | --- | --- |');
       for (const r of state.reservations) {
-        lines.push(`| \`${escapeCell(r.id)}\` | ${r.kind} | \`${escapeCell(r.holderId)}\` | ${iso(r.at)} | ${r.endsAt ? iso(r.endsAt) : 'recovered'} | ${runLink(r.run)} |`);
+        lines.push(`| ${code(r.id)} | ${r.kind} | ${code(r.holderId)} | ${iso(r.at)} | ${r.endsAt ? iso(r.endsAt) : 'recovered'} | ${runLink(r.run)} |`);
       }
       lines.push('');
     }
@@ -161,7 +167,7 @@ export function summaryFor(kind, outcome, plan, now = Date.now()) {
     if (state.queue.length === 0) lines.push('_empty_', '');
     else {
       lines.push('| # | holder | waiting since | run |', '| ---: | --- | --- | --- |');
-      state.queue.slice(0, SHOWN_WAITERS).forEach((q, i) => lines.push(`| ${i + 1} | \`${escapeCell(q.holderId)}\` | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
+      state.queue.slice(0, SHOWN_WAITERS).forEach((q, i) => lines.push(`| ${i + 1} | ${code(q.holderId)} | ${iso(q.enqueuedAt)} | ${runLink(q.run)} |`));
       const more = state.queue.length - SHOWN_WAITERS;
       if (more > 0) lines.push('', `_… and ${more} more waiting after these (the state file \`locks/${outcome.lock}.json\` on \`${plan.stateBranch}\` lists every one)._`);
       lines.push('');
@@ -199,7 +205,7 @@ function reapTables(outcome) {
     const shown = sorted.filter((e) => e.action !== 'kept' || kept++ < SHOWN_WAITERS);
     for (const e of shown) {
       const where = e.place === 'holding' ? `holding (fence ${e.fence})` : 'queue';
-      lines.push(`| ${e.action} | ${e.reason} | \`${escapeCell(e.holderId)}\` | ${where} | ${runLink(e.run)} | ${escapeText(e.detail)} |`);
+      lines.push(`| ${e.action} | ${e.reason} | ${code(e.holderId)} | ${where} | ${runLink(e.run)} | ${escapeText(e.detail)} |`);
     }
     if (shown.length < sorted.length) lines.push('', `_… and ${sorted.length - shown.length} more kept._`);
     lines.push('');
@@ -223,14 +229,14 @@ function poolHolders(state) {
   const lines = ['| resource | held | fence | holder | partition | since | lease until | run |', '| --- | ---: | ---: | --- | --- | --- | --- | --- |'];
   for (const r of state.config.pool.resources) {
     const mine = state.holders.filter((h) => h.pool?.resource === r.name);
-    if (mine.length === 0) lines.push(`| \`${escapeCell(r.name)}\` | 0/${r.capacity} | | | | | | |`);
+    if (mine.length === 0) lines.push(`| ${code(r.name)} | 0/${r.capacity} | | | | | | |`);
     for (const h of mine) {
-      const partition = h.pool?.partition ? h.pool.partition.map(escapeCell).join(', ') : '';
-      lines.push(`| \`${escapeCell(r.name)}\` | ${mine.length}/${r.capacity} | ${h.fence} | \`${escapeCell(h.holderId)}\` | ${partition} | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+      const partition = h.pool?.partition ? h.pool.partition.map(escapeText).join(', ') : '';
+      lines.push(`| ${code(r.name)} | ${mine.length}/${r.capacity} | ${h.fence} | ${code(h.holderId)} | ${partition} | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
     }
   }
   const elsewhere = state.holders.filter((h) => !state.config.pool.resources.some((r) => r.name === h.pool?.resource));
-  for (const h of elsewhere) lines.push(`| _${escapeCell(h.pool?.resource ?? 'none')}_ | | ${h.fence} | \`${escapeCell(h.holderId)}\` | | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
+  for (const h of elsewhere) lines.push(`| _${escapeText(h.pool?.resource ?? 'none')}_ | | ${h.fence} | ${code(h.holderId)} | | ${iso(h.acquiredAt)} | ${iso(h.expiresAt)} | ${runLink(h.run)} |`);
   lines.push('');
   return lines;
 }
