@@ -445,11 +445,7 @@ impl Planner for AcquirePlanner {
                         // an expired holding there booked no runner and is removed in this write.
                         if let Reseat::Moved(seat) = reseat {
                             h.pool = Some(seat);
-                            let before = doc.holders.clone();
-                            let (grace, skew) = (ctx.lease.grace_ms, ctx.lease.skew_ms);
-                            let removed = doc.expire(ctx.server_now, grace, skew);
-                            super::lifecycle::expired(&mut doc, &before, &removed, ctx, "expired");
-                            ctx.removed.extend(removed);
+                            self.remove_expired(&mut doc, ctx);
                         }
                         return Decision::Write {
                             doc,
@@ -520,20 +516,7 @@ impl Planner for AcquirePlanner {
             .expect("acquire plans only with a known capacity");
         if !self.cancelled {
             // Holdings whose lease ran out (by GitHub's clock, past grace and skew) make room.
-            let before = doc.holders.clone();
-            let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
-            super::lifecycle::expired(&mut doc, &before, &removed, ctx, "expired");
-            for r in &removed {
-                ctx.warn(format!(
-                    "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",
-                    r.holder_id,
-                    r.fence,
-                    self.s.lock,
-                    format_rfc3339(r.expires_at)
-                ));
-            }
-            changed |= !removed.is_empty();
-            ctx.removed.extend(removed);
+            changed |= self.remove_expired(&mut doc, ctx);
             if mine_queued.is_none() {
                 doc.queue.push(self.entry(ctx.server_now, &ctx.lease));
                 changed = true;
@@ -728,6 +711,27 @@ impl AcquirePlanner {
             ),
             now,
         )
+    }
+
+    /// Removes from `doc` every holding whose lease ran out (by GitHub's clock, past grace and
+    /// skew), quarantined under the lifecycle, each said and recorded as removed. Returns whether
+    /// any was.
+    fn remove_expired(&self, doc: &mut LockState, ctx: &mut PlanCtx<'_>) -> bool {
+        let before = doc.holders.clone();
+        let removed = doc.expire(ctx.server_now, ctx.lease.grace_ms, ctx.lease.skew_ms);
+        super::lifecycle::expired(doc, &before, &removed, ctx, "expired");
+        for r in &removed {
+            ctx.warn(format!(
+                "removing {} (fence {}) from {}: its lease ran out at {} and was not renewed",
+                r.holder_id,
+                r.fence,
+                self.s.lock,
+                format_rfc3339(r.expires_at)
+            ));
+        }
+        let any = !removed.is_empty();
+        ctx.removed.extend(removed);
+        any
     }
 
     /// Where taking over this holder id's holding in `st` leaves its seat (a pool's runner

@@ -182,7 +182,8 @@ pub fn leave(
         Verdict::Incident => {
             reserve(ReservationKind::Quarantine, 0);
             if doc.incident.is_none() {
-                doc.incident = Some(rules::raise(doc, holder, reason.clone(), now));
+                let who = (holder.holder_id.as_str(), holder.fence, &holder.run);
+                doc.incident = Some(rules::raise(doc, who, reason.clone(), now));
             }
             out.incident_id = doc.incident.as_ref().map(|i| i.id.clone());
             CleanupResult::Incident
@@ -236,14 +237,8 @@ pub fn report_on_removed(
     out.cleanup_result = Some(match verdict {
         Verdict::Incident => {
             if doc.incident.is_none() {
-                doc.incident = Some(crate::wire::Incident {
-                    id: rules::incident_id(&doc.lock, doc.revision + 1),
-                    holder_id: q.holder_id.clone(),
-                    fence: q.fence,
-                    run: q.run.clone(),
-                    at: now,
-                    reason: reason.clone(),
-                });
+                let who = (q.holder_id.as_str(), q.fence, &q.run);
+                doc.incident = Some(rules::raise(doc, who, reason.clone(), now));
                 changed = true;
             }
             out.incident_id = doc.incident.as_ref().map(|i| i.id.clone());

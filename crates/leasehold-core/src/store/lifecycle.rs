@@ -288,13 +288,19 @@ pub fn reserve(
     }
 }
 
-/// The incident `holder`'s blocked report raises (the next revision names it).
-pub fn raise(state: &LockState, holder: &Holder, reason: Option<String>, now: Millis) -> Incident {
+/// The incident a blocked report raises (the next revision names it), for the holding of
+/// `holder_id` with `fence` in `run`: a holder leaving, or the quarantine a removal left of it.
+pub fn raise(
+    state: &LockState,
+    (holder_id, fence, run): (&str, u64, &crate::wire::RunIdentity),
+    reason: Option<String>,
+    now: Millis,
+) -> Incident {
     Incident {
         id: incident_id(&state.lock, state.revision + 1),
-        holder_id: holder.holder_id.clone(),
-        fence: holder.fence,
-        run: holder.run.clone(),
+        holder_id: holder_id.to_string(),
+        fence,
+        run: run.clone(),
         at: now,
         reason,
     }
@@ -389,7 +395,8 @@ mod tests {
             1_000,
             "release",
         ));
-        s.incident = Some(raise(&s, &holder("a", 3), None, 1_000));
+        let h = holder("a", 3);
+        s.incident = Some(raise(&s, (&h.holder_id, h.fence, &h.run), None, 1_000));
         let text = s.render();
         assert!(text.contains("\"schema\": 2"), "{text}");
         assert!(
