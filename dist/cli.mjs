@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as Y}from"./shared-CCZYAMS5.mjs";import{a as N,b as U,c as q,d as S,e as w,f as k}from"./shared-24F5XGIW.mjs";import{b as F}from"./shared-J4VZ7GCU.mjs";import{a as f,b,c as I,d as O,e as E,f as p,g as v,h as $,i as H,j as J}from"./shared-PYCJGDXB.mjs";import{k as K,m as G,t as P}from"./shared-XI2NRGWE.mjs";import{a as i,b as T}from"./shared-MN3TUCBY.mjs";import{readFileSync as ie}from"node:fs";import{resolve as W}from"node:path";var le=["repository","config",...b],V=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as Y}from"./shared-2O52LCPH.mjs";import{a as N,b as U,c as q,d as S,e as w,f as k}from"./shared-V2CBCACM.mjs";import{b as F}from"./shared-XGCYUH65.mjs";import{a as f,b,c as I,d as O,e as E,f as p,g as v,h as $,i as H,j as J}from"./shared-JQVX7DO2.mjs";import{k as K,m as G,t as P}from"./shared-54Q3L47T.mjs";import{a as i,b as T}from"./shared-MN3TUCBY.mjs";import{readFileSync as ie}from"node:fs";import{resolve as W}from"node:path";var le=["repository","config",...b],V=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease),
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context

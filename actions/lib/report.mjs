@@ -87,7 +87,7 @@ export const escapeText = (text) => String(text ?? '').replace(/[\r\n]+/g, ' ').
 // An identifier others wrote, as code: a Markdown code span when it holds only the characters
 // leasehold's identifiers are made of, else an HTML <code> element around its escaped text (a
 // backtick would end the span, and a code span shows character references as they are).
-const code = (text) => {
+export const code = (text) => {
   const t = String(text ?? '');
   return /^[A-Za-z0-9._:/@+=,-]*$/.test(t) ? `\`${t}\`` : `<code>${escapeText(t)}</code>`;
 };

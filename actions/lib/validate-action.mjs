@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import * as core from '@actions/core';
 import { inputEnvName } from './constants.mjs';
-import { escapeText } from './report.mjs';
+import { code, escapeText } from './report.mjs';
 import { checkFile } from './validate.mjs';
 import { loadCore } from './wasm.mjs';
 
@@ -48,10 +48,6 @@ export function changedFiles(workspace) {
     return null;
   }
 }
-
-// A pull request's config text reaches the summary through the rules' messages, and its file
-// names as they are: escaped (a name of plain path characters is shown as code).
-const fileCell = (file) => (/^[A-Za-z0-9._/-]+$/.test(file) ? `\`${file}\`` : escapeText(file));
 
 const input = (name, fallback) => {
   const v = process.env[inputEnvName(name)];
@@ -101,7 +97,7 @@ export async function runValidate(env = process.env) {
     core.setOutput('invalid', String(bad.length));
     core.setOutput('report', JSON.stringify(verdicts));
     if (env.GITHUB_STEP_SUMMARY) {
-      const rows = verdicts.map((v) => (v.valid ? `| ${fileCell(v.file)} | valid | capacity ${v.capacity} |` : `| ${fileCell(v.file)} | line ${v.problem.line} | \`${v.problem.rule}\`: ${escapeText(v.problem.message)} |`));
+      const rows = verdicts.map((v) => (v.valid ? `| ${code(v.file)} | valid | capacity ${v.capacity} |` : `| ${code(v.file)} | line ${v.problem.line} | \`${v.problem.rule}\`: ${escapeText(v.problem.message)} |`));
       const text = [`### leasehold: ${bad.length ? `${bad.length} of ${verdicts.length} lock configs break a rule` : `${verdicts.length} lock configs valid`}`, '', ...(rows.length ? ['| file | verdict | |', '| --- | --- | --- |', ...rows] : ['_no config file changed_']), ''];
       await core.summary.addRaw(text.join('\n')).write();
     }
