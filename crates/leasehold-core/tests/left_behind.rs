@@ -285,9 +285,10 @@ fn reap_op() -> Operation {
 /// The reaper removes a dead holder whose recorded job it proved completed and, the lifecycle on,
 /// leaves a quarantine. The quarantine was made after the job completed, by construction: taking
 /// that for "the recorded job is not this entry's" left it a quarantine forever, a slot lost to
-/// every later reap (only an operator's recover freed it).
+/// every later reap (only an operator's recover freed it). It is judged by its run attempt (the
+/// quarantine keeps no time that bounds its job): recovered once the attempt is over.
 #[test]
-fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
+fn a_quarantine_a_removal_made_is_recovered_once_its_run_is_proven_over() {
     const H: u64 = 3_600_000;
     let config = r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 60}, "lease": {"ttlSeconds": 900, "renewSeconds": 300}}"#;
     let state = r#"{
@@ -318,6 +319,13 @@ fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
         Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::file("c1", config),
         Call::ReadFile { .. } => Reply::file("s", current),
         Call::GetJob { .. } => job_answer(),
+        Call::GetRunAttempt { .. } => Reply::Run {
+            run_id: 77,
+            run_attempt: Some(1),
+            status: Some("completed".into()),
+            conclusion: Some("failure".into()),
+            date: None,
+        },
         Call::WriteFile { content, .. } => {
             *current = content.clone();
             Reply::Written {
@@ -340,6 +348,91 @@ fn a_quarantine_a_removal_made_is_recovered_once_its_job_is_proven_over() {
     let (o2, _) = drive(&mut r2, NOW + 2 * H, |c| answer(c, &mut current));
     let s: serde_json::Value = serde_json::from_str(&current).unwrap();
     assert_eq!(s["reservations"][0]["kind"], "cooldown", "{:?}", o2.reaped);
+}
+
+/// A quarantine the reaper left when a holding's lease ran out (its job could not be proven over)
+/// is not freed by a recorded job id that proves nothing about it. Here the id came from a lagging
+/// job list: job 555 is an earlier job on the same runner, completed an hour before the holding
+/// was claimed. The holding's claim time went with the holding, so the quarantine is judged by
+/// its run attempt alone: kept while the attempt runs, recovered once it completed.
+#[test]
+fn a_quarantine_an_expired_lease_left_is_not_freed_by_a_job_id_that_proves_nothing() {
+    const H: u64 = 3_600_000;
+    let config = r#"{"capacity": 1, "lifecycle": {"cooldownSeconds": 60}, "lease": {"ttlSeconds": 900, "renewSeconds": 300}}"#;
+    let state = r#"{
+  "schema": 2, "lock": "deploy", "revision": 3, "fence": 4,
+  "holders": [ {
+      "holderId": "octo/app:77:deploy", "nonce": "1111111111111111", "fence": 4,
+      "run": { "repository": "octo/app", "runId": 77, "runAttempt": 1, "job": "deploy",
+               "runnerName": "r1", "jobId": 555 },
+      "acquiredAt": "2027-01-15T07:00:00.000Z", "claimedAt": "2027-01-15T07:00:00.000Z",
+      "expiresAt": "2027-01-15T07:15:00.000Z",
+      "leaseMs": 900000, "ceilingAt": "2027-01-22T07:00:00.000Z" } ],
+  "queue": []
+}
+"#;
+    let mut run_status = "in_progress";
+    let mut current = state.to_string();
+    let answer = |call: &Call, current: &mut String, run_status: &str| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::file("c1", config),
+        Call::ReadFile { .. } => Reply::file("s", current),
+        Call::GetJob { .. } => Reply::Job {
+            id: 555,
+            run_id: 77,
+            run_attempt: Some(1),
+            name: "deploy".into(),
+            status: "completed".into(),
+            conclusion: Some("success".into()),
+            runner_name: Some("r1".into()),
+            completed_at: Some("2027-01-15T06:00:00Z".into()),
+            date: None,
+        },
+        Call::GetRunAttempt { .. } => Reply::Run {
+            run_id: 77,
+            run_attempt: Some(1),
+            status: Some(run_status.into()),
+            conclusion: None,
+            date: None,
+        },
+        Call::WriteFile { content, .. } => {
+            *current = content.clone();
+            Reply::Written {
+                sha: "s2".into(),
+                date: None,
+            }
+        }
+        other => panic!("unexpected {other:?}"),
+    };
+    let quarantine = |current: &str| {
+        let s: serde_json::Value = serde_json::from_str(current).unwrap();
+        assert!(s["holders"].as_array().unwrap().is_empty(), "{s}");
+        s["reservations"][0].clone()
+    };
+    // Reap 1 at 08:00: job 555 completed before the claim, so it proves nothing; the lease ran
+    // out, so the holding is removed and its slot quarantined.
+    let (o1, _) = drive(&mut reap_op(), NOW, |c| answer(c, &mut current, run_status));
+    let q = quarantine(&current);
+    assert_eq!(
+        (&q["id"], &q["kind"]),
+        (&"q4".into(), &"quarantine".into()),
+        "{o1:?}"
+    );
+    // Reap 2 at 10:00, the quarantine past the lease: the run attempt still runs. Kept.
+    let (o2, _) = drive(&mut reap_op(), NOW + 2 * H, |c| {
+        answer(c, &mut current, run_status)
+    });
+    assert_eq!(
+        quarantine(&current)["kind"],
+        "quarantine",
+        "{:?}",
+        o2.reaped
+    );
+    // Reap 3 at 11:00: the run attempt completed. Recovered.
+    run_status = "completed";
+    let (o3, _) = drive(&mut reap_op(), NOW + 3 * H, |c| {
+        answer(c, &mut current, run_status)
+    });
+    assert_eq!(quarantine(&current)["kind"], "cooldown", "{:?}", o3.reaped);
 }
 
 /// A pool of one resource with room for three, one slot a runner.

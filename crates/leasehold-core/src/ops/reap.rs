@@ -651,7 +651,22 @@ impl Planner for ReapPlanner {
                 if changes.len() >= REAP_CHECKPOINT_EVERY {
                     break;
                 }
-                let key = EvidenceKey::of(&r.run);
+                // A quarantine a release made (inside its job) is judged as a holding is, by
+                // when it was made. One a removal made (an acquire's or the reaper's of an
+                // expired lease, the reaper's of a dead holder, an acquire's of an earlier
+                // attempt its rerun could not seat) keeps no time that bounds its job: the
+                // lease may have run out while the job still ran, and a job id recorded from a
+                // lagging job list may be an earlier job's on that runner. Only its run
+                // attempt's completion proves it over.
+                let by_removal = matches!(r.by.as_str(), "expired" | "reaper" | "rerun");
+                let key = if by_removal {
+                    EvidenceKey {
+                        job_id: None,
+                        ..EvidenceKey::of(&r.run)
+                    }
+                } else {
+                    EvidenceKey::of(&r.run)
+                };
                 let mut keep = |reason, why: String| {
                     kept.push(entry(
                         &r.id,
@@ -663,17 +678,7 @@ impl Planner for ReapPlanner {
                         why,
                     ))
                 };
-                // A quarantine made by a removal (an acquire's of an expired holding or of an
-                // earlier attempt its rerun could not seat, the reaper's of a dead holder) was
-                // made after its job completed, by construction:
-                // its own time bounds nothing, and the holding's claim time is not kept. A job id
-                // recorded then is judged by its runner only. One made by a release (inside the
-                // job) is judged as a holding is, by when it was made.
-                let made_at = match r.by.as_str() {
-                    "expired" | "reaper" | "rerun" => 0,
-                    _ => r.at,
-                };
-                match self.verdict(&key, &r.run, made_at) {
+                match self.verdict(&key, &r.run, r.at) {
                     Verdict::Over { reason, detail } => {
                         let id =
                             super::lifecycle::cool_down(&mut doc, &r.id, lc, server_now, "reaper");
