@@ -107,13 +107,18 @@ describe('fault classes in the wait loop', { concurrency: 4, timeout: 120_000 },
         const lock = `wait-${++seq}`;
         const blocker = jobContext({ runId: 20_000 + seq, job: 'blocker' });
         const waiterCtx = jobContext({ runId: 20_000 + seq, job: 'waiter' });
-        await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: blocker });
+        const b = await runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: blocker });
+        assert.equal(b.outputs.result, 'acquired', `the blocker holds the lock\n${b.stdout}${b.stderr}`);
+        let settled = null;
         const waiter = runAction('acquire', { apiUrl: emu.url, inputs: inputs(lock), context: waiterCtx });
+        waiter.then((w) => (settled = w));
         // Setup, not an assertion on timing: a spawned process on a busy 2-core machine can take
         // several seconds to start and, a moment after the blocker's write, lets the lock settle
-        // before it enqueues. Wait for it up to 30 s (the test's own time-out is 120 s).
-        for (const until = Date.now() + 30_000; Date.now() < until && !(await stateOf(lock)).queue.length; ) await sleep(25);
-        assert.equal((await stateOf(lock)).queue.length, 1, 'the waiter is queued');
+        // before it enqueues. Wait for it up to 30 s (the test's own time-out is 120 s), or until
+        // the waiter ended without queueing (its output then says why).
+        for (const until = Date.now() + 30_000; Date.now() < until && !settled && !(await stateOf(lock)).queue.length; ) await sleep(25);
+        const queued = (await stateOf(lock)).queue.length;
+        assert.equal(queued, 1, settled ? `the waiter ended before it queued:\n${settled.stdout}${settled.stderr}` : 'the waiter is queued within 30 s');
         // The wait loop only reads; its one write is its own admission. The blocker's holding
         // is removed by another writer (as an operator would) without admitting anybody, so the
         // waiter is the only client left: its next poll meets the fault, and then it admits
