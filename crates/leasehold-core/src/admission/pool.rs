@@ -79,7 +79,8 @@ pub fn reseat(
     let mut atoms = seat.partition.clone().unwrap_or_default();
     // `partition_of` put the runner's atom last; an earlier takeover may have left another
     // runner's name in it than the run's.
-    if atoms.last().is_some_and(|a| a.starts_with("runner:")) {
+    // A run with no runner name got no atom of ours: a `runner:` atom last is then the request's.
+    if !h.run.runner_name.is_empty() && atoms.last().is_some_and(|a| a.starts_with("runner:")) {
         atoms.pop();
     }
     if !runner.is_empty() {
@@ -534,6 +535,35 @@ mod tests {
         assert_eq!(
             s.holders[0].pool.as_ref().unwrap().partition,
             Some(vec!["docs".to_string(), "runner:runner-a".to_string()])
+        );
+    }
+
+    /// A rerun's takeover replaces the runner atom `partition_of` added, and only that: a holding
+    /// whose run named no runner got none, so a `runner:` atom last in its seat is the request's
+    /// own and stays.
+    #[test]
+    fn a_takeover_moves_only_the_runner_atom_it_added() {
+        let mut p = pool(&[4]);
+        p.config.runner_serialization = true;
+        let mut s = LockState::empty("x");
+        let mut named = entry("a", "o/r", &[], Some(&["runner:gpu-1"]));
+        named.run.runner_name = "r1".into();
+        let mut unnamed = entry("b", "o/r", &[], Some(&["runner:gpu-2"]));
+        unnamed.run.runner_name = String::new();
+        s.queue = vec![named, unnamed];
+        assert_eq!(p.admit(&mut s, 1, 600_000), vec!["a", "b"]);
+        let seat = |r: Reseat| match r {
+            Reseat::Moved(seat) => seat.partition,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            seat(reseat(&p.config, &s, "a", "r2", |_| true)),
+            Some(vec!["runner:gpu-1".to_string(), "runner:r2".to_string()])
+        );
+        assert_eq!(
+            seat(reseat(&p.config, &s, "b", "r2", |_| true)),
+            Some(vec!["runner:gpu-2".to_string(), "runner:r2".to_string()]),
+            "b's run named no runner: its runner:gpu-2 is the request's own"
         );
     }
 
