@@ -512,3 +512,31 @@ fn another_jobs_quarantine_under_the_same_holder_id_is_left_alone() {
         "{outcome}"
     );
 }
+
+/// A report applied to the removal's quarantine whose write may have landed (its answer lost)
+/// and could not be read back before the budget ran out: the release ends `release-unrecorded`
+/// and claims no incident and no quarantine for a version nobody has seen.
+#[test]
+fn an_applied_report_in_doubt_claims_nothing() {
+    let mut wrote = false;
+    let outcome = drive(
+        job_op(OperationKind::Release, &[("health", "blocked")], 3),
+        1,
+        |command| match command["kind"].as_str().unwrap() {
+            "readFile" if !wrote => {
+                json!({"kind": "file", "sha": "s5", "content": removed_state(5)})
+            }
+            "writeFile" if !wrote => {
+                wrote = true;
+                json!({"kind": "http", "status": 502, "message": "Server Error"})
+            }
+            "readFile" => json!({"kind": "http", "status": 502, "message": "Server Error"}),
+            other => panic!("unexpected {other}: {command}"),
+        },
+    );
+    assert!(wrote);
+    assert_eq!(outcome["result"], "release-unrecorded", "{outcome}");
+    assert_eq!(outcome["success"], false, "{outcome}");
+    assert!(outcome["lifecycle"]["incidentId"].is_null(), "{outcome}");
+    assert!(outcome["lifecycle"]["reservationId"].is_null(), "{outcome}");
+}
