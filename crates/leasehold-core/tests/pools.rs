@@ -415,3 +415,124 @@ fn a_rate_limited_renewal_that_is_due_extends_the_lease_and_says_renewed() {
     assert_eq!(st.pool.as_ref().unwrap().backoff["solo"].hits, 1);
     assert!(st.holders[0].expires_at > expires_before, "one write, both");
 }
+
+/// A pool's config that cannot be read at all (a syntax error, or the file deleted) while a
+/// waiter is queued: the state is a pool's, so the pool admits nobody new, and never by a plain
+/// lock's FIFO with no resource. The waiter times out; no version ever has a holding without a
+/// seat; and a new claim is refused with `config-invalid`, writing nothing.
+fn a_queued_waiter_under_a_config_that_cannot_be_read(break_config: impl Fn(&mut GitHub, u64)) {
+    let m = 60_000;
+    let config = r#"{"resources": {"a": {"capacity": 1}}}"#;
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", config, T);
+    let mut now = T;
+    let holder = inputs("o/api", 1, &[]);
+    let acquired = drive(&mut github, OperationKind::Acquire, &holder, 1, &mut now);
+    assert_eq!(acquired.resource.as_deref(), Some("a"));
+    // The waiter queues, then the config breaks.
+    let waiter = inputs("o/api", 2, &[("timeout-minutes", "20")]);
+    let (mut op, mut next, _) = start(OperationKind::Acquire, &waiter, 2, now);
+    let mut wait_log = Vec::new();
+    let step = |op: &mut Operation, next: Command, github: &mut GitHub, now: &mut u64| {
+        let s = match next {
+            Command::Sleep { until_ms, .. } => {
+                *now = until_ms.max(*now);
+                op.step(Event::Timer { now: *now }).unwrap()
+            }
+            c => {
+                let reply = github.answer(&c, *now).reply;
+                *now += 50;
+                op.step(Event::Reply { now: *now, reply }).unwrap()
+            }
+        };
+        (s.command, s.log)
+    };
+    while LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool")
+        .unwrap()
+        .queue
+        .is_empty()
+    {
+        let (n, log) = step(&mut op, next, &mut github, &mut now);
+        next = n;
+        wait_log.extend(log);
+    }
+    break_config(&mut github, now);
+    // The holder releases once the state's record of the config is stale (it reads none).
+    let mut release_at = T + 8 * m;
+    let mut released = None;
+    let outcome = loop {
+        if released.is_none() {
+            let due = match &next {
+                Command::Sleep { until_ms, .. } => *until_ms >= release_at,
+                _ => false,
+            };
+            if due {
+                let r = drive(
+                    &mut github,
+                    OperationKind::Release,
+                    &holder,
+                    3,
+                    &mut release_at,
+                );
+                released = Some(r.result);
+            }
+        }
+        if let Command::Finish { outcome } = next {
+            break *outcome;
+        }
+        let (n, log) = step(&mut op, next, &mut github, &mut now);
+        next = n;
+        wait_log.extend(log);
+    };
+    assert_eq!(released, Some(ResultWord::Released));
+    assert_eq!(outcome.result, ResultWord::Timeout, "{:?}", outcome.error);
+    for v in github.history(BRANCH, STATE).unwrap() {
+        let st = LockState::parse(&v.text, "pool").unwrap();
+        assert!(
+            st.holders.iter().all(|h| h.pool.is_some()),
+            "a holding without a seat in revision {}",
+            st.revision
+        );
+    }
+    assert!(
+        wait_log
+            .iter()
+            .any(|l| l.text.contains("waiting because: closed")),
+        "{:?}",
+        wait_log.iter().map(|l| &l.text).collect::<Vec<_>>()
+    );
+    let writes = github.history(BRANCH, STATE).unwrap().len();
+    let newcomer = drive(
+        &mut github,
+        OperationKind::Acquire,
+        &inputs("o/web", 4, &[]),
+        4,
+        &mut now,
+    );
+    assert_eq!(
+        newcomer.error.as_ref().map(|e| e.code.as_str()),
+        Some("config-invalid"),
+        "{newcomer:?}"
+    );
+    assert_eq!(github.history(BRANCH, STATE).unwrap().len(), writes);
+}
+
+#[test]
+fn a_pool_config_that_is_not_json_admits_nobody_new() {
+    a_queued_waiter_under_a_config_that_cannot_be_read(|github, now| {
+        github.commit_file(
+            "main",
+            "locks/pool.config.json",
+            r#"{"resources": {"a": {"capacity": 1},}}"#,
+            now,
+        );
+    });
+}
+
+#[test]
+fn a_pool_config_deleted_admits_nobody_new() {
+    a_queued_waiter_under_a_config_that_cannot_be_read(|github, _| {
+        github.delete_file("main", "locks/pool.config.json");
+    });
+}

@@ -286,6 +286,16 @@ impl GitHub {
         history.len() - 1
     }
 
+    /// Deletes `path` from `branch` (`DELETE /repos/{o}/{r}/contents/{path}`): it reads 404
+    /// after, and its history is gone with it.
+    pub fn delete_file(&mut self, branch: &str, path: &str) {
+        if let Some(b) = self.branches.get_mut(branch) {
+            if b.files.remove(path).is_some() {
+                b.commits += 1;
+            }
+        }
+    }
+
     /// Every version of `path` on `branch`, oldest first (empty when the file never existed);
     /// `None` when the branch does not exist.
     pub fn history(&self, branch: &str, path: &str) -> Option<&[Version]> {

@@ -72,12 +72,24 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
             (Class::NotFound, Pending::ConfigRead) => {
                 self.failures = 0;
-                log.push(LogLine {
-                    level: Level::Info,
-                    text: format!(
-                        "no {} on the default branch: capacity {DEFAULT_CAPACITY}",
-                        store::config_path(&self.target.lock)
-                    ),
+                let path = store::config_path(&self.target.lock);
+                // A pool's config gone: its waiters asked for resources a plain lock has none
+                // of, so the pool admits nobody new (and no new claim) until a config is there.
+                let error = self.closes_without_config().then(|| crate::wire::ConfigError {
+                    path: path.clone(),
+                    rule: "missing: the lock's state is a pool's and its config file is gone; the pool admits nobody new until a config is committed (one without resources makes it a plain lock)".into(),
+                });
+                log.push(match &error {
+                    Some(e) => LogLine {
+                        level: Level::Warning,
+                        text: e.to_string(),
+                    },
+                    None => LogLine {
+                        level: Level::Info,
+                        text: format!(
+                            "no {path} on the default branch: capacity {DEFAULT_CAPACITY}"
+                        ),
+                    },
                 });
                 self.config = ConfigKnowledge {
                     record: Some(ConfigRecord {
@@ -85,11 +97,11 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         lease: None,
                         sha: None,
                         read_at: self.clock.server_now(now),
-                        pool: None,
+                        pool: error.as_ref().map(store::closed_pool),
                         lifecycle: None,
                     }),
                     etag: None,
-                    error: None,
+                    error,
                     done_without: false,
                 };
                 self.decide(now, log)

@@ -379,6 +379,14 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         self.issue(call, Pending::StateRead, now)
     }
 
+    /// Whether the version known closes its admission when its config cannot be read at all
+    /// ([`Document::closes_without_config`]).
+    fn closes_without_config(&self) -> bool {
+        self.known
+            .as_ref()
+            .is_some_and(|k| k.doc.closes_without_config())
+    }
+
     /// Whether the document is a file (else it lives in refs).
     fn in_file(&self) -> bool {
         matches!(P::Doc::location(&self.target.lock), Location::File { .. })

@@ -201,7 +201,9 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         (c.capacity, c.lease, c.pool, c.lifecycle)
                     }
                     Err(e) => {
-                        let pool = store::broken_pool(&content, &e);
+                        let pool = store::broken_pool(&content, &e).or_else(|| {
+                            self.closes_without_config().then(|| store::closed_pool(&e))
+                        });
                         log.push(LogLine {
                             level: Level::Warning,
                             text: if pool.is_some() {

@@ -498,10 +498,22 @@ impl Planner for AcquirePlanner {
         {
             self.queue_position = Some(i as u32 + 1);
         }
-        // An invalid config stops an acquire that has not yet written anything, whatever its
-        // timeout (a zero timeout included: it must never run on a fallback capacity).
-        if let (Some(e), None) = (ctx.config_error, mine_queued) {
-            return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
+        // An invalid config stops an acquire that is not queued, whatever its timeout (a zero
+        // timeout included: it must never run on a fallback capacity). One that timed out after
+        // it wrote has left the queue (or confirms it is not there), and ends `timeout` below.
+        // A pool's record shared through the state says so too when its config broke (another
+        // job read it): a closed pool takes no new claim.
+        let recorded = || {
+            let rule = ctx.record.as_ref()?.pool.as_ref()?.invalid.clone()?;
+            Some(crate::wire::ConfigError {
+                path: crate::store::config_path(&self.s.lock),
+                rule,
+            })
+        };
+        if mine_queued.is_none() && !(timed_out && ctx.has_written) {
+            if let Some(e) = ctx.config_error.cloned().or_else(recorded) {
+                return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
+            }
         }
         // The pull request's head, on the poll schedule while queued.
         if let (Some(_), false) = (mine_queued, timed_out) {

@@ -189,10 +189,15 @@ fn checked_lease(
 /// (a plain lock's broken config keeps the default capacity, as it always has).
 pub fn broken_pool(text: &str, error: &ConfigError) -> Option<PoolConfig> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    declares_pool(&value).then(|| PoolConfig {
+    declares_pool(&value).then(|| closed_pool(error))
+}
+
+/// The record of a pool whose config cannot be used at all: it admits nobody new.
+pub fn closed_pool(error: &ConfigError) -> PoolConfig {
+    PoolConfig {
         invalid: Some(error.rule.clone()),
         ..PoolConfig::default()
-    })
+    }
 }
 
 /// What `validate` prints for one file: the config acquire would use, or the rule it broke.

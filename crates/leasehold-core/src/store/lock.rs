@@ -156,6 +156,10 @@ impl Document for LockState {
         }
     }
 
+    fn closes_without_config(&self) -> bool {
+        self.is_pool()
+    }
+
     fn admission(record: &ConfigRecord) -> LockRule {
         match &record.pool {
             None => LockRule::Fifo(Fifo {

@@ -16,8 +16,8 @@ pub mod refs;
 
 pub use claim::{ClaimMember, ClaimSet};
 pub use config::{
-    broken_pool, check_config, config_path, config_verdict, is_fresh, lease_block, parse_config,
-    ConfigProblem, ConfigVerdict, LockConfig,
+    broken_pool, check_config, closed_pool, config_path, config_verdict, is_fresh, lease_block,
+    parse_config, ConfigProblem, ConfigVerdict, LockConfig,
 };
 pub use lock::{ClaimPlace, MAX_COUNTER, MAX_STATE_BYTES, SCHEMA};
 pub use refs::{Location, RefRead, RefWrite, PAYLOAD_FILE};
@@ -108,4 +108,10 @@ pub trait Document: Clone + PartialEq + Sized {
     fn report(&self, outcome: &mut Outcome);
     /// The admission rule of a config.
     fn admission(record: &ConfigRecord) -> Self::Admission;
+    /// Whether a config that cannot be read as anything (not JSON, or no file) must close this
+    /// document's admission rather than fall back to the default capacity: a pool's state, whose
+    /// waiters asked for resources a plain lock has none of.
+    fn closes_without_config(&self) -> bool {
+        false
+    }
 }
