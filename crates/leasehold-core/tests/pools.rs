@@ -369,7 +369,8 @@ fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
         "one write records the outcome, though not due"
     );
     let st = LockState::parse(&history.last().unwrap().text, "pool").unwrap();
-    let backoff = &st.pool.as_ref().unwrap().backoff["solo"];
+    let backoff = st.pool.as_ref().unwrap().backoff["solo"].clone();
+    let backoff = &backoff;
     assert_eq!(backoff.hits, 1);
     assert!(backoff.until >= T + 15 * 60_000);
     assert_eq!(st.holders.len(), 1, "the holding stays");
@@ -383,11 +384,22 @@ fn a_rate_limited_renewal_backs_the_resource_off_once_even_when_not_due() {
         &mut now,
     );
     assert_eq!(other.resource.as_deref(), Some("duo-b"));
-    // The release reports a success: solo's backoff is reset.
+    // The release reports a success while solo still backs off: the work began before the
+    // limit hit, so the backoff stands.
     let mut release = job.clone();
     release.insert("outcome".into(), "success".into());
     let released = drive(&mut github, OperationKind::Release, &release, 4, &mut now);
     assert_eq!(released.result, ResultWord::Released);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert_eq!(st.pool.as_ref().unwrap().backoff["solo"], *backoff);
+    // A success after the backoff ended resets it.
+    now = now.max(backoff.until);
+    let again = inputs("o/api", 5, &[("prefer", "solo")]);
+    let acquired = drive(&mut github, OperationKind::Acquire, &again, 5, &mut now);
+    assert_eq!(acquired.resource.as_deref(), Some("solo"));
+    let mut release = again.clone();
+    release.insert("outcome".into(), "success".into());
+    drive(&mut github, OperationKind::Release, &release, 6, &mut now);
     let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
     assert!(st
         .pool

@@ -92,7 +92,7 @@ pub fn why_waiting(pool: &Pool, st: &LockState, holder_id: &str, now: Millis) ->
 }
 
 /// How the work on a pool's resource went, as release and renew report it (`outcome`,
-/// `retry-at`): a rate limit backs the resource off; a success resets its backoff.
+/// `retry-at`): a rate limit backs the resource off; a success resets a backoff that has ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunOutcome {
     Success,
@@ -169,8 +169,13 @@ pub fn record_outcome(
     let before = doc.pool.clone();
     let books = doc.pool.get_or_insert_with(Default::default);
     match outcome {
+        // A success ends a backoff only once it is over: work that began before the provider's
+        // limit hit (another holding of the same resource) proves nothing about the limit, and a
+        // backoff it erased would admit into the block and reset the doubling.
         RunOutcome::Success => {
-            books.backoff.remove(&resource);
+            if books.backoff.get(&resource).is_some_and(|b| b.until <= now) {
+                books.backoff.remove(&resource);
+            }
         }
         RunOutcome::RateLimited { retry_at } => {
             let next = next_backoff(books.backoff.get(&resource), retry_at, now);
@@ -243,6 +248,53 @@ mod tests {
 
     fn read(pairs: &[(&str, &str)]) -> Result<Option<PoolRequest>, InputError> {
         parse_request(&Reader::new(&raw_inputs(pairs, &[])))
+    }
+
+    /// Two holdings share resource `a`. One hits the provider's limit; the other's work, begun
+    /// before it, then succeeds: the backoff stands until its end, and only a success after it
+    /// ends clears it (and the count of consecutive hits).
+    #[test]
+    fn a_success_ends_a_backoff_only_once_it_is_over() {
+        let holding = |id: &str| crate::wire::Holder {
+            holder_id: id.into(),
+            nonce: format!("{id:0>16}"),
+            fence: 1,
+            run: run_identity(""),
+            acquired_at: 0,
+            expires_at: 10_000_000,
+            lease_ms: 10_000_000,
+            ceiling_at: 10_000_000,
+            claimed_at: None,
+            pool: Some(crate::wire::Seat {
+                resource: "a".into(),
+                partition: None,
+                affinity: None,
+            }),
+        };
+        let mut st = LockState::empty("p");
+        st.holders = vec![holding("h1"), holding("h2")];
+        let t = 1_000_000;
+        assert!(record_outcome(
+            &mut st,
+            "h2",
+            RunOutcome::RateLimited { retry_at: None },
+            t
+        ));
+        let until = st.pool.as_ref().unwrap().backoff["a"].until;
+        assert_eq!(until, t + BACKOFF_BASE_MS);
+        assert!(!record_outcome(
+            &mut st,
+            "h1",
+            RunOutcome::Success,
+            t + 1_000
+        ));
+        assert_eq!(
+            st.pool.as_ref().unwrap().backoff["a"].until,
+            until,
+            "still backing off"
+        );
+        assert!(record_outcome(&mut st, "h1", RunOutcome::Success, until));
+        assert!(st.pool.is_none(), "over, and cleared by the success");
     }
 
     #[test]
@@ -332,9 +384,15 @@ mod tests {
                 hits: 2
             }
         );
-        assert!(record_outcome(&mut s, "h", RunOutcome::Success, 0));
-        assert_eq!(s.pool, None, "a success resets the backoff");
         assert!(!record_outcome(&mut s, "h", RunOutcome::Success, 0));
+        assert_eq!(
+            s.pool.as_ref().unwrap().backoff["a"].hits,
+            2,
+            "in force: kept"
+        );
+        assert!(record_outcome(&mut s, "h", RunOutcome::Success, 30 * m));
+        assert_eq!(s.pool, None, "a success after its end resets the backoff");
+        assert!(!record_outcome(&mut s, "h", RunOutcome::Success, 30 * m));
         assert!(!record_outcome(&mut s, "nobody", RunOutcome::Success, 0));
     }
 
