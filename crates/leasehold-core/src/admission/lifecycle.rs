@@ -25,18 +25,21 @@ pub fn admit(rule: &LockRule, doc: &mut LockState, now: Millis, max_ttl_ms: Mill
     if doc.reservations.is_empty() {
         return rule.admit_alone(doc, now, max_ttl_ms);
     }
-    let mut admitted = reclaim(doc, now, max_ttl_ms);
     // A pool keeps no reservations (its config refuses `lifecycle`): one that has them anyway
-    // admits nobody new rather than over-run a resource.
-    if let LockRule::Fifo(f) = rule {
-        #[allow(unused_mut)]
-        let mut free = f.capacity.saturating_sub(doc.reservations.len() as u32);
-        #[cfg(feature = "planted-bugs")]
-        if crate::planted::active(crate::planted::Bug::ReservationsUncounted) {
-            free = f.capacity;
-        }
-        admitted.extend(Fifo { capacity: free }.admit(doc, now, max_ttl_ms));
+    // (a plain lock's, switched to a pool while they stood) admits nobody new rather than
+    // over-run a resource, and reclaims none either (a reclaim would seat a waiter on no
+    // resource, past its partition and the pool's caps).
+    let LockRule::Fifo(f) = rule else {
+        return Vec::new();
+    };
+    let mut admitted = reclaim(doc, now, max_ttl_ms);
+    #[allow(unused_mut)]
+    let mut free = f.capacity.saturating_sub(doc.reservations.len() as u32);
+    #[cfg(feature = "planted-bugs")]
+    if crate::planted::active(crate::planted::Bug::ReservationsUncounted) {
+        free = f.capacity;
     }
+    admitted.extend(Fifo { capacity: free }.admit(doc, now, max_ttl_ms));
     admitted
 }
 
@@ -155,6 +158,42 @@ mod tests {
     }
 
     const FIFO2: LockRule = LockRule::Fifo(Fifo { capacity: 2 });
+
+    /// A plain lock's quarantine, standing when its config became a pool's: a waiter on the
+    /// quarantine's runner reclaims nothing under the pool's rule (it would hold no resource).
+    #[test]
+    fn a_pool_with_reservations_reclaims_nothing() {
+        use crate::admission::Pool;
+        use crate::wire::{PoolConfig, PoolRequest, Resource};
+        let rule = LockRule::Pool(Pool {
+            config: PoolConfig {
+                resources: vec![Resource {
+                    name: "a".into(),
+                    capacity: 1,
+                    tags: Vec::new(),
+                }],
+                ..PoolConfig::default()
+            },
+            capacity: 1,
+        });
+        let mut w = waiter("w", "r9");
+        w.pool = Some(PoolRequest {
+            partition: Some(vec!["*".into()]),
+            ..PoolRequest::default()
+        });
+        let mut s = lock(
+            vec![w],
+            vec![reservation("q1", ReservationKind::Quarantine, "r9", None)],
+        );
+        assert_eq!(admit(&rule, &mut s, 0, 60_000), Vec::<String>::new());
+        assert_eq!(s.queue.len(), 1, "still waiting");
+        assert_eq!(s.reservations.len(), 1, "the quarantine stands");
+        assert_eq!(
+            admit(&FIFO2, &mut s, 0, 60_000),
+            vec!["w"],
+            "a plain lock's reclaim"
+        );
+    }
 
     #[test]
     fn reservations_take_capacity_until_a_cooldown_ends() {
