@@ -844,6 +844,46 @@ fn a_rerun_that_cannot_wait_still_removes_and_an_expired_holding_books_no_runner
     );
 }
 
+/// The takeover's write that removes an expired holding frees a slot: it admits the waiter that
+/// fits now, in the same write, as every write that frees room does.
+#[test]
+fn a_takeover_that_removes_an_expired_holding_admits_in_the_same_write() {
+    let expired = pool_holding("octo/app:90:deploy", 90, 1, "r2", 5)
+        .replace("2027-01-15T08:01:00.000Z", "2027-01-15T07:00:00.000Z");
+    let state = pool_state(
+        &[
+            pool_holding("octo/app:77:deploy", 77, 1, "r1", 4),
+            expired,
+            pool_holding("octo/app:91:deploy", 91, 1, "r4", 6),
+        ],
+        6,
+    );
+    let waiter = r#"{ "holderId": "octo/app:92:deploy", "nonce": "2222222222222222",
+      "run": { "repository": "octo/app", "runId": 92, "runAttempt": 1, "job": "deploy", "runnerName": "r3" },
+      "leaseMs": 3660000, "enqueuedAt": "2027-01-15T07:59:00.000Z", "lastSeenAt": "2027-01-15T07:59:00.000Z",
+      "pool": {} }"#;
+    let state = state.replace("\"queue\": []", &format!("\"queue\": [{waiter}]"));
+    let (rerun, state, writes) = against_pool(
+        &state,
+        &job_on("77", "2", "", "r2"),
+        "00000000000000bb",
+        NOW,
+    );
+    assert_acquired(&rerun);
+    assert_eq!(writes.len(), 1, "one write");
+    let mut ids = holder_ids(&state);
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "octo/app:77:deploy",
+            "octo/app:91:deploy",
+            "octo/app:92:deploy"
+        ],
+        "the waiter admitted in the takeover's write"
+    );
+}
+
 /// A renewal reporting a rate limit whose write's answer was lost: the write landed and another
 /// writer followed, so the read-back is not its own version. Its hit is in the books there (the
 /// backoff it wrote): it is not counted a second time (which doubled the backoff).

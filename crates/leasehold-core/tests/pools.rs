@@ -548,3 +548,72 @@ fn a_pool_config_deleted_admits_nobody_new() {
         github.delete_file("main", "locks/pool.config.json");
     });
 }
+
+/// Steps `inputs`' acquire until its claim is queued in the state; returns the operation and its
+/// next command (the waiter left waiting, as a job whose next poll has not come).
+fn queue_up(
+    github: &mut GitHub,
+    inputs: &BTreeMap<String, String>,
+    seed: u64,
+    now: &mut u64,
+) -> (Operation, Command) {
+    let queued = |github: &GitHub| {
+        github.current(BRANCH, STATE).map_or(0, |v| {
+            LockState::parse(&v.text, "pool").unwrap().queue.len()
+        })
+    };
+    let before = queued(github);
+    let (mut op, mut next, _) = start(OperationKind::Acquire, inputs, seed, *now);
+    while queued(github) == before {
+        next = match next {
+            Command::Sleep { until_ms, .. } => {
+                *now = until_ms.max(*now);
+                op.step(Event::Timer { now: *now }).unwrap().command
+            }
+            Command::Finish { outcome } => panic!("finished before queueing: {outcome:?}"),
+            c => {
+                let reply = github.answer(&c, *now).reply;
+                *now += 50;
+                op.step(Event::Reply { now: *now, reply }).unwrap().command
+            }
+        };
+    }
+    (op, next)
+}
+
+/// A waiter that leaves the queue (its job's release cleans its entry) may be what held a later
+/// waiter back: in a pool a waiter ahead holds back the later ones whose partition conflicts with
+/// its own. The release's write admits them, as every write that frees room does.
+#[test]
+fn a_waiter_leaving_the_queue_lets_those_it_held_back_in_the_same_write() {
+    let config = r#"{"resources": {"solo": {"capacity": 1, "tags": ["fast"]}, "duo": {"capacity": 2, "tags": ["gpu"]}}}"#;
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", config, T);
+    let mut now = T;
+    let holder = inputs("o/api", 1, &[("requires", "fast")]);
+    let held = drive(&mut github, OperationKind::Acquire, &holder, 1, &mut now);
+    assert_eq!(held.resource.as_deref(), Some("solo"));
+    let ahead = inputs("o/api", 2, &[("requires", "fast"), ("partition", "db")]);
+    let _a = queue_up(&mut github, &ahead, 2, &mut now);
+    let behind = inputs("o/api", 3, &[("requires", "gpu"), ("partition", "db")]);
+    let _b = queue_up(&mut github, &behind, 3, &mut now);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert_eq!(
+        st.queue.len(),
+        2,
+        "behind waits for ahead (one partition, FIFO)"
+    );
+    let left = drive(&mut github, OperationKind::Release, &ahead, 4, &mut now);
+    assert_eq!(left.result, ResultWord::QueueCleaned, "{:?}", left.error);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    assert!(st.queue.is_empty(), "{:?}", st.queue);
+    assert_eq!(
+        st.holders
+            .iter()
+            .map(|h| h.pool.as_ref().unwrap().resource.as_str())
+            .collect::<Vec<_>>(),
+        ["solo", "duo"],
+        "behind admitted in the release's write"
+    );
+}

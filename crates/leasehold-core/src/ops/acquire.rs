@@ -445,7 +445,9 @@ impl Planner for AcquirePlanner {
                         // an expired holding there booked no runner and is removed in this write.
                         if let Reseat::Moved(seat) = reseat {
                             h.pool = Some(seat);
-                            self.remove_expired(&mut doc, ctx);
+                            if self.remove_expired(&mut doc, ctx) {
+                                ctx.admit(&mut doc);
+                            }
                         }
                         return Decision::Write {
                             doc,

@@ -348,6 +348,9 @@ impl Planner for ReleasePlanner {
                 return Decision::Finish(self.outcome(ResultWord::Noop));
             }
             doc.queue.remove(i);
+            // In a pool a waiter ahead holds back the later ones its partition conflicts with:
+            // its leaving may let them in, in this write.
+            ctx.admit(&mut doc);
             self.intent.get_or_insert(ResultWord::QueueCleaned);
             return Decision::Write {
                 doc,

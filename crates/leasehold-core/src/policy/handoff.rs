@@ -79,7 +79,7 @@ impl HoldBook {
             return;
         }
         let paced = waiting
-            && st.pool.is_none()
+            && !st.is_pool()
             && capacity.is_some_and(|c| c > 0 && st.holders.len() == c as usize);
         let exact = st
             .last_change
@@ -496,6 +496,37 @@ mod tests {
         assert!(learned(&then, &now, 2, (false, true)).is_empty());
         assert!(learned(&then, &now, 2, (true, false)).is_empty());
         assert!(learned(&then, &now, 3, (true, true)).is_empty());
+    }
+
+    /// In a pool a freed slot may stay idle while the head waits for another resource: a new
+    /// holding's start is not the end of the one it replaced. Seated holdings mark a pool even
+    /// when it keeps no books (`st.pool` empty).
+    #[test]
+    fn a_pool_teaches_no_handover_hold_times() {
+        let seated = |h: Holder| Holder {
+            pool: Some(crate::wire::Seat {
+                resource: "a".into(),
+                partition: None,
+                affinity: None,
+            }),
+            ..h
+        };
+        let then = fenced_version(
+            10,
+            6,
+            vec![seated(fenced("a", 5, T)), seated(fenced("b", 6, T + 2_000))],
+            None,
+        );
+        let now = fenced_version(
+            14,
+            8,
+            vec![
+                seated(fenced("d", 8, T + 7_500)),
+                seated(fenced("c", 7, T + 5_000)),
+            ],
+            Some(("w", ChangeAction::Enqueue, T + 8_000)),
+        );
+        assert!(learned(&then, &now, 2, (true, true)).is_empty());
     }
 
     #[test]
