@@ -617,3 +617,36 @@ fn a_waiter_leaving_the_queue_lets_those_it_held_back_in_the_same_write() {
         "behind admitted in the release's write"
     );
 }
+
+/// A resource stays warm for `affinitySeconds` from its key's last use, its release, not from
+/// its grant: a job of key `api` that held duo-b for 20 minutes steers the next `api` job to
+/// duo-b a minute after it released (cold, config order would give duo-a).
+#[test]
+fn affinity_counts_from_the_release() {
+    let m = 60_000;
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut now = T;
+    let first = inputs("o/api", 1, &[("prefer", "duo-b"), ("affinity", "api")]);
+    let a = drive(&mut github, OperationKind::Acquire, &first, 1, &mut now);
+    assert_eq!(a.resource.as_deref(), Some("duo-b"));
+    now += 20 * m;
+    let r = drive(&mut github, OperationKind::Release, &first, 2, &mut now);
+    assert_eq!(r.result, ResultWord::Released);
+    now += m;
+    let next = inputs("o/api", 2, &[("requires", "gpu"), ("affinity", "api")]);
+    let b = drive(&mut github, OperationKind::Acquire, &next, 3, &mut now);
+    assert_eq!(
+        b.resource.as_deref(),
+        Some("duo-b"),
+        "warm from its last use"
+    );
+    let cold = inputs("o/api", 3, &[("requires", "gpu")]);
+    let c = drive(&mut github, OperationKind::Acquire, &cold, 4, &mut now);
+    assert_eq!(
+        c.resource.as_deref(),
+        Some("duo-a"),
+        "unrelated work avoids it"
+    );
+}

@@ -613,13 +613,45 @@ impl PoolBooks {
             .filter(|h| prev.holders.iter().any(|p| p.holder_id == h.holder_id))
             .cloned()
             .collect();
+        // A holding released in this write was its key's in use until now: the key's mark
+        // moves to the write's time (the admitted holdings' `acquiredAt`).
+        let released = state
+            .last_change
+            .as_ref()
+            .filter(|c| c.action == leasehold_core::ChangeAction::Release)
+            .and_then(|c| prev.holders.iter().find(|p| p.holder_id == c.by))
+            .filter(|p| state.holder(&p.holder_id).is_none());
         for h in state
             .holders
             .iter()
             .filter(|h| !prev.holders.iter().any(|p| p.holder_id == h.holder_id))
         {
             let at = h.acquired_at;
+            if let Some(seat) = released
+                .and_then(|p| p.pool.as_ref())
+                .filter(|_| window > 0)
+            {
+                if let Some(key) = &seat.affinity {
+                    marks.insert(key.clone(), (seat.resource.clone(), at));
+                }
+            }
             marks.retain(|_, (_, t)| at.saturating_sub(*t) <= window && *t <= at);
+            // A resource a holding of a key sits on is that key's, in use (the latest admitted
+            // of several).
+            if window > 0 {
+                let mut in_use: Vec<&Holder> = holders
+                    .iter()
+                    .filter(|x| x.pool.as_ref().is_some_and(|s| s.affinity.is_some()))
+                    .collect();
+                in_use.sort_by_key(|x| x.acquired_at);
+                for x in in_use {
+                    let seat = x.pool.as_ref().expect("filtered");
+                    marks.insert(
+                        seat.affinity.clone().expect("filtered"),
+                        (seat.resource.clone(), at),
+                    );
+                }
+            }
             let default = PoolRequest::default();
             let request = self.requests.get(&h.holder_id).unwrap_or(&default);
             let options = eligible(c, state, &holders, request, at);

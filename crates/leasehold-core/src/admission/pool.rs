@@ -177,7 +177,9 @@ pub struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    pub fn new(pool: &'a Pool, doc: &LockState) -> Self {
+    /// `now` (GitHub's clock): a resource a holding with an affinity key sits on is that key's
+    /// warm resource now (in use), whatever its mark says; of several, the latest admitted.
+    pub fn new(pool: &'a Pool, doc: &LockState, now: Millis) -> Self {
         let mut held = Union::default();
         let mut by_repository = BTreeMap::new();
         for h in &doc.holders {
@@ -202,9 +204,28 @@ impl<'a> Scan<'a> {
                 .entry(repository_key(&h.run.repository))
                 .or_insert(0) += 1;
         }
+        let mut books = doc.pool.clone().unwrap_or_default();
+        if pool.config.affinity_seconds > 0 {
+            let mut in_use: Vec<&Holder> = doc
+                .holders
+                .iter()
+                .filter(|h| h.pool.as_ref().is_some_and(|s| s.affinity.is_some()))
+                .collect();
+            in_use.sort_by_key(|h| h.acquired_at);
+            for h in in_use {
+                let seat = h.pool.as_ref().expect("filtered");
+                books.affinity.insert(
+                    seat.affinity.clone().expect("filtered"),
+                    AffinityMark {
+                        resource: seat.resource.clone(),
+                        at: now,
+                    },
+                );
+            }
+        }
         Scan {
             pool,
-            books: doc.pool.clone().unwrap_or_default(),
+            books,
             taken: seats(&pool.config, &doc.holders),
             by_repository,
             in_flight: doc.holders.len(),
@@ -322,7 +343,7 @@ impl Admission<LockState> for Pool {
                 .affinity
                 .retain(|_, m| now.saturating_sub(m.at) <= window && m.at <= now);
         }
-        let mut scan = Scan::new(self, doc);
+        let mut scan = Scan::new(self, doc, now);
         let mut i = 0;
         while i < doc.queue.len() && doc.holders.len() < self.capacity as usize {
             let verdict = scan.judge(&doc.queue[i], now);
@@ -564,6 +585,33 @@ mod tests {
             seat(reseat(&p.config, &s, "b", "r2", |_| true)),
             Some(vec!["runner:gpu-2".to_string(), "runner:r2".to_string()]),
             "b's run named no runner: its runner:gpu-2 is the request's own"
+        );
+    }
+
+    /// A resource stays warm for its key while a holding with that key uses it, however long
+    /// ago it was granted: a job of key `k` holding r1 for 20 minutes still steers the next `k`
+    /// there (the grant's mark alone ran out after `affinitySeconds`).
+    #[test]
+    fn a_resource_in_use_is_warm_for_its_key_past_the_window() {
+        let mut p = pool(&[1, 2]);
+        p.config.affinity_seconds = 300;
+        let keyed = |id: &str| {
+            let mut e = entry(id, "o/r", &[], None);
+            e.pool.as_mut().unwrap().affinity = Some("k".into());
+            e
+        };
+        let mut s = LockState::empty("x");
+        s.queue = vec![entry("x", "o/r", &["t0"], None), keyed("a")];
+        assert_eq!(p.admit(&mut s, 0, 3_600_000), vec!["x", "a"]);
+        assert_eq!(seated(&s)[1], ("a".to_string(), "r1".to_string()));
+        s.holders.retain(|h| h.holder_id == "a");
+        let later = 20 * 60_000;
+        s.queue = vec![keyed("b")];
+        assert_eq!(p.admit(&mut s, later, 3_600_000), vec!["b"]);
+        assert_eq!(
+            seated(&s)[1],
+            ("b".to_string(), "r1".to_string()),
+            "r1 is k's, in use"
         );
     }
 

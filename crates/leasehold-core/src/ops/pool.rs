@@ -76,9 +76,30 @@ pub fn seat_outputs(o: &mut Outcome, holder: &Holder, pool: Option<&PoolConfig>)
     );
 }
 
+/// A holding with an affinity key leaves (its release): its resource was that key's in use until
+/// now, so the key's mark moves to now and the resource stays warm for `affinitySeconds` from its
+/// last use, not from its grant. `pool` is the config known (the fresh record's, else the one the
+/// state records); without affinity there, nothing is marked.
+pub fn mark_last_use(doc: &mut LockState, holder: &Holder, pool: Option<&PoolConfig>, now: Millis) {
+    let Some(seat) = &holder.pool else { return };
+    let (Some(key), true) = (&seat.affinity, pool.is_some_and(|p| p.affinity_seconds > 0)) else {
+        return;
+    };
+    doc.pool
+        .get_or_insert_with(Default::default)
+        .affinity
+        .insert(
+            key.clone(),
+            crate::wire::AffinityMark {
+                resource: seat.resource.clone(),
+                at: now,
+            },
+        );
+}
+
 /// Why `holder_id`, waiting in `st`, is not admitted: the scan replayed to its place.
 pub fn why_waiting(pool: &Pool, st: &LockState, holder_id: &str, now: Millis) -> Option<String> {
-    let mut scan = crate::admission::Scan::new(pool, st);
+    let mut scan = crate::admission::Scan::new(pool, st, now);
     for entry in &st.queue {
         let verdict = scan.judge(entry, now);
         if entry.holder_id == holder_id {

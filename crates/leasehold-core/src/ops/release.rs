@@ -308,6 +308,10 @@ impl Planner for ReleasePlanner {
                 super::pool::record_outcome(&mut doc, id, outcome, ctx.server_now);
             }
             let holder = h.clone();
+            let known = super::pool::pool_of(ctx.admission.as_ref())
+                .map(|p| &p.config)
+                .or_else(|| st.config.as_ref().and_then(|c| c.pool.as_ref()));
+            super::pool::mark_last_use(&mut doc, &holder, known, ctx.server_now);
             let lifecycle = super::lifecycle::release_lifecycle(st, ctx);
             let by = if self.s.claim_nonce.is_some() {
                 "cleanup"
