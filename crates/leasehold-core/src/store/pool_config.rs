@@ -413,7 +413,7 @@ pub fn parse_pool(
     }
     if let Some(p) = obj.get("pacing") {
         let bad = || {
-            broke(PoolRule::Pacing, format!("\"pacing\" must be {{\"target\": 0 < t <= 1, \"burst\": 0 <= b <= 1}} (got {p})"))
+            broke(PoolRule::Pacing, format!("\"pacing\" must be {{\"target\": 0.0001 <= t <= 1, \"burst\": 0 <= b <= 1}} (got {p})"))
                 .at(&["pacing"])
         };
         let o = p.as_object().ok_or_else(bad)?;
@@ -424,8 +424,10 @@ pub fn parse_pool(
             None => Some(default),
             Some(v) => v.as_f64().filter(|f| (0.0..=1.0).contains(f)),
         };
+        // Kept in basis points: a target that rounds to 0 would hold every resource with a
+        // reading over pace for ever.
         let target = fraction(o.get("target"), 1.0)
-            .filter(|t| *t > 0.0)
+            .filter(|t| *t >= 0.0001)
             .ok_or_else(bad)?;
         let burst = fraction(o.get("burst"), 0.0).ok_or_else(bad)?;
         pool.pacing = Some(Pacing {
@@ -578,6 +580,7 @@ mod tests {
             ),
             (r(r#", "affinitySeconds": -1"#), PoolRule::AffinitySeconds),
             (r(r#", "pacing": {"target": 0}"#), PoolRule::Pacing),
+            (r(r#", "pacing": {"target": 0.00004}"#), PoolRule::Pacing),
             (r(r#", "pacing": {"target": 1.2}"#), PoolRule::Pacing),
             (r(r#", "pacing": {"target": 1, "x": 1}"#), PoolRule::Pacing),
             (
