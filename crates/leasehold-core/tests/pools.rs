@@ -650,3 +650,41 @@ fn affinity_counts_from_the_release() {
         "unrelated work avoids it"
     );
 }
+
+/// A release reporting `rate-limited` after its holding was removed cannot back off a resource it
+/// no longer knows: it says so rather than drop the outcome in silence.
+#[test]
+fn a_rate_limit_reported_after_the_holding_went_is_said_not_dropped() {
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", CONFIG, T);
+    let mut now = T;
+    let other = inputs("o/api", 1, &[]);
+    drive(&mut github, OperationKind::Acquire, &other, 1, &mut now);
+    let mut gone = inputs("o/api", 2, &[]);
+    gone.insert("outcome".into(), "rate-limited".into());
+    let (mut op, mut next, mut log) = start(OperationKind::Release, &gone, 2, now);
+    let outcome = loop {
+        let step = match next {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                now = until_ms.max(now);
+                op.step(Event::Timer { now }).unwrap()
+            }
+            c => {
+                let reply = github.answer(&c, now).reply;
+                now += 50;
+                op.step(Event::Reply { now, reply }).unwrap()
+            }
+        };
+        next = step.command;
+        log.extend(step.log);
+    };
+    assert_eq!(outcome.result, ResultWord::Noop);
+    assert!(
+        log.iter()
+            .any(|l| l.text.contains("outcome rate-limited not recorded")),
+        "{:?}",
+        log.iter().map(|l| &l.text).collect::<Vec<_>>()
+    );
+}

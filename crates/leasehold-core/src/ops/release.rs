@@ -175,6 +175,20 @@ impl ReleasePlanner {
     }
 }
 
+impl ReleasePlanner {
+    /// A `rate-limited` outcome is about the resource the holding had: with the holding gone
+    /// (its lease ran out, the reaper removed it) that resource is not known, and nothing backs
+    /// it off. Said, never dropped in silence.
+    fn outcome_unrecorded(&self, ctx: &mut PlanCtx<'_>) {
+        if let Some(super::pool::RunOutcome::RateLimited { .. }) = self.s.pool_outcome {
+            ctx.warn(format!(
+                "outcome rate-limited not recorded: {} holds no resource of {} any more (its holding was removed before this release), so no resource is backed off",
+                self.s.holder_id, self.s.lock
+            ));
+        }
+    }
+}
+
 impl Planner for ReleasePlanner {
     type Doc = LockState;
 
@@ -423,6 +437,7 @@ impl Planner for ReleasePlanner {
                 "{id} (this claim) neither holds nor waits for {}: nothing to clean up",
                 self.s.lock
             ));
+            self.outcome_unrecorded(ctx);
             return Decision::Finish(self.outcome(ResultWord::Noop));
         }
         match ctx.provenance {
@@ -431,6 +446,7 @@ impl Planner for ReleasePlanner {
                     "{id} neither holds nor waits for {}: nothing to release",
                     self.s.lock
                 ));
+                self.outcome_unrecorded(ctx);
                 Decision::Finish(self.outcome(ResultWord::Noop))
             }
             // A read may be stale (even a 404 just after the file was created): confirm the
