@@ -128,9 +128,14 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
                 if let Some(class) = headers.class(now) {
                     return Some(class);
                 }
+                // Without a time to wait for, a limit is still a limit: a 429, no requests
+                // remaining (the reset unreadable), or GitHub's words for either limit ("API
+                // rate limit exceeded", "secondary rate limit") wait GitHub's minute. Only a 403
+                // that names no limit is a refusal.
                 let lower = message.to_ascii_lowercase();
                 if status == 429
-                    || lower.contains("secondary rate limit")
+                    || *ratelimit_remaining == Some(0)
+                    || lower.contains("rate limit")
                     || lower.contains("abuse")
                 {
                     return Some(Class::secondary_limit(now));
@@ -614,6 +619,37 @@ mod tests {
                     403,
                     Fields {
                         message: "You have exceeded a secondary rate limit".into(),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            // A primary limit whose reset did not come: GitHub's minute, not a refusal.
+            (
+                Write,
+                hx(
+                    403,
+                    Fields {
+                        ratelimit_remaining: Some(0),
+                        ..Fields::default()
+                    },
+                ),
+                RateLimited {
+                    until: t + 60_000,
+                    server_directed: false,
+                    primary: false,
+                },
+            ),
+            (
+                Read,
+                hx(
+                    403,
+                    Fields {
+                        message: "API rate limit exceeded for installation ID 1.".into(),
                         ..Fields::default()
                     },
                 ),
