@@ -263,6 +263,25 @@ test('a file past 1 MB is read in the raw media type as GitHub names it, its byt
   assert.equal(accepts[1], 'application/vnd.github.raw+json');
 });
 
+test('the raw re-read of a file past 1 MB has what is left of the read\'s time limit, not a second one', async (t) => {
+  // The first answer takes half the limit and the raw one most of it: within one limit only if
+  // the limit were given twice.
+  const server = http.createServer((req, res) => {
+    const raw = /raw/.test(req.headers.accept ?? '');
+    setTimeout(() => {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(raw ? '{}\n' : JSON.stringify({ type: 'file', encoding: 'none', content: '', sha: 'b'.repeat(40), size: 2_000_000, path: 'locks/big.json' }));
+    }, raw ? 800 : 500);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => server.close());
+  const bare = createTransport({ baseUrl: `http://127.0.0.1:${server.address().port}`, token: TOKEN, repository: LOCKS });
+  const r = await bare({ kind: 'readFile', path: 'locks/big.json', ref: 'leasehold-state', timeoutMs: 1000 });
+  assert.equal(r.kind, 'transport', JSON.stringify(r));
+  assert.equal(r.sent, true);
+});
+
 test('a comment or an issue whose user is null (GitHub\'s description allows it) is read with no login, not refused', async (t) => {
   const stamp = '2026-12-01T00:00:00Z';
   const server = http.createServer((req, res) => {

@@ -166,6 +166,9 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
       const headers = c.ifNoneMatch ? { 'if-none-match': c.ifNoneMatch } : {};
       const params = { headers };
       if (c.ref) params.ref = c.ref;
+      // One time limit for the read, the raw re-read below included: the core gave this command
+      // `timeoutMs`, not twice that.
+      const deadline = Date.now() + c.timeoutMs;
       const { data, headers: h } = await send(`GET ${base}/contents/${encodePath(c.path)}`, params, c.timeoutMs);
       if (typeof data !== 'object' || data === null) throw new TypeError('empty or unreadable body');
       // A file past 1 MB comes without its content (encoding "none"; GitHub serves it raw only,
@@ -176,7 +179,7 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         // write planned on it carries the older sha and is refused, 409.)
         // The raw media type as GitHub's reference names it; the body taken as it came, never
         // parsed (a JSON state file served raw is still the file's bytes).
-        const raw = await send(`GET ${base}/contents/${encodePath(c.path)}`, { ...params, headers: { accept: 'application/vnd.github.raw+json' } }, c.timeoutMs, { parseSuccessResponseBody: false });
+        const raw = await send(`GET ${base}/contents/${encodePath(c.path)}`, { ...params, headers: { accept: 'application/vnd.github.raw+json' } }, Math.max(1, deadline - Date.now()), { parseSuccessResponseBody: false });
         const text = raw.data ? await new Response(raw.data).text() : '';
         return { kind: 'file', sha: data.sha, content: text, etag: h.etag ?? null, date: h.date ?? null };
       }
