@@ -42,21 +42,22 @@ Takes an expired holding over, only if the ref is still at OID (the oid claim --
   },
   renew: {
     kind: 'claim-renew',
-    strings: ['namespace', 'key', 'token', 'run-id', 'repository-id', 'prior'],
+    strings: ['namespace', 'key', 'token', 'run-id', 'repository-id', 'prior', 'clock-offset'],
     multiple: ['set'],
     booleans: ['if-due', 'dry-run'],
     usage: `claims renew --namespace NS --key K --token OID --run-id ID [--if-due] [--set k=v]… [--dry-run]
-             [--repository-id ID --prior JSON]
+             [--repository-id ID --prior JSON [--clock-offset LOW,HIGH]]
 Renews this run's holding: a new version, a new token (read it from the document's next), its
 expiry moved, never past the ceiling (at the ceiling: stale, 16). --if-due writes only once
 renewAfter has passed (else not-due, 0). --repository-id and --prior, as the last document's
-next line prints them, save the read.`,
+next line prints them, save the read; --clock-offset (printed beside them) is GitHub's clock as
+the last command measured it, so the lease is stamped by GitHub's time before any answer.`,
   },
   release: {
     kind: 'claim-release',
-    strings: ['namespace', 'key', 'token', 'run-id', 'repository-id', 'prior'],
+    strings: ['namespace', 'key', 'token', 'run-id', 'repository-id', 'prior', 'clock-offset'],
     booleans: ['dry-run'],
-    usage: `claims release --namespace NS --key K --token OID --run-id ID [--dry-run] [--repository-id ID --prior JSON]
+    usage: `claims release --namespace NS --key K --token OID --run-id ID [--dry-run] [--repository-id ID --prior JSON [--clock-offset LOW,HIGH]]
 Releases this run's holding (writes a released version; never deletes the ref). A repeat is
 already-released (0); a token one or more renewals old is stale (16), naming the current one.`,
   },
@@ -118,11 +119,11 @@ Releases a family in one updateRefs call (tokens in the order of the keys).`,
   },
   guard: {
     kind: 'claim-renew',
-    strings: ['namespace', 'key', 'token', 'keys', 'tokens', 'run-id', 'repository-id', 'prior', 'kill-grace-seconds'],
+    strings: ['namespace', 'key', 'token', 'keys', 'tokens', 'run-id', 'repository-id', 'prior', 'clock-offset', 'kill-grace-seconds'],
     booleans: ['dry-run'],
     child: true,
     usage: `claims guard --namespace NS (--key K --token OID | --keys K1,K2,… --tokens T1,T2,…) --run-id ID
-             [--kill-grace-seconds N] [--repository-id ID --prior JSON] -- command [args…]
+             [--kill-grace-seconds N] [--repository-id ID --prior JSON [--clock-offset LOW,HIGH]] -- command [args…]
 Verifies the claim (or the family: --keys and --tokens, as family claim printed them) with a
 renewal, runs the command (no shell, its own process group, no
 credential in its environment), renews on the lease's schedule (each renewal rotates the token;

@@ -51,6 +51,8 @@ struct Git {
     faults: Vec<Fault>,
     /// When each request was answered, and whether it was the mutation.
     answered_at: Vec<(u64, bool)>,
+    /// GitHub's clock minus the runner's: GitHub answers (and dates) at local time + skew.
+    skew: i64,
 }
 
 impl Default for Git {
@@ -61,6 +63,7 @@ impl Default for Git {
             requests: 0,
             faults: Vec::new(),
             answered_at: Vec::new(),
+            skew: 0,
         }
     }
 }
@@ -164,7 +167,10 @@ impl Git {
             call: call.clone(),
             timeout_ms: 15_000,
         };
-        let reply = self.gh.answer(&command, now).reply;
+        let reply = self
+            .gh
+            .answer(&command, (now as i64 + self.skew) as u64)
+            .reply;
         if fault == Fault::ApplyThen502 {
             return http(502);
         }
@@ -1253,4 +1259,90 @@ fn a_mutation_answer_that_asks_for_a_wait_past_the_ceiling_is_given_up_on_not_sl
         git.requests, 4,
         "read, tree, commit, the mutation: nothing after"
     );
+}
+
+/// A renewal planned on `prior` sends no read before it writes: without GitHub's clock it would
+/// stamp the runner's. The `clock-offset` its `next` line carries (and the guard passes on)
+/// stamps GitHub's time, whichever way the runner's clock is off.
+#[test]
+fn a_renewal_planned_on_prior_stamps_github_time_from_the_carried_clock() {
+    const HOUR: i64 = 3_600_000;
+    for skew in [-2 * HOUR, 10 * 60_000] {
+        let mut git = Git {
+            skew,
+            ..Git::default()
+        };
+        let github = |local: u64| (local as i64 + skew) as u64;
+        let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+        let r = a.claims.as_ref().unwrap();
+        let clock = r.clock.expect("the claim measured GitHub's clock");
+        assert!(
+            clock.low_ms <= skew && skew <= clock.high_ms,
+            "{clock:?} around {skew}"
+        );
+        let renew = &r.next["renew"];
+        assert!(
+            renew.contains(&format!("--clock-offset={}", clock.input()))
+                || renew.contains(&format!("--clock-offset {}", clock.input())),
+            "{renew}"
+        );
+        // The guard's renewals: the verification reads, every later one plans on prior.
+        let mut guard = claim_guard(&a);
+        let local = T0 + 1_000;
+        let verified = renewal(&mut git, &guard, local);
+        assert_eq!(status(&verified), Status::Renewed);
+        guard.heard(true, &verified);
+        assert_eq!(
+            guard.inputs()["clock-offset"],
+            verified.claims.as_ref().unwrap().clock.unwrap().input()
+        );
+        let local = T0 + 300_000;
+        let renewed = renewal(&mut git, &guard, local);
+        assert_eq!(status(&renewed), Status::Renewed);
+        assert_eq!(renewed.stats.requests, 3, "planned on prior: no read");
+        let lease = renewed.claims.as_ref().unwrap().items[0]
+            .payload
+            .as_ref()
+            .unwrap()
+            .lease
+            .clone()
+            .unwrap();
+        // GitHub's now, to the `date` header's second.
+        let want = github(local) + 15 * 60_000;
+        assert!(
+            lease.expires_at <= want && lease.expires_at + 1_000 >= want,
+            "skew {skew}: expires at {} (want about {want}, the runner's clock would say {})",
+            lease.expires_at,
+            local + 15 * 60_000
+        );
+        // And the next renewal is due in the future, on the runner's clock.
+        let view = renewed.lease.clone().expect("a renewed claim's lease");
+        assert!(
+            view.renew_at > local,
+            "skew {skew}: renew at {} not after {local}",
+            view.renew_at
+        );
+    }
+    // Refused where it has no meaning (a verb that always reads first), and when malformed.
+    for (kind, value) in [
+        (OperationKind::ClaimVerify, "1,2"),
+        (OperationKind::ClaimRenew, "2,1"),
+        (OperationKind::ClaimRenew, "-5"),
+        (OperationKind::ClaimRenew, "1,999999999999"),
+    ] {
+        let refused = Operation::new(
+            kind,
+            &inputs(&[
+                ("key", "k"),
+                ("token", &"a".repeat(40)),
+                ("run-id", "run-x"),
+                ("clock-offset", value),
+            ]),
+            &entropy(NONCE_B),
+        );
+        assert!(
+            matches!(&refused, Err(e) if e.to_string().contains("clock-offset")),
+            "{kind:?} {value}"
+        );
+    }
 }

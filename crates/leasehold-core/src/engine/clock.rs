@@ -50,6 +50,16 @@ impl ClockEstimate {
     pub fn offsets(&self) -> (Option<i64>, Option<i64>) {
         (self.low, self.high)
     }
+
+    /// An estimate an earlier command of the same machine measured (its [`Self::offsets`]):
+    /// for a command that plans before its first answer, so it stamps GitHub's time, not the
+    /// local clock's. The first answer's `date` replaces it.
+    pub fn carried(low: i64, high: i64) -> Self {
+        ClockEstimate {
+            low: Some(low),
+            high: Some(high),
+        }
+    }
 }
 
 /// A holding's lease as its holder must act on it. Local times come from the clock estimate's

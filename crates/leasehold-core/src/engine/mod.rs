@@ -218,6 +218,13 @@ impl<P: Planner> Engine<P> {
         self
     }
 
+    /// Starts with GitHub's clock as an earlier command measured it, for a first plan made before
+    /// any answer ([`Self::with_presumed`]): without it that plan stamps the local clock.
+    pub fn with_clock(mut self, clock: ClockEstimate) -> Self {
+        self.clock = clock;
+        self
+    }
+
     /// Starts from a revision already seen (by an earlier step of the same job): any older
     /// answer is then a stale cache, read again rather than acted on.
     pub fn with_min_revision(mut self, revision: Option<u64>) -> Self {

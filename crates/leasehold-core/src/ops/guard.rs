@@ -1074,6 +1074,7 @@ mod machine {
             detail: format!("{} happened", status.as_str()),
             dry_run: false,
             next: Default::default(),
+            clock: None,
         });
         o
     }

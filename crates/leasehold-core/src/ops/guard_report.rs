@@ -152,6 +152,12 @@ impl GuardReport {
             if let Some(id) = &report.repository_id {
                 self.inputs.insert("repository-id".into(), id.clone());
             }
+            // GitHub's clock as this renewal measured it: the next, planned on `prior` before
+            // any answer, stamps GitHub's time by it, not the runner's.
+            match report.clock {
+                Some(c) => self.inputs.insert("clock-offset".into(), c.input()),
+                None => self.inputs.remove("clock-offset"),
+            };
         }
         self.current = Some(result_document(self.subject.renew_command(), outcome));
     }

@@ -332,11 +332,17 @@ impl Operation {
                     holder_id: s.run_id.clone(),
                     retry: s.retry.clone(),
                 };
+                let clock = s.clock;
                 let planner = ClaimPlanner::new(s);
                 let presumed = planner.presumed();
                 let mut engine = Engine::new(planner, target, entropy.seed);
                 if let Some(set) = presumed {
                     engine = engine.with_presumed(set);
+                }
+                // Until the first answer's `date`: for a plan made on `prior` before any.
+                if let Some(c) = clock {
+                    engine = engine
+                        .with_clock(crate::engine::ClockEstimate::carried(c.low_ms, c.high_ms));
                 }
                 (Operation::Claim(engine), plan)
             }

@@ -134,4 +134,25 @@ pub struct ClaimReport {
     /// token, quoted to run as printed.
     #[serde(default)]
     pub next: BTreeMap<String, String>,
+    /// GitHub's clock as this command measured it from the `date` of its answers, as offsets
+    /// from this machine's clock: the next renew or release planned on `prior` (`clock-offset`
+    /// in its `next` line) stamps GitHub's time with it before its first answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockOffsets>,
+}
+
+/// Bounds on GitHub's clock minus the local clock, in milliseconds: GitHub's clock at local
+/// instant `x` lies in `[x + lowMs, x + highMs]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClockOffsets {
+    pub low_ms: i64,
+    pub high_ms: i64,
+}
+
+impl ClockOffsets {
+    /// As an input takes it: `low,high`.
+    pub fn input(&self) -> String {
+        format!("{},{}", self.low_ms, self.high_ms)
+    }
 }

@@ -24,8 +24,8 @@ mod value;
 mod words;
 
 pub use claim::{
-    AcquiredFrom, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, CLAIM_KIND,
-    CLAIM_SCHEMA,
+    AcquiredFrom, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, ClockOffsets,
+    CLAIM_KIND, CLAIM_SCHEMA,
 };
 pub use command::{Call, Command, Level, LogLine, SleepReason, Step, TreeFile};
 pub use document::{

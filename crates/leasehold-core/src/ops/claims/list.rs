@@ -119,6 +119,7 @@ impl ListOp {
             detail,
             dry_run: false,
             next: Default::default(),
+            clock: None,
         });
         Command::Finish {
             outcome: Box::new(o),

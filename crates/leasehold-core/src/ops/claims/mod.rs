@@ -27,8 +27,8 @@ use crate::engine::{ClockEstimate, Decision, PlanCtx, Planner, Provenance};
 use crate::store::{ClaimMember, ClaimSet};
 use crate::wire::time::Millis;
 use crate::wire::{
-    ChangeAction, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, Failure,
-    LeasePolicy, LeaseView, Outcome, ResultWord, Status, CLAIM_KIND, CLAIM_SCHEMA,
+    ChangeAction, ClaimItem, ClaimLease, ClaimPayload, ClaimReport, ClaimState, ClockOffsets,
+    Failure, LeasePolicy, LeaseView, Outcome, ResultWord, Status, CLAIM_KIND, CLAIM_SCHEMA,
 };
 pub use settings::{ClaimSettings, Verb};
 
@@ -175,6 +175,10 @@ impl ClaimPlanner {
             detail,
             dry_run: self.s.dry_run,
             next: Default::default(),
+            clock: match self.clock.offsets() {
+                (Some(low_ms), Some(high_ms)) => Some(ClockOffsets { low_ms, high_ms }),
+                _ => None,
+            },
         };
         let report = next::with_next(report, &self.s);
         let mut o = Outcome::settled(

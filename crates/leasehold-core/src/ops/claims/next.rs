@@ -29,6 +29,12 @@ fn line(s: &ClaimSettings, verb: &str, args: &[(&str, &str)]) -> String {
     let mut words: Vec<String> = vec![s.invocation.clone(), "claims".into()];
     words.extend(verb.split(' ').map(String::from));
     let mut push = |flag: &str, value: &str| {
+        // A value that starts with a dash (a negative clock offset) is joined to its flag, as
+        // the command line's parser asks of it.
+        if value.starts_with('-') {
+            words.push(format!("--{flag}={}", shell_quote(value)));
+            return;
+        }
         words.push(format!("--{flag}"));
         if !value.is_empty() {
             words.push(shell_quote(value));
@@ -126,10 +132,14 @@ pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
                 ("token", t.as_str()),
                 ("run-id", s.run_id.as_str()),
             ];
+            let clock = r.clock.map(|c| c.input()).unwrap_or_default();
             let mut fast: Vec<(&str, &str)> = base.to_vec();
             if !repo_id.is_empty() {
                 fast.push(("repository-id", &repo_id));
                 fast.push(("prior", &prior));
+                if !clock.is_empty() {
+                    fast.push(("clock-offset", &clock));
+                }
             }
             let mut renew = fast.clone();
             renew.push(("if-due", ""));

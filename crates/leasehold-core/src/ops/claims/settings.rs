@@ -8,7 +8,9 @@ use crate::input::{refuse_credential, validate_repository, Entropy, RawInputs, R
 use crate::policy::RetryPolicy;
 use crate::store::claim::parse_payload;
 use crate::wire::time::parse_rfc3339;
-use crate::wire::{ClaimPayload, ConfigError, Error, InputError, LeasePolicy, RunIdentity};
+use crate::wire::{
+    ClaimPayload, ClockOffsets, ConfigError, Error, InputError, LeasePolicy, RunIdentity,
+};
 
 pub use crate::policy::limits::{MAX_CLAIM_NAME as MAX_NAME, MAX_FAMILY};
 
@@ -136,6 +138,9 @@ pub struct ClaimSettings {
     pub candidate: Option<String>,
     /// The version the token names, as the previous command printed it (no read needed).
     pub prior: Option<ClaimPayload>,
+    /// GitHub's clock as the previous command measured it (with `prior`: the first plan comes
+    /// before any answer, and stamps GitHub's time by it).
+    pub clock: Option<ClockOffsets>,
     pub dry_run: bool,
     pub retry: RetryPolicy,
     /// How the `next` lines start (`node /path/dist/cli.mjs`), and the config file they name.
@@ -397,6 +402,19 @@ impl ClaimSettings {
             }
             _ => None,
         };
+        // Used by a plan made before any answer (on `prior`); a read's `date` replaces it.
+        let clock = match (verb, r.get("clock-offset")) {
+            (_, None | Some("")) => None,
+            (Verb::Renew | Verb::Release, Some(text)) => Some(parse_clock_offset(text)?),
+            (_, Some(_)) => {
+                return Err(InputError::new(
+                    "clock-offset",
+                    &format!("is not taken by {}", verb.name()),
+                    "",
+                )
+                .into());
+            }
+        };
         // A claim records its run (repository, run, attempt, job), not a holder id: the matrix
         // cells of one job are one holder to it, and a suffix would be recorded nowhere.
         if r.get("holder-suffix").is_some_and(|s| !s.is_empty()) {
@@ -433,6 +451,7 @@ impl ClaimSettings {
             supersedes,
             candidate,
             prior,
+            clock,
             dry_run: r.bool("dry-run")?.unwrap_or(false),
             retry: r.retry_policy(),
             invocation,
@@ -448,6 +467,25 @@ impl ClaimSettings {
 
     pub fn rfc(text: &str) -> Option<u64> {
         parse_rfc3339(text)
+    }
+}
+
+/// `low,high`: GitHub's clock minus this machine's, in milliseconds, as a result document's
+/// `clock` gives them (`low <= high`, each within a week).
+fn parse_clock_offset(text: &str) -> Result<ClockOffsets, Error> {
+    const WEEK_MS: i64 = 7 * 24 * 3_600_000;
+    let bad = || {
+        Error::from(InputError::new(
+            "clock-offset",
+            "must be LOW,HIGH: GitHub's clock minus this machine's in milliseconds, LOW <= HIGH, each within a week, as the last document's clock gives them",
+            text,
+        ))
+    };
+    let (low, high) = text.split_once(',').ok_or_else(bad)?;
+    let num = |t: &str| t.trim().parse::<i64>().ok().filter(|v| v.abs() <= WEEK_MS);
+    match (num(low), num(high)) {
+        (Some(low_ms), Some(high_ms)) if low_ms <= high_ms => Ok(ClockOffsets { low_ms, high_ms }),
+        _ => Err(bad()),
     }
 }
 
