@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{l as a}from"./shared-CQRZTYM4.mjs";import"./shared-54Q3L47T.mjs";import"./shared-MN3TUCBY.mjs";await a();
+import{m as a}from"./shared-XWRSUUSE.mjs";import"./shared-54Q3L47T.mjs";import"./shared-MN3TUCBY.mjs";await a();

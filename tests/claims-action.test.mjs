@@ -79,3 +79,29 @@ test('a bad operation or a missing input is refused before anything is sent (usa
   assert.match(noToken.stdout, /token/);
   assert.equal(emu.log.length, from);
 });
+
+test('a job cancelled mid-claim: before the write nothing is written (cancelled, 10); after it the outputs carry the token the release step gives back', async () => {
+  const cancelled = (key, runId, rule) => {
+    let child;
+    const held = emu.faults.add({ method: 'POST', path: '/graphql', ...rule, action: { pause: true, ...rule.action } });
+    const run = runAction('claim', { apiUrl: emu.url, inputs: { namespace: 'deploys', key, config: 'claims.json', operation: 'claim' }, context: jobContext({ runId }), env: { GITHUB_WORKSPACE: workspace }, onSpawn: (c) => (child = c) });
+    return held.paused.then(() => {
+      // The runner's SIGINT, with the request in flight; then GitHub answers.
+      child.kill('SIGINT');
+      setTimeout(() => held.remove(), 200);
+      return run;
+    });
+  };
+  const early = await cancelled('cancel-early', 5100, { action: { at: 'request' } });
+  assert.equal(early.outputs.status, 'cancelled', early.stdout);
+  assert.equal(early.outputs['exit-code'], '10');
+  assert.equal(early.outputs.token, '');
+  assert.deepEqual(refHistory(emu, 'deploys', 'cancel-early'), [], 'nothing written');
+
+  // The mutation landed, its answer held: the claim is reported with its token.
+  const late = await cancelled('cancel-late', 5101, { skip: 1, action: { at: 'afterApply' } });
+  assert.equal(late.outputs.status, 'acquired', late.stdout);
+  assert.match(late.outputs.token, /^[0-9a-f]{40}$/);
+  const given = await runAction('claim', { apiUrl: emu.url, inputs: { namespace: 'deploys', key: 'cancel-late', config: 'claims.json', operation: 'release', 'claim-token': late.outputs.token, 'run-id': late.outputs['run-id'] }, context: jobContext({ runId: 5101 }), env: { GITHUB_WORKSPACE: workspace } });
+  assert.equal(given.outputs.status, 'released', given.stdout);
+});

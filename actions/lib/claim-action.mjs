@@ -9,7 +9,7 @@ import * as actions from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { errorMessage, warningMessage } from './run.mjs';
+import { errorMessage, warningMessage, withCancellation } from './run.mjs';
 import { loadCore } from './wasm.mjs';
 
 const KINDS = { claim: 'claim', renew: 'claim-renew', release: 'claim-release', verify: 'claim-verify' };
@@ -70,7 +70,11 @@ export async function runClaim(env = process.env) {
     if (!token) throw Object.assign(new Error('input `token` is required'), { usage: true, code: 'no-token' });
     const perform = createTransport({ baseUrl: apiBaseUrl(env), token, repository: op.plan.repository });
     const logger = { debug: (t) => actions.debug(t), info: (t) => actions.info(t), warning: (t) => actions.warning(t) };
-    write(core.resultDocument(command, await runOperation({ op, perform, logger })));
+    // A cancelled job (SIGINT, SIGTERM) does not kill the step mid-write: the core writes nothing
+    // more (a release goes on), and what landed is reported, its token in the outputs for the
+    // release step.
+    const outcome = await withCancellation((cancel) => runOperation({ op, perform, logger, cancel }));
+    write(core.resultDocument(command, outcome));
   } catch (error) {
     const doc = core.refusalDocument(command, error.code ?? 'internal', errorMessage(error));
     write(doc);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
-import { guard } from './guard.mjs';
+import { FORWARDED, guard } from './guard.mjs';
 import { context, credential, KNOBS, logger, parseFlags, print, shellQuote, Usage, warningMessage } from './cli-common.mjs';
 
 const COMMON = ['repository', 'config', ...KNOBS];
@@ -66,7 +66,8 @@ already-released (0); a token one or more renewals old is stale (16), naming the
     strings: ['namespace', 'key', 'token', 'run-id'],
     booleans: ['dry-run'],
     usage: `claims verify --namespace NS --key K --token OID --run-id ID
-Reads only: held (0); inside the last minRemaining before the ceiling renew-required (15);
+Reads only: held (0); inside the last minRemaining before the expiry (the ceiling, once the
+expiry reaches it) renew-required (15);
 an older token of this run's stale (16); another run's lost (13); released or absent not-held (14).`,
   },
   read: {
@@ -81,7 +82,8 @@ The claim as it is (ok, 0): its token and payload, or no token when the ref does
     strings: ['namespace'],
     booleans: ['stale', 'dry-run'],
     usage: `claims list --namespace NS [--stale]
-Every claim of the namespace, every page read. --stale: only holdings past their expiry.`,
+Every claim of the namespace, every page read. --stale: only the holdings a claim would take
+over (past their expiry, grace and skew), status expired.`,
   },
   adopt: {
     kind: 'claim-adopt',
@@ -115,7 +117,9 @@ member lost, released or stale decides for the family (lost 13, not-held 14, sta
     strings: ['namespace', 'keys', 'tokens', 'run-id'],
     booleans: ['dry-run'],
     usage: `claims family release --namespace NS --keys K1,K2,… --tokens T1,T2,… --run-id ID [--dry-run]
-Releases a family in one updateRefs call (tokens in the order of the keys).`,
+Releases a family in one updateRefs call (tokens in the order of the keys): every member still
+this run's at its token. A member taken over (not-held, 14) or renewed since (stale, 16) is named
+and decides the status; the others are released all the same.`,
   },
   guard: {
     kind: 'claim-renew',
@@ -199,10 +203,19 @@ ${ENVIRONMENT}`,
     try {
       for (const w of op.plan.warnings) logger.warning(warningMessage(w));
       const perform = createTransport({ baseUrl: apiBaseUrl(env), token: credential(env), repository: op.plan.repository });
-      const outcome = await runOperation({ op, perform, logger });
-      const doc = core.resultDocument(`claims ${name}`, outcome);
-      print(doc);
-      return doc.exitCode;
+      // Ctrl-C, a kill, a closed terminal: the core writes nothing more (a release goes on) and
+      // the document says what landed. Each is heard once; a second one ends the process.
+      const cancel = new AbortController();
+      const onSignal = () => cancel.abort();
+      for (const s of FORWARDED) process.once(s, onSignal);
+      try {
+        const outcome = await runOperation({ op, perform, logger, cancel: cancel.signal });
+        const doc = core.resultDocument(`claims ${name}`, outcome);
+        print(doc);
+        return doc.exitCode;
+      } finally {
+        for (const s of FORWARDED) process.off(s, onSignal);
+      }
     } finally {
       op.free?.();
     }

@@ -43,8 +43,9 @@ const logger = {
   warning: (text) => core.warning(text),
 };
 
-/** Listens for the runner's cancellation signals while `body` runs. */
-async function withCancellation(body) {
+/** Listens for the runner's cancellation signals while `body` runs (each heard signal is
+ *  logged once; the process is not ended by them meanwhile). */
+export async function withCancellation(body) {
   const controller = new AbortController();
   const onSignal = (signal) => {
     if (!controller.signal.aborted) core.info(`received ${signal}`);

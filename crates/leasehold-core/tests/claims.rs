@@ -610,11 +610,19 @@ fn an_unknown_outcome_is_read_back_never_resent() {
         "{:?}",
         report.next
     );
+    // The candidate is the commit the lost write would have put there: here it landed.
+    let candidate = report.items[0].candidate.clone().expect("a candidate");
+    assert_eq!(git.refs()["refs/leasehold/claims/deploy/k"], candidate);
+    assert!(
+        report.next["adopt"].contains(&format!("--candidate {candidate}")),
+        "{:?}",
+        report.next
+    );
     let rid = report.run_id.clone();
     let adopt = run(
         &mut git,
         OperationKind::ClaimAdopt,
-        &[("key", "k"), ("run-id", &rid)],
+        &[("key", "k"), ("run-id", &rid), ("candidate", &candidate)],
         NONCE_B,
         clock,
     );
@@ -1345,4 +1353,218 @@ fn a_renewal_planned_on_prior_stamps_github_time_from_the_carried_clock() {
             "{kind:?} {value}"
         );
     }
+}
+
+/// A family release with one member taken over by another run releases the members still this
+/// run's (one `updateRefs`), leaves the taken one alone, and says `not-held` for the family:
+/// holding the rest back would only keep them from the next claimer until their leases ran out.
+#[test]
+fn a_family_release_frees_what_is_still_ours_and_names_what_is_not() {
+    let mut git = Git::default();
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b")],
+        NONCE_A,
+        T0,
+    );
+    assert_eq!(status(&f), Status::Acquired);
+    let r = f.claims.as_ref().unwrap();
+    let tokens: Vec<String> = r.items.iter().map(|i| i.token.clone().unwrap()).collect();
+    // b runs out and run B takes it over (past expiry, grace and skew).
+    let b = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "b")],
+        NONCE_B,
+        T0 + 3_600_000,
+    );
+    assert_eq!(status(&b), Status::TakenOver);
+    let b_head = git.refs()["refs/leasehold/claims/deploy/b"].clone();
+    let mutations = git.mutations;
+    let rel = kv(&[
+        ("keys", "a,b".into()),
+        ("tokens", tokens.join(",")),
+        ("run-id", r.run_id.clone()),
+    ]);
+    let out = run(
+        &mut git,
+        OperationKind::ClaimFamilyRelease,
+        &refs(&rel),
+        NONCE_A,
+        T0 + 3_601_000,
+    );
+    assert_eq!(status(&out), Status::NotHeld);
+    assert_eq!(git.mutations, mutations + 1, "one updateRefs, of a alone");
+    let report = out.claims.as_ref().unwrap();
+    let per: Vec<(String, Option<Status>)> = report
+        .items
+        .iter()
+        .map(|i| (i.key.clone(), i.status))
+        .collect();
+    assert_eq!(
+        per,
+        vec![
+            ("a".to_string(), Some(Status::Released)),
+            ("b".to_string(), Some(Status::NotHeld))
+        ]
+    );
+    assert!(report.detail.contains("released (a)"), "{}", report.detail);
+    let a_now = git.refs()["refs/leasehold/claims/deploy/a"].clone();
+    let a_payload = parse_payload(&git.text_of(&a_now).unwrap(), "deploy", "a").unwrap();
+    assert_eq!(a_payload.state, ClaimState::Released);
+    assert_eq!(
+        git.refs()["refs/leasehold/claims/deploy/b"],
+        b_head,
+        "B's holding untouched"
+    );
+    // A repeat: a is already released, b still not this run's; nothing written.
+    let again = run(
+        &mut git,
+        OperationKind::ClaimFamilyRelease,
+        &refs(&rel),
+        NONCE_A,
+        T0 + 3_602_000,
+    );
+    assert_eq!(status(&again), Status::NotHeld);
+    assert_eq!(git.mutations, mutations + 1);
+}
+
+/// In a repository with no commit GitHub creates no git object and answers 409: the claim ends
+/// `permission`, saying what the repository needs, having written nothing.
+#[test]
+fn a_claim_in_an_empty_repository_says_it_needs_a_first_commit() {
+    let mut git = Git::default();
+    let (mut op, _) = Operation::new(
+        OperationKind::Claim,
+        &inputs(&[("key", "k")]),
+        &entropy(NONCE_A),
+    )
+    .unwrap();
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let outcome = loop {
+        match step.command {
+            Command::Finish { outcome } => break *outcome,
+            Command::Sleep { until_ms, .. } => {
+                step = op.step(Event::Timer { now: until_ms }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let reply = match call {
+                    Call::CreateTree { .. } | Call::CreateCommit { .. } => Reply::Http {
+                        status: 409,
+                        message: "Git Repository is empty.".into(),
+                        retry_after: None,
+                        ratelimit_remaining: None,
+                        ratelimit_reset: None,
+                        date: None,
+                    },
+                    _ => git.answer(&call, T0),
+                };
+                step = op.step(Event::Reply { now: T0, reply }).unwrap();
+            }
+        }
+    };
+    assert_eq!(status(&outcome), Status::Permission);
+    let message = outcome.error.expect("a failure").message;
+    assert!(message.contains("needs a first commit"), "{message}");
+    assert_eq!(git.mutations, 0);
+}
+
+/// A takeover names the version it supersedes: when the ref moved on (released, renewed, taken by
+/// someone else) it takes nothing and says where the ref is, not "held by another run".
+#[test]
+fn a_takeover_of_a_ref_that_moved_says_where_it_is() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let released = run(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))],
+        NONCE_A,
+        T0 + 1_000,
+    );
+    assert_eq!(status(&released), Status::Released);
+    let head = git.refs()["refs/leasehold/claims/deploy/k"].clone();
+    let mutations = git.mutations;
+    let t = run(
+        &mut git,
+        OperationKind::ClaimTakeover,
+        &[("key", "k"), ("supersedes", &token(&a))],
+        NONCE_B,
+        T0 + 3_600_000,
+    );
+    assert_eq!(status(&t), Status::Contended);
+    assert_eq!(git.mutations, mutations, "nothing written");
+    let detail = &t.claims.as_ref().unwrap().detail;
+    assert!(
+        detail.contains(&format!("is at {head}, released")) && detail.contains("run claim"),
+        "{detail}"
+    );
+}
+
+/// Runs a claim operation whose job is cancelled with the answer to its `at`-th request (0: the
+/// first): every later answer is an ordinary one.
+fn claim_cancelled_at(
+    git: &mut Git,
+    kind: OperationKind,
+    pairs: &[(&str, &str)],
+    at: usize,
+) -> Outcome {
+    let (mut op, _) = Operation::new(kind, &inputs(pairs), &entropy(NONCE_A)).unwrap();
+    let mut step = op.step(Event::Start { now: T0 }).unwrap();
+    let mut n = 0;
+    loop {
+        match step.command {
+            Command::Finish { outcome } => return *outcome,
+            Command::Sleep { until_ms, .. } => {
+                step = op.step(Event::Timer { now: until_ms }).unwrap();
+            }
+            Command::Request { call, .. } => {
+                let reply = git.answer(&call, T0);
+                step = if n == at {
+                    op.step(Event::CancelledReply { now: T0, reply }).unwrap()
+                } else {
+                    op.step(Event::Reply { now: T0, reply }).unwrap()
+                };
+                n += 1;
+            }
+        }
+    }
+}
+
+/// A job cancelled before a claim's write sends no write (`cancelled`, 10); one cancelled with
+/// the write's answer reports what landed, with its token, so the release step can give it back.
+#[test]
+fn a_cancelled_claim_writes_nothing_new_and_reports_what_landed() {
+    let mut git = Git::default();
+    let c = claim_cancelled_at(&mut git, OperationKind::Claim, &[("key", "k")], 0);
+    assert_eq!(status(&c), Status::Cancelled);
+    assert_eq!(status(&c).exit_code(), 10);
+    assert_eq!(git.mutations, 0, "nothing written");
+    assert!(git.refs().is_empty());
+    // Cancelled with the mutation's answer (read, tree, commit, updateRefs: the fourth).
+    let mut git = Git::default();
+    let c = claim_cancelled_at(&mut git, OperationKind::Claim, &[("key", "k")], 3);
+    assert_eq!(status(&c), Status::Acquired);
+    assert_eq!(git.refs()["refs/leasehold/claims/deploy/k"], token(&c));
+    // A release is what gives the item back: a cancel does not stop it.
+    let rel = claim_cancelled_at(
+        &mut git,
+        OperationKind::ClaimRelease,
+        &[("key", "k"), ("token", &token(&c)), ("run-id", &run_id(&c))],
+        0,
+    );
+    assert_eq!(status(&rel), Status::Released);
+    // A renewal cancelled before its write leaves the lease as it was.
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let head = git.refs()["refs/leasehold/claims/deploy/k"].clone();
+    let r = claim_cancelled_at(
+        &mut git,
+        OperationKind::ClaimRenew,
+        &[("key", "k"), ("token", &token(&a)), ("run-id", &run_id(&a))],
+        0,
+    );
+    assert_eq!(status(&r), Status::Cancelled);
+    assert_eq!(git.refs()["refs/leasehold/claims/deploy/k"], head);
 }

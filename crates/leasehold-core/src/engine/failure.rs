@@ -349,6 +349,10 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     {
                         " (GitHub answers 409 when the repository is empty: the lock repository needs a first commit on its default branch before leasehold can create its state branch)"
                     }
+                    // A claim's version is a commit of its own: the same rule.
+                    Some(409) if matches!(pending, Pending::RefTree | Pending::RefCommit) => {
+                        " (GitHub answers 409 when the repository is empty: the repository needs a first commit on its default branch before it can hold claim refs)"
+                    }
                     _ => "",
                 };
                 self.fail(

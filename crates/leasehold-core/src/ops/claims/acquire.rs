@@ -14,6 +14,8 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
     let mut per = Vec::new();
     let mut took_over = false;
     let mut blocked: Option<Status> = None;
+    // takeover: the ref is no longer at the version it names (why it is contended).
+    let mut moved: Option<String> = None;
     for m in &set.members {
         let seq = m.payload.as_ref().map_or(0, |x| x.seq);
         let status = match &m.payload {
@@ -35,8 +37,19 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
         };
         // takeover names the token it supersedes: anything else there is not what it judged.
         let status = match (p.s.verb, status) {
-            (Verb::Takeover, Status::TakenOver) if m.oid != p.s.supersedes => Status::Contended,
-            (Verb::Takeover, Status::Acquired) if m.oid != p.s.supersedes => Status::Contended,
+            (Verb::Takeover, Status::TakenOver | Status::Acquired) if m.oid != p.s.supersedes => {
+                moved.get_or_insert(format!(
+                    "the ref is no longer at {} (it is at {}, {}): nothing taken over; run claim to take it as it is now",
+                    p.s.supersedes.as_deref().unwrap_or_default(),
+                    m.oid.as_deref().unwrap_or("nothing"),
+                    match &m.payload {
+                        Some(x) if x.state == ClaimState::Released => "released",
+                        Some(_) => "held",
+                        None => "absent",
+                    }
+                ));
+                Status::Contended
+            }
             (_, s) => s,
         };
         per.push((m.key.clone(), status));
@@ -76,6 +89,7 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
         ),
         Some(status) => {
             let detail = match status {
+                _ if moved.is_some() => moved.unwrap_or_default(),
                 Status::Expired => "expired: run the printed takeover to take it".to_string(),
                 Status::AlreadyHeld => "this job holds it already".to_string(),
                 _ => "held by another run".to_string(),

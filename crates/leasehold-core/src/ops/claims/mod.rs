@@ -38,10 +38,18 @@ pub struct ClaimPlanner {
     /// operation's own write (never a payload that merely looks the same: a repeated command
     /// writes an identical payload, and its first run's commit is not this run's write).
     created: Vec<String>,
+    /// The (ref, commit) pairs of the last write: an unknown outcome's `candidate`s.
+    last_created: Vec<(String, String)>,
+    /// The job is being cancelled (SIGINT, SIGTERM): a claim or renewal writes nothing more; a
+    /// write that landed is still reported (its token is what gives it back).
+    cancelled: bool,
     /// A write's outcome is unknown and no plan has seen a read since.
     pending_write: bool,
     /// What the first write was (acquire: `acquired` or `taken-over`).
     intent: Option<Status>,
+    /// The per-item statuses and detail the write's success reports with `intent` (a family
+    /// release that released what was still this run's and names what was not).
+    intent_report: (Vec<(String, Status)>, String),
     /// The last version planned on, for a failure's report.
     last: Option<ClaimSet>,
     repository_id: Option<String>,
@@ -53,6 +61,9 @@ pub struct ClaimPlanner {
 pub(crate) enum Verdict {
     /// Write the set as changed; on success finish with this status.
     Write(ClaimSet, Status),
+    /// Write the set as changed; on success finish with this status, these per-item statuses
+    /// and this detail.
+    WriteThen(ClaimSet, Status, Vec<(String, Status)>, String),
     /// Finish: the status, per-item statuses and a detail for people.
     Done(Status, Vec<(String, Status)>, String),
 }
@@ -63,8 +74,11 @@ impl ClaimPlanner {
             repository_id: s.repository_id.clone(),
             s,
             created: Vec::new(),
+            last_created: Vec::new(),
+            cancelled: false,
             pending_write: false,
             intent: None,
+            intent_report: (Vec::new(), String::new()),
             last: None,
             clock: ClockEstimate::default(),
         }
@@ -146,7 +160,13 @@ impl ClaimPlanner {
                         payload: m.payload.clone(),
                         status: per.iter().find(|(k, _)| k == &m.key).map(|(_, s)| *s),
                         eligible_at,
-                        candidate: None,
+                        // The commit the write whose answer was lost would have put there.
+                        candidate: self
+                            .last_created
+                            .iter()
+                            .filter(|_| status == Status::UnknownOutcome)
+                            .find(|(r, _)| r == &m.ref_name)
+                            .map(|(_, c)| c.clone()),
                     }
                 })
                 .collect(),
@@ -286,24 +306,55 @@ impl Planner for ClaimPlanner {
         if ours_written {
             if let Some(status) = self.intent {
                 self.pending_write = false;
-                return Decision::Finish(self.report(status, Some(&set), &[], String::new()));
+                let (per, detail) = self.intent_report.clone();
+                return Decision::Finish(self.report(status, Some(&set), &per, detail));
             }
         }
         self.pending_write = false;
+        // Cancelled: a claim, takeover or renewal not yet written is not written (a release is
+        // what gives the item back, and a read writes nothing: they go on).
+        let stops = matches!(
+            self.s.verb,
+            Verb::Claim | Verb::Takeover | Verb::FamilyClaim | Verb::Renew | Verb::FamilyRenew
+        );
+        if self.cancelled && stops {
+            return Decision::Finish(self.report(
+                Status::Cancelled,
+                Some(&set),
+                &[],
+                "cancelled (SIGINT or SIGTERM) before its write: nothing was written".into(),
+            ));
+        }
         let verdict = match self.s.verb {
             Verb::Claim | Verb::Takeover | Verb::FamilyClaim => acquire::plan(self, &set, now),
             Verb::Renew | Verb::FamilyRenew => renew::plan(self, &set, now),
             Verb::Release | Verb::FamilyRelease => release::plan(self, &set),
             Verb::Verify | Verb::Read | Verb::Adopt => inspect::plan(self, &set, ctx.now),
         };
+        let verdict = match verdict {
+            Verdict::WriteThen(new, status, per, detail) => {
+                self.intent_report = (per, detail);
+                Verdict::Write(new, status)
+            }
+            Verdict::Write(new, status) => {
+                self.intent_report = (Vec::new(), String::new());
+                Verdict::Write(new, status)
+            }
+            done => done,
+        };
         match verdict {
+            Verdict::WriteThen(..) => unreachable!("turned into a write above"),
             Verdict::Done(status, per, detail) => {
                 Decision::Finish(self.report(status, Some(&set), &per, detail))
             }
             // A dry run reports what the write would answer, on the version read.
             Verdict::Write(_, status) if self.s.dry_run => {
-                let detail = "dry run: nothing was written".to_string();
-                Decision::Finish(self.report(status, Some(&set), &[], detail))
+                let (per, detail) = self.intent_report.clone();
+                let detail = match detail.is_empty() {
+                    true => "dry run: nothing was written".to_string(),
+                    false => format!("{detail} (dry run: nothing was written)"),
+                };
+                Decision::Finish(self.report(status, Some(&set), &per, detail))
             }
             Verdict::Write(new, status) => {
                 self.intent = Some(status);
@@ -322,8 +373,13 @@ impl Planner for ClaimPlanner {
         self.pending_write = true;
     }
 
+    fn cancel(&mut self) {
+        self.cancelled = true;
+    }
+
     fn created_commits(&mut self, commits: &[(String, String)]) {
         self.created.extend(commits.iter().map(|(_, c)| c.clone()));
+        self.last_created = commits.to_vec();
     }
 
     fn failed(&self, failure: Failure, _now: Millis) -> Outcome {

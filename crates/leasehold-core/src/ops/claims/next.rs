@@ -68,14 +68,15 @@ pub fn with_next(mut r: ClaimReport, s: &ClaimSettings) -> ClaimReport {
     match r.status {
         Status::UnknownOutcome => {
             for i in &r.items {
-                next.insert(
-                    format!("adopt {}", i.key),
-                    line(
-                        s,
-                        "adopt",
-                        &[("namespace", &ns), ("key", &i.key), ("run-id", &s.run_id)],
-                    ),
-                );
+                let mut args = vec![
+                    ("namespace", ns.as_str()),
+                    ("key", i.key.as_str()),
+                    ("run-id", s.run_id.as_str()),
+                ];
+                if let Some(c) = &i.candidate {
+                    args.push(("candidate", c));
+                }
+                next.insert(format!("adopt {}", i.key), line(s, "adopt", &args));
             }
             if let [i] = r.items.as_slice() {
                 let l = next.remove(&format!("adopt {}", i.key)).unwrap_or_default();

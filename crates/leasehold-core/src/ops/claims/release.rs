@@ -2,8 +2,10 @@
 //! token given (never a deleted ref). Idempotent: a release that landed, or one whose claim this
 //! run has since released and re-acquired (the new holding names the release it came from), is
 //! `already-released`; a token one or more renewals old is `stale`, naming the current one; a
-//! claim this run does not hold is `not-held`. A family releases all its members in one
-//! `updateRefs`, or none.
+//! claim this run does not hold is `not-held`. A family releases in one `updateRefs` every
+//! member still this run's at its token; a member that is not (taken over, or renewed since) is
+//! named, and its status is the family's: holding the others back would only keep them from
+//! the next claimer until their leases ran out.
 
 use super::{ClaimPlanner, Verb, Verdict};
 use crate::store::{ClaimMember, ClaimSet};
@@ -66,6 +68,18 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet) -> Verdict {
         }
     }
     if let Some((status, detail)) = worst {
+        if p.s.verb == Verb::FamilyRelease && writes > 0 {
+            let released: Vec<&str> = per
+                .iter()
+                .filter(|(_, s)| *s == Status::Released)
+                .map(|(k, _)| k.as_str())
+                .collect();
+            let detail = format!(
+                "{detail}; the members still this run's were released ({})",
+                released.join(", ")
+            );
+            return Verdict::WriteThen(new, status, per, detail);
+        }
         let detail = if p.s.verb == Verb::FamilyRelease {
             format!("{detail}; nothing of the family was written")
         } else {
