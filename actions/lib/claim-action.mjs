@@ -1,20 +1,28 @@
-// actions/claim: one claim operation (claim, renew, release or verify) from the step's inputs.
+// actions/claim: one claim operation (claim, renew, release, verify, takeover, adopt or read)
+// from the step's inputs.
 // The inputs become the core's (the claim token is the core's `token`, the metadata lines its
 // `set`, the config file's text its `config`); the outputs come from the core's result
 // document; the step fails when its exit code is not 0 (read `status` and `exit-code` with
 // `continue-on-error: true` to branch on a contended item).
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as actions from '@actions/core';
 import { CONTEXT, INPUTS, inputEnvName, OUTPUTS } from './constants.mjs';
+import { shellQuote } from './cli-common.mjs';
 import { runOperation } from './driver.mjs';
 import { apiBaseUrl, createTransport } from './github.mjs';
 import { errorMessage, warningMessage, withCancellation } from './run.mjs';
 import { loadCore } from './wasm.mjs';
 
-const KINDS = { claim: 'claim', renew: 'claim-renew', release: 'claim-release', verify: 'claim-verify' };
+const KINDS = { claim: 'claim', renew: 'claim-renew', release: 'claim-release', verify: 'claim-verify', takeover: 'claim-takeover', adopt: 'claim-adopt', read: 'claim-read' };
 // Action input → the core's input name, where they differ.
 const CORE_NAME = { 'claim-token': 'token', metadata: 'set' };
+
+/** What the `next` lines start with: the runner's node and the CLI beside this bundle
+ *  (dist/cli.mjs of the action's checkout, there for the rest of the job), so a later `run:`
+ *  step of the job runs a line as printed, with GITHUB_TOKEN in its environment. */
+const invocation = () => [process.execPath, fileURLToPath(new URL('./cli.mjs', import.meta.url))].map(shellQuote).join(' ');
 
 function inputs(env) {
   const raw = {};
@@ -29,11 +37,13 @@ function inputs(env) {
       } catch (error) {
         throw Object.assign(new Error(`input \`config\`: ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`), { code: 'invalid-config', input: 'config' });
       }
-      raw['config-path'] = value;
+      // The path the file was read from: the `next` lines carry it, and a later step may run
+      // in another working directory.
+      raw['config-path'] = path;
     } else raw[CORE_NAME[name] ?? name] = value;
   }
   for (const name of CONTEXT) if (env[name]) raw[name] = env[name];
-  raw.invocation = 'leasehold';
+  raw.invocation = invocation();
   return raw;
 }
 
@@ -42,7 +52,9 @@ function write(doc) {
   const held = item?.payload?.state === 'held';
   const outputs = {
     token: item?.token ?? '',
-    'run-id': doc.claim?.runId || item?.payload?.runId || '',
+    // This run's (read names none: the holder's run id is in `result`, never an output a
+    // release step would take for its own).
+    'run-id': doc.claim?.runId ?? '',
     status: doc.status,
     'expires-at': held ? (item.payload.lease?.expiresAt ?? '') : '',
     'exit-code': String(doc.exitCode),

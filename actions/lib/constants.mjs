@@ -13,7 +13,7 @@ export const INPUTS = {
   reap: ['lock', 'repository', 'state-branch', 'token', 'scan-deadline-seconds', ...KNOBS],
   guard: ['lock', 'repository', 'state-branch', 'token', 'holder-suffix', 'holder-id', 'nonce', 'kill-grace-seconds'],
   'report-usage': ['lock', 'repository', 'state-branch', 'token', 'resource', 'used', 'window-start', 'reset-at', 'observed-at', 'status', ...KNOBS],
-  claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
+  claim: ['operation', 'namespace', 'key', 'claim-token', 'run-id', 'run-id-prefix', 'no-takeover', 'supersedes', 'candidate', 'if-due', 'metadata', 'config', 'dry-run', 'repository', 'token', 'holder-suffix'],
   receipt: ['operation', 'number', 'repository', 'run-id', 'head-sha', 'runs', 'heads', 'job-status', 'app-logins', 'token', 'job-token', ...KNOBS],
   'check-head': ['pull-request', 'expected-head-sha', 'repository', 'token', ...KNOBS],
   audit: ['check', 'repository', 'workflow-repository', 'workflow', 'max-age-minutes', 'max-running-minutes', 'token', 'job-token', ...KNOBS],

@@ -741,6 +741,55 @@ fn inputs_are_refused_before_any_request() {
             "{e}"
         );
     }
+    // An input another operation takes (actions/claim passes every input it was given) is
+    // refused by name, not dropped.
+    const OID: &str = "0123456789abcdef0123456789abcdef01234567";
+    for (kind, pairs, input) in [
+        (
+            OperationKind::Claim,
+            vec![("key", "k"), ("supersedes", OID)],
+            "supersedes",
+        ),
+        (
+            OperationKind::ClaimRenew,
+            vec![
+                ("key", "k"),
+                ("token", OID),
+                ("run-id", "run-1"),
+                ("candidate", OID),
+            ],
+            "candidate",
+        ),
+        (
+            OperationKind::ClaimRead,
+            vec![("key", "k"), ("supersedes", OID)],
+            "supersedes",
+        ),
+        (
+            OperationKind::ClaimRelease,
+            vec![
+                ("key", "k"),
+                ("token", OID),
+                ("run-id", "run-1"),
+                ("set", "sha=abc"),
+            ],
+            "set",
+        ),
+        (
+            OperationKind::ClaimRead,
+            vec![("key", "k"), ("token", OID)],
+            "token",
+        ),
+    ] {
+        let err = Operation::new(kind, &inputs(&pairs), &entropy)
+            .err()
+            .expect("refused");
+        let leasehold_core::Error::Input(e) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(e.input, input, "{e}");
+        assert!(e.to_string().contains(" only, not by "), "{e}");
+    }
     let bad_config = r#"{"lease": {"ttlSeconds": 10}}"#;
     let err = Operation::new(
         OperationKind::Claim,

@@ -223,6 +223,54 @@ fn check_strings(v: &serde_json::Value, at: &str) -> Result<(), String> {
     }
 }
 
+/// The inputs only some verbs take, and which. An action passes every input it was given, and
+/// the CLI every flag: one given to a verb that does not take it is refused by name, never
+/// dropped (a release given metadata, a claim given a token, would do other than was asked).
+const TAKEN_BY: &[(&str, &[Verb], &str)] = &[
+    (
+        "token",
+        &[Verb::Renew, Verb::Release, Verb::Verify],
+        "renew, release and verify",
+    ),
+    (
+        "tokens",
+        &[Verb::FamilyRelease, Verb::FamilyRenew],
+        "a family's release and renew",
+    ),
+    ("supersedes", &[Verb::Takeover], "takeover"),
+    ("candidate", &[Verb::Adopt], "adopt"),
+    ("prior", &[Verb::Renew, Verb::Release], "renew and release"),
+    (
+        "clock-offset",
+        &[Verb::Renew, Verb::Release],
+        "renew and release",
+    ),
+    (
+        "set",
+        &[
+            Verb::Claim,
+            Verb::Takeover,
+            Verb::Renew,
+            Verb::FamilyClaim,
+            Verb::FamilyRenew,
+        ],
+        "claim, takeover and renew",
+    ),
+];
+
+fn refuse_foreign(r: &Reader, verb: Verb) -> Result<(), InputError> {
+    for (input, verbs, takers) in TAKEN_BY {
+        if r.get(input).is_some() && !verbs.contains(&verb) {
+            return Err(InputError::new(
+                input,
+                &format!("is taken by {takers} only, not by {}", verb.name()),
+                "",
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl ClaimSettings {
     pub fn parse(
         verb: Verb,
@@ -230,6 +278,7 @@ impl ClaimSettings {
         entropy: &Entropy,
     ) -> Result<(Self, Vec<String>), Error> {
         let mut r = Reader::new(raw);
+        refuse_foreign(&r, verb)?;
         let repository = r
             .get("repository")
             .or_else(|| r.get("GITHUB_REPOSITORY"))
@@ -392,28 +441,12 @@ impl ClaimSettings {
                 }
                 Some(p)
             }
-            (_, Some(_)) => {
-                return Err(InputError::new(
-                    "prior",
-                    &format!("is not taken by {}", verb.name()),
-                    "",
-                )
-                .into());
-            }
             _ => None,
         };
         // Used by a plan made before any answer (on `prior`); a read's `date` replaces it.
         let clock = match (verb, r.get("clock-offset")) {
-            (_, None | Some("")) => None,
             (Verb::Renew | Verb::Release, Some(text)) => Some(parse_clock_offset(text)?),
-            (_, Some(_)) => {
-                return Err(InputError::new(
-                    "clock-offset",
-                    &format!("is not taken by {}", verb.name()),
-                    "",
-                )
-                .into());
-            }
+            _ => None,
         };
         // A claim records its run (repository, run, attempt, job), not a holder id: the matrix
         // cells of one job are one holder to it, and a suffix would be recorded nowhere.
