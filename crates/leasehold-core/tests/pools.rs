@@ -688,3 +688,52 @@ fn a_rate_limit_reported_after_the_holding_went_is_said_not_dropped() {
         log.iter().map(|l| &l.text).collect::<Vec<_>>()
     );
 }
+
+/// A closed pool's record in the state, young enough to be taken for the config, while the
+/// config has been mended: a new claim reads the file and is admitted at once, rather than
+/// refused until the record goes stale (5 minutes). Nothing but the file may say it is mended.
+#[test]
+fn a_closed_pool_in_the_state_does_not_outlive_the_mended_config() {
+    let config = r#"{"resources": {"a": {"capacity": 1}}}"#;
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", config, T);
+    let mut now = T;
+    let first = drive(
+        &mut github,
+        OperationKind::Acquire,
+        &inputs("o/api", 1, &[]),
+        1,
+        &mut now,
+    );
+    assert_eq!(first.result, ResultWord::Acquired);
+    let released = drive(
+        &mut github,
+        OperationKind::Release,
+        &inputs("o/api", 1, &[]),
+        2,
+        &mut now,
+    );
+    assert_eq!(released.result, ResultWord::Released);
+    // Another job read the config while it was broken and recorded the closed pool.
+    let mut state: serde_json::Value =
+        serde_json::from_str(&github.current(BRANCH, STATE).unwrap().text).unwrap();
+    state["config"]["pool"] = serde_json::json!({"resources": [], "invalid": "pool.resources"});
+    github.commit_file(BRANCH, STATE, &state.to_string(), now);
+    let st = LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool").unwrap();
+    let record = st.config.expect("the config recorded");
+    assert!(
+        now - record.read_at < 60_000,
+        "young enough to be taken for the config"
+    );
+    assert!(record.pool.and_then(|p| p.invalid).is_some());
+    let mended = drive(
+        &mut github,
+        OperationKind::Acquire,
+        &inputs("o/web", 3, &[]),
+        3,
+        &mut now,
+    );
+    assert_eq!(mended.result, ResultWord::Acquired, "{:?}", mended.error);
+    assert_eq!(mended.resource.as_deref(), Some("a"));
+}

@@ -459,7 +459,14 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// config again, without end, and the write would never replace it.
     fn capacity_record(&self, server_now: Millis) -> Option<&ConfigRecord> {
         let ours = self.config.record.as_ref();
-        let theirs = self.known.as_ref().and_then(|k| k.doc.config_record());
+        // A closed pool's record (its config could not be used) is never taken from the state:
+        // the file may have been mended since, and only a read of it can say so (a 304 when it
+        // has not changed). Taken, it refused every new claim until it went stale.
+        let theirs = self
+            .known
+            .as_ref()
+            .and_then(|k| k.doc.config_record())
+            .filter(|r| r.pool.as_ref().is_none_or(|p| p.invalid.is_none()));
         match (ours, theirs) {
             (Some(a), Some(b)) => Some(if b.read_at > a.read_at && b.read_at <= server_now {
                 b

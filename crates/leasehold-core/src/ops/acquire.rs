@@ -503,17 +503,10 @@ impl Planner for AcquirePlanner {
         // An invalid config stops an acquire that is not queued, whatever its timeout (a zero
         // timeout included: it must never run on a fallback capacity). One that timed out after
         // it wrote has left the queue (or confirms it is not there), and ends `timeout` below.
-        // A pool's record shared through the state says so too when its config broke (another
-        // job read it): a closed pool takes no new claim.
-        let recorded = || {
-            let rule = ctx.record.as_ref()?.pool.as_ref()?.invalid.clone()?;
-            Some(crate::wire::ConfigError {
-                path: crate::store::config_path(&self.s.lock),
-                rule,
-            })
-        };
+        // A closed pool's record in the state is not taken for the config (the engine reads the
+        // file, which may have been mended), so a closed pool refuses a new claim by that read.
         if mine_queued.is_none() && !(timed_out && ctx.has_written) {
-            if let Some(e) = ctx.config_error.cloned().or_else(recorded) {
+            if let Some(e) = ctx.config_error {
                 return self.refuse(FailureCode::ConfigInvalid, e.to_string(), now);
             }
         }
