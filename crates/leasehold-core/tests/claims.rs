@@ -1479,6 +1479,72 @@ fn a_family_release_frees_what_is_still_ours_and_names_what_is_not() {
     assert_eq!(git.mutations, mutations + 1);
 }
 
+/// A family release with a member renewed since (stale) listed before one taken over
+/// (not-held): the member another run holds decides the family's status, as in a family renewal,
+/// whatever the order of the keys; the member still this run's at its token is released.
+#[test]
+fn a_family_release_ranks_a_taken_member_over_a_stale_one() {
+    let mut git = Git::default();
+    let f = run(
+        &mut git,
+        OperationKind::ClaimFamilyClaim,
+        &[("keys", "a,b,c")],
+        NONCE_A,
+        T0,
+    );
+    let r = f.claims.as_ref().unwrap();
+    let tokens: Vec<String> = r.items.iter().map(|i| i.token.clone().unwrap()).collect();
+    let renewed = run(
+        &mut git,
+        OperationKind::ClaimRenew,
+        &refs(&kv(&[
+            ("key", "a".into()),
+            ("token", tokens[0].clone()),
+            ("run-id", r.run_id.clone()),
+        ])),
+        NONCE_A,
+        T0 + 1_000,
+    );
+    assert_eq!(status(&renewed), Status::Renewed);
+    // The family's lease runs out; b alone is taken over by run B (a's renewal keeps it live).
+    let b = run(
+        &mut git,
+        OperationKind::Claim,
+        &[("key", "b")],
+        NONCE_B,
+        T0 + 1_200_000,
+    );
+    assert_eq!(status(&b), Status::TakenOver);
+    let out = run(
+        &mut git,
+        OperationKind::ClaimFamilyRelease,
+        &refs(&kv(&[
+            ("keys", "a,b,c".into()),
+            ("tokens", tokens.join(",")),
+            ("run-id", r.run_id.clone()),
+        ])),
+        NONCE_A,
+        T0 + 1_201_000,
+    );
+    let per: Vec<Option<Status>> = out
+        .claims
+        .as_ref()
+        .unwrap()
+        .items
+        .iter()
+        .map(|i| i.status)
+        .collect();
+    assert_eq!(
+        per,
+        vec![
+            Some(Status::Stale),
+            Some(Status::NotHeld),
+            Some(Status::Released)
+        ]
+    );
+    assert_eq!(status(&out), Status::NotHeld, "the taken member decides");
+}
+
 /// In a repository with no commit GitHub creates no git object and answers 409: the claim ends
 /// `permission`, saying what the repository needs, having written nothing.
 #[test]

@@ -63,7 +63,12 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet) -> Verdict {
             }
             Status::AlreadyReleased => {}
             other => {
-                worst.get_or_insert((other, detail));
+                if worst
+                    .as_ref()
+                    .is_none_or(|(w, _)| super::rank(other) < super::rank(*w))
+                {
+                    worst = Some((other, detail));
+                }
             }
         }
     }

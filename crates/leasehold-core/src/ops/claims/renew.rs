@@ -75,15 +75,6 @@ fn judge(p: &ClaimPlanner, m: &ClaimMember, token: &str, now: Millis) -> Judged 
     Judged::Renew(Box::new(payload), now >= l.renew_after)
 }
 
-/// Which of two reasons to stop decides for a family: a proven loss first.
-fn rank(s: Status) -> u8 {
-    match s {
-        Status::Lost => 0,
-        Status::NotHeld => 1,
-        _ => 2,
-    }
-}
-
 pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
     let mut new = set.clone();
     let mut per = Vec::new();
@@ -103,7 +94,10 @@ pub(super) fn plan(p: &ClaimPlanner, set: &ClaimSet, now: Millis) -> Verdict {
             }
             Judged::Stop(status, detail) => {
                 per.push((m.key.clone(), status));
-                if worst.as_ref().is_none_or(|(w, _)| rank(status) < rank(*w)) {
+                if worst
+                    .as_ref()
+                    .is_none_or(|(w, _)| super::rank(status) < super::rank(*w))
+                {
                     worst = Some((status, detail));
                 }
             }
