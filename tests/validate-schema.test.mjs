@@ -167,6 +167,8 @@ test('the pool schema accepts exactly what the core accepts, but for rules betwe
     [`{${r}, "nonReservingAtoms": ["runner:gpu-1"]}`, 'pool.non-reserving-atoms'],
     [`{${r}, "affinitySeconds": 86401}`, 'pool.affinity-seconds'],
     [`{${r}, "pacing": {"target": 0}}`, 'pool.pacing'],
+    [`{${r}, "pacing": {"target": 0.00009}}`, 'pool.pacing'],
+    [`{${r}, "pacing": {"target": 0.0001}}`, null],
     [`{${r}, "pacing": {"target": 1, "x": 0}}`, 'pool.pacing'],
     [`{${r}, "runnerSerialization": "yes"}`, 'pool.runner-serialization'],
   ];

@@ -48,7 +48,7 @@ crate::wire::words! {
         NonReservingAtoms = "non-reserving-atoms",
         /// `affinitySeconds` is not an integer from 0 to a day.
         AffinitySeconds = "affinity-seconds",
-        /// `pacing` is not `{target: 0 < t ≤ 1, burst: 0 ≤ b ≤ 1}`.
+        /// `pacing` is not `{target: 0.0001 ≤ t ≤ 1, burst: 0 ≤ b ≤ 1}`.
         Pacing = "pacing",
         /// `runnerSerialization` is not a boolean.
         RunnerSerialization = "runner-serialization",
