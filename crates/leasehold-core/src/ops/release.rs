@@ -182,7 +182,7 @@ impl ReleasePlanner {
     fn outcome_unrecorded(&self, ctx: &mut PlanCtx<'_>) {
         if let Some(super::pool::RunOutcome::RateLimited { .. }) = self.s.pool_outcome {
             ctx.warn(format!(
-                "outcome rate-limited not recorded: {} holds no resource of {} any more (its holding was removed before this release), so no resource is backed off",
+                "outcome rate-limited not recorded: {} holds no resource of {} (a holding it had was removed before this release, or it never held one), so no resource is backed off",
                 self.s.holder_id, self.s.lock
             ));
         }
