@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{a as t}from"./shared-NB7YJTEW.mjs";import"./shared-XWRSUUSE.mjs";import"./shared-JQVX7DO2.mjs";import"./shared-54Q3L47T.mjs";import"./shared-MN3TUCBY.mjs";await t("check-head");
+import{a as t}from"./shared-JIDTRZMJ.mjs";import"./shared-3TXGWFTB.mjs";import"./shared-CVTWCYAL.mjs";import"./shared-JGMHO4PB.mjs";import"./shared-MN3TUCBY.mjs";await t("check-head");
