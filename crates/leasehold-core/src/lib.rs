@@ -29,6 +29,9 @@
 //! * `engine`: the read / plan / compare-and-swap loop every operation runs in;
 //! * `ops`: the operations and their registry.
 
+// `#[derive(Read)]` names the crate's reader `::leasehold_core::wire::de::read`, from inside.
+extern crate self as leasehold_core;
+
 mod admission;
 mod engine;
 mod input;

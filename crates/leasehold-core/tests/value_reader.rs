@@ -1,6 +1,9 @@
 //! `leasehold_core::from_value`, the crate's own reader of typed values out of a
 //! `serde_json::Value` (src/wire/de.rs), held to `serde_json::from_value`: the same values and
-//! the same messages, but for structs given as arrays, which it refuses on purpose.
+//! the same messages, but for structs given as arrays, which it refuses on purpose. The core's
+//! own structs and enums are read by `#[derive(Read)]` through either reader (its rules are held
+//! to serde's derive by `wire::de::read_tests`), so what this holds is the rest: the standard
+//! types inside them (numbers, strings, options, lists, maps), read by serde's own visitors.
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -15,7 +15,7 @@ use crate::wire::{InputError, RunIdentity};
 pub type RawInputs = BTreeMap<String, String>;
 
 /// Entropy drawn by the binding (or fixed by a test) and handed in: the core draws none.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, leasehold_derive::Read)]
 pub struct Entropy {
     /// Seeds the jitter of polls and backoffs.
     pub seed: u64,

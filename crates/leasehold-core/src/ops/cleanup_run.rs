@@ -25,15 +25,12 @@ use serde::Serialize;
 use crate::input::RawInputs;
 use crate::ops::cleanup_command::{classify, CleanupReport, CommandEnd, CommandSettings};
 use crate::ops::guard::{signal_kill_after, ChildExit, Signal};
-use crate::wire::tagged;
 use crate::wire::time::Millis;
 use crate::wire::{Error, InputError, Level, LogLine, ProtocolError};
 
-tagged! {
 /// What the driver tells the run. `now` is the local clock, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-#[name = "CleanupEvent"]
 pub enum CleanupEvent {
     /// The run starts (after any signal received before it).
     Started { now: Millis },
@@ -44,7 +41,6 @@ pub enum CleanupEvent {
     /// This process received SIGINT, SIGTERM, SIGHUP or SIGBREAK (Windows' Ctrl-Break: passed on
     /// as SIGTERM).
     SignalReceived { now: Millis, signal: Signal },
-}
 }
 
 impl CleanupEvent {

@@ -23,11 +23,11 @@
 //!  signal received   → signal (the same, to the group)
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::input::{RawInputs, Reader};
 use crate::wire::time::{format_rfc3339, Millis};
-use crate::wire::{tagged, words};
+use crate::wire::words;
 use crate::wire::{
     AnswerClass, Error, InputError, LeaseView, Level, LogLine, Outcome, ProtocolError, ResultWord,
     Status,
@@ -67,7 +67,7 @@ pub const EXIT_CODES: ExitCodes = ExitCodes {
     signal_base: 128,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "kebab-case")]
 pub enum LastRenewal {
     /// No renewal since the holding was verified.
@@ -80,7 +80,7 @@ pub enum LastRenewal {
     Failed,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardInput {
     pub now: Millis,
@@ -96,10 +96,8 @@ pub struct GuardInput {
     pub kill_grace_ms: Millis,
 }
 
-tagged! {
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "action", rename_all = "kebab-case")]
-#[name = "GuardDecision"]
 pub enum GuardDecision {
     /// Renew now; a renewal not proven by `until` (local clock) proves nothing: stop then.
     #[serde(rename_all = "camelCase")]
@@ -110,9 +108,8 @@ pub enum GuardDecision {
     /// Stop the child's process group.
     Kill { reason: KillReason },
 }
-}
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "kebab-case")]
 pub enum KillReason {
     /// A renewal proved the holding lost (taken over, released, expired and removed).
@@ -161,7 +158,7 @@ fn stop_at(lease: &LeaseView, kill_grace_ms: Millis) -> Millis {
 }
 
 /// The guard's own inputs (the renewals' inputs are the renew operation's).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardSettings {
     /// `kill-grace-seconds`, in milliseconds: SIGTERM, then SIGKILL this much later.
@@ -212,11 +209,9 @@ impl Signal {
     }
 }
 
-tagged! {
 /// How the child ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-#[name = "ChildExit"]
 pub enum ChildExit {
     /// It exited with `code`.
     Exited { code: i32 },
@@ -225,33 +220,23 @@ pub enum ChildExit {
     /// It could not be started.
     SpawnFailed { message: String },
 }
-}
 
-tagged! {
 /// What the driver tells the guard. `now` is the local clock, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-#[name = "GuardEvent"]
 pub enum GuardEvent {
     /// The guard starts.
     Started { now: Millis },
     /// The verifying renewal (after `verify`) ended with `outcome` (a renew operation's).
-    Verified {
-        now: Millis,
-        outcome: Box<Outcome>,
-    },
+    Verified { now: Millis, outcome: Box<Outcome> },
     /// A renewal (after `renew`) ended with `outcome` (a renew operation's).
-    RenewalEnded {
-        now: Millis,
-        outcome: Box<Outcome>,
-    },
+    RenewalEnded { now: Millis, outcome: Box<Outcome> },
     /// The armed timer fired.
     TimerFired { now: Millis },
     /// The child ended (or could not be started).
     ChildExited { now: Millis, exit: ChildExit },
     /// The guard received SIGINT, SIGTERM, SIGHUP or SIGBREAK.
     SignalReceived { now: Millis, signal: Signal },
-}
 }
 
 impl GuardEvent {
@@ -261,11 +246,9 @@ impl GuardEvent {
     }
 }
 
-tagged! {
 /// What the driver does, in the order given; none of these blocks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-#[name = "GuardCommand"]
 pub enum GuardCommand {
     /// Start the verifying renewal (a renew operation); its end is `verified`.
     Verify,
@@ -282,9 +265,8 @@ pub enum GuardCommand {
     /// Done: exit with `exit_code`.
     Finish(Finish),
 }
-}
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct Finish {
     pub exit_code: i32,
@@ -314,7 +296,7 @@ words! {
 
 /// The guard's answer to one event.
 #[must_use]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct GuardStep {
     pub commands: Vec<GuardCommand>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -1887,7 +1869,7 @@ mod machine {
 
     #[test]
     fn an_events_outcome_reads_back_as_written() {
-        // The outcome is read from the event's Value (wire::tagged): the JSON the driver passes
+        // The outcome is read from the event's Value (wire::de::read): the JSON the driver passes
         // back, which is the outcome as the core wrote it, is the same outcome again; a field
         // of the wrong type is still refused.
         for event in [

@@ -27,7 +27,7 @@ pub mod slots;
 mod status;
 mod usage;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::engine::{Engine, Several, Target};
 use crate::input::{validate_entropy, Entropy, RawInputs};
@@ -43,7 +43,7 @@ use renew::{RenewPlanner, RenewSettings};
 use status::{StatusPlanner, StatusSettings};
 use usage::{UsagePlanner, UsageSettings};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "lowercase")]
 pub enum OperationKind {
     Acquire,
@@ -122,7 +122,7 @@ impl OperationKind {
 }
 
 /// Facts about an operation the driver needs before it starts: where to send requests.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
     pub kind: OperationKind,

@@ -1,6 +1,6 @@
 //! How long to wait before trying again, and when to give up: the retry budgets.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::classify::Class;
 use super::jitter::Rng;
@@ -11,7 +11,7 @@ use super::limits::{
 use crate::wire::time::Millis;
 
 /// Retry knobs. Defaults follow GitHub's advice; ranges are checked where they are parsed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct RetryPolicy {
     /// Consecutive failed attempts of one request before giving up (attempt-bounded mode).

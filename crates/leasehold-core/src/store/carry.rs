@@ -7,13 +7,15 @@
 //! confirmed. A value that does not parse, or names another lock, repository or branch, is
 //! ignored (the step reads first, as it would without it).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::policy::limits::{CARRY_ENV_PREFIX, CARRY_MAX_BYTES};
 use crate::wire::{Carry, LockState};
 
-/// Which state a carried version is of, and the version itself.
-#[derive(Serialize, Deserialize)]
+/// Which state a carried version is of, and the version itself. Read straight from the
+/// environment's text by serde's own derive (not `Read`, which reads a `Value`, where a key
+/// given twice is the last one): a value with a key twice is not carried.
+#[derive(Serialize, serde::Deserialize)]
 struct Carried {
     repository: String,
     branch: String,
@@ -129,6 +131,10 @@ mod tests {
         // Anything that is not a carry is ignored, never an error.
         assert!(decode("not json", "octo/locks", "leasehold-state", "ci.build").is_none());
         assert!(decode("[\"{}\"]", "octo/locks", "leasehold-state", "ci.build").is_none());
+        // A value naming a field twice is not a carry (which lock it names is a guess).
+        let twice = c.value.replacen("{", "{\"lock\":\"other\",", 1);
+        let all = serde_json::to_string(&vec![twice]).unwrap();
+        assert!(decode(&all, "octo/locks", "leasehold-state", "ci.build").is_none());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The lock's reviewed config: `locks/<lock>.config.json` on the lock repository's default
 //! branch, so a change of capacity goes through pull-request review.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::policy::limits::{CONFIG_TTL_MS, MAX_CAPACITY};
 use crate::policy::LeaseRule;
@@ -17,7 +17,7 @@ pub fn config_path(lock: &str) -> String {
     format!("locks/{lock}.config.json")
 }
 
-#[derive(Deserialize)]
+#[derive(leasehold_derive::Read)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     capacity: serde_json::Value,
@@ -30,7 +30,7 @@ struct RawConfig {
 }
 
 /// The `lease` block, in seconds; every key optional (defaults: [`LeasePolicy::guarded`]).
-#[derive(Deserialize)]
+#[derive(leasehold_derive::Read)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawLease {
     ttl_seconds: Option<u64>,

@@ -184,7 +184,9 @@ impl<'de> Deserialize<'de> for Ordered {
     }
 }
 
-#[derive(Deserialize)]
+/// Read straight from the file's text by serde's own derive (not `Read`, which reads a `Value`,
+/// whose keys are sorted): the order of the resources is the file's.
+#[derive(serde::Deserialize)]
 struct ResourceOrder {
     resources: Ordered,
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::document::RunIdentity;
 use super::exit::Status;
@@ -15,7 +15,7 @@ pub const CLAIM_SCHEMA: u64 = 1;
 /// The payload's `kind`: tells a claim payload from any other JSON.
 pub const CLAIM_KIND: &str = "leasehold-claim";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "lowercase")]
 pub enum ClaimState {
     Held,
@@ -23,7 +23,7 @@ pub enum ClaimState {
 }
 
 /// The lease of a held claim, on GitHub's clock.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimLease {
     #[serde(with = "rfc3339")]
@@ -40,7 +40,7 @@ pub struct ClaimLease {
 
 /// The released version a claim was acquired from: lets a late release of the earlier holding
 /// (by its token) be recognised as already released.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AcquiredFrom {
     /// The `released` commit.
@@ -51,7 +51,7 @@ pub struct AcquiredFrom {
 }
 
 /// `claim.json`: one version of one claim.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClaimPayload {
     pub schema: u64,
@@ -87,7 +87,7 @@ pub struct ClaimPayload {
 }
 
 /// One claim as an operation saw it at its end.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimItem {
     pub key: String,
@@ -114,7 +114,7 @@ pub struct ClaimItem {
 }
 
 /// What a claim operation reports (in [`super::Outcome::claims`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimReport {
     pub status: Status,
@@ -143,7 +143,7 @@ pub struct ClaimReport {
 
 /// Bounds on GitHub's clock minus the local clock, in milliseconds: GitHub's clock at local
 /// instant `x` lies in `[x + lowMs, x + highMs]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ClockOffsets {
     pub low_ms: i64,

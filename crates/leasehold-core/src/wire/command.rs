@@ -9,11 +9,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::Outcome;
-use super::tagged;
 use super::time::Millis;
 
 /// One file in a new tree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct TreeFile {
     pub path: String,
@@ -222,7 +221,7 @@ impl Command {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "kebab-case")]
 pub enum SleepReason {
     /// Waiting in the queue for a slot.
@@ -239,7 +238,7 @@ pub enum SleepReason {
     WriteSpacing,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Debug,
@@ -247,7 +246,7 @@ pub enum Level {
     Warning,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct LogLine {
     pub level: Level,
     pub text: String,
@@ -255,19 +254,17 @@ pub struct LogLine {
 
 /// The core's answer to one event: the command to perform, and lines to log.
 #[must_use = "a step names the one thing the driver must do next"]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct Step {
     pub command: Command,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<LogLine>,
 }
 
-tagged! {
 /// A [`Command`] as it is written on the wire: flat, tagged by `kind`, the time limit beside the
 /// call's fields. Only for serde.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-#[name = "WireCommand"]
 pub enum WireCommand {
     #[serde(rename_all = "camelCase")]
     ReadFile {
@@ -421,7 +418,6 @@ pub enum WireCommand {
     Finish {
         outcome: Box<Outcome>,
     },
-}
 }
 
 impl From<Command> for WireCommand {

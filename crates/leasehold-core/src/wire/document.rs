@@ -6,14 +6,14 @@
 //! Operators read these files, so they are plain, pretty-printed JSON with readable times.
 //! Unknown fields are refused: rewriting would drop them.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::lifecycle::ReservationKind;
 use super::pool::{PoolBooks, PoolConfig, PoolRequest, Seat};
 use super::time::{self, Millis};
 use super::words::{ChangeAction, RemovalReason};
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LockState {
     pub schema: u64,
@@ -43,7 +43,7 @@ pub struct LockState {
     pub incident: Option<Incident>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfigRecord {
     pub capacity: u32,
@@ -63,7 +63,7 @@ pub struct ConfigRecord {
     pub lifecycle: Option<LifecycleConfig>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Holder {
     pub holder_id: String,
@@ -97,7 +97,7 @@ pub struct Holder {
     pub pool: Option<Seat>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct QueueEntry {
     pub holder_id: String,
@@ -116,7 +116,7 @@ pub struct QueueEntry {
 }
 
 /// Who wrote the current version, and why: for the operator reading the file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Change {
     #[serde(with = "time::rfc3339")]
@@ -129,7 +129,7 @@ pub struct Change {
 }
 
 /// A holding removed by somebody other than its holder.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Removal {
     pub holder_id: String,
@@ -141,7 +141,7 @@ pub struct Removal {
 
 /// Where a holder comes from. Recorded in the state so an operator (and later, the reaper) can
 /// find the run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunIdentity {
     pub repository: String,
@@ -160,7 +160,7 @@ pub struct RunIdentity {
 }
 
 /// A lease policy, in milliseconds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct LeasePolicy {
     /// How long a holding (or a renewal) lasts.
@@ -182,7 +182,7 @@ pub struct LeasePolicy {
 }
 
 /// The reviewed `lifecycle` block, as the state records it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LifecycleConfig {
     pub cooldown_seconds: u64,
@@ -193,7 +193,7 @@ pub struct LifecycleConfig {
 
 /// A slot kept after its holder left. Its `id` never changes; a recovered quarantine becomes a
 /// new cooldown with an id of its own.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Reservation {
     pub id: String,
@@ -222,7 +222,7 @@ pub struct Reservation {
 
 /// The lock's one incident: a holder reported its resource blocked. No one is admitted while
 /// it stands; holders finish. Only an operator's `recover-incident` ends it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Incident {
     pub id: String,

@@ -1,15 +1,12 @@
 //! What the driver feeds the core: [`Event`]s, and the [`Reply`] GitHub gave to a request.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::tagged;
 use super::time::Millis;
 
-tagged! {
 /// An event the driver feeds to an operation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-#[name = "Event"]
 pub enum Event {
     /// The operation begins. Exactly once, first.
     Start { now: Millis },
@@ -26,14 +23,11 @@ pub enum Event {
     /// to an answer that ends the operation without a sleep.
     CancelledReply { now: Millis, reply: Reply },
 }
-}
 
-tagged! {
 /// One answer from GitHub, normalized by the driver. Success shapes depend on the request;
 /// anything else is `http` (an HTTP answer that was not a success) or `transport` (no answer).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-#[name = "Reply"]
 pub enum Reply {
     /// `readFile` found the file (200). `content` is the decoded text.
     File {
@@ -238,7 +232,6 @@ pub enum Reply {
     /// connection refused); `true` when it may have reached GitHub (reset, timeout, abort).
     Transport { sent: bool, message: String },
 }
-}
 
 impl Reply {
     /// What GitHub said in a failed answer: its HTTP status, if it gave one, and its words (an
@@ -282,7 +275,7 @@ impl Reply {
 
 /// One entry of a GraphQL answer's `errors[]`: its `type` (GitHub's `NOT_FOUND`, `FORBIDDEN`,
 /// `RATE_LIMITED`, `STALE_DATA`, …, when it gives one) and its message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct GraphqlError {
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
@@ -291,7 +284,7 @@ pub struct GraphqlError {
 }
 
 /// One ref of a `refs` answer: its full name and the object it points at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct RefEntry {
     #[serde(rename = "ref")]
     pub ref_name: String,
@@ -299,7 +292,7 @@ pub struct RefEntry {
 }
 
 /// One job of a run attempt, as `listJobs` reports it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct JobSummary {
     pub id: u64,
@@ -314,7 +307,7 @@ pub struct JobSummary {
 
 /// One comment of a `comments` answer: who wrote it (`user.login`, `user.type`, and the App it
 /// was performed via, when one), when it was created and last updated, and its body.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct CommentEntry {
     pub id: u64,
@@ -332,7 +325,7 @@ pub struct CommentEntry {
 }
 
 /// One issue of an `issues` answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueEntry {
     pub number: u64,
@@ -349,7 +342,7 @@ pub struct IssueEntry {
 }
 
 /// One workflow run of a `workflowRuns` answer (RFC 3339 times as GitHub sent them).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkflowRunEntry {
     pub id: u64,

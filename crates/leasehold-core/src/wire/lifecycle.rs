@@ -5,7 +5,7 @@
 //! `store/lifecycle.rs`, the admission in `admission/lifecycle.rs`, the decisions in
 //! `ops/lifecycle.rs`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::time::{self, Millis};
 use super::words::words;
@@ -72,7 +72,7 @@ words! {
 
 /// What an operation reports of the lifecycle (`cleanup-result`, `reservation-id`,
 /// `incident-id`, `report-degraded`, `report-validation-error`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct LifecycleReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -18,7 +18,6 @@ mod receipt;
 mod repair;
 mod secrets;
 mod slot;
-pub(crate) mod tagged;
 pub mod time;
 mod value;
 mod words;
@@ -54,7 +53,6 @@ pub use receipt::{
 pub use repair::RepairReport;
 pub use secrets::credential_shape;
 pub use slot::{SlotReport, SLOT_KIND, SLOT_SCHEMA};
-pub(crate) use tagged::tagged;
 pub(crate) use value::{pointer_token, pretty_text, tag_of, value_of};
 pub(crate) use words::words;
 pub use words::{AnswerClass, ChangeAction, FailureCode, ReapReason, RemovalReason, Stored};

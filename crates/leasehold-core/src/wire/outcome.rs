@@ -1,7 +1,7 @@
 //! How an operation ends: the [`Outcome`] the driver turns into outputs, a summary and an exit
 //! code, without deciding any of it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::document::{LockState, RunIdentity};
 use super::time::Millis;
@@ -62,7 +62,7 @@ words! {
 }
 
 /// Why an operation failed, in data.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     pub code: FailureCode,
@@ -75,7 +75,7 @@ pub struct Failure {
 }
 
 /// Counters over one operation, reported at the end.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Requests sent (every command that was a request).
@@ -99,7 +99,7 @@ pub struct Stats {
 
 /// Everything an operation reports when it finishes. The driver turns it into step outputs,
 /// a job summary and the exit code; it decides none of it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
     pub result: ResultWord,
@@ -164,7 +164,7 @@ pub struct Outcome {
 
 /// An environment variable a step leaves for the later steps of its job (`GITHUB_ENV`): its
 /// name and value, both decided by the core.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 pub struct Carry {
     pub name: String,
     pub value: String,
@@ -233,7 +233,7 @@ impl Outcome {
 /// A holding's lease as its holder must act on it. `expiresAt` and `ceilingAt` are on GitHub's
 /// clock (as written in the state); `localDeadline` and `renewAt` are on the local clock, already
 /// corrected by the estimated offset to GitHub's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseView {
     pub expires_at: Millis,
@@ -258,7 +258,7 @@ impl Failure {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "lowercase")]
 pub enum Place {
     Holding,
@@ -267,7 +267,7 @@ pub enum Place {
     Reservation,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "lowercase")]
 pub enum ReapAction {
     Removed,
@@ -278,7 +278,7 @@ pub enum ReapAction {
 }
 
 /// One entry as the reaper judged it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ReapEntry {
     pub holder_id: String,
@@ -293,7 +293,7 @@ pub struct ReapEntry {
 }
 
 /// One lock's reap.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ReapReport {
     pub lock: String,

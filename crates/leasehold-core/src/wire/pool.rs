@@ -8,13 +8,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::time::{self, Millis};
 use super::words::words;
 
 /// A pool's reviewed config, as read from `locks/<lock>.config.json` and recorded in the state.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PoolConfig {
     /// In config order (the last tie-break of the choice).
@@ -45,7 +45,7 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Resource {
     pub name: String,
@@ -55,7 +55,7 @@ pub struct Resource {
 }
 
 /// A repository's limits. A repository the config does not list may use every resource.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Consumer {
     pub repository: String,
@@ -69,7 +69,7 @@ pub struct Consumer {
 
 /// Spend `target` of each usage window, evenly: a resource may be used up to
 /// `min(target × elapsed fraction + burst, target)` of its window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Pacing {
     pub target_bp: u32,
@@ -77,7 +77,7 @@ pub struct Pacing {
 }
 
 /// What a waiter of a pool asks for.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PoolRequest {
     /// Tags or resource names, in order of preference; every other resource comes after them.
@@ -94,7 +94,7 @@ pub struct PoolRequest {
 }
 
 /// What a holding of a pool took.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Seat {
     pub resource: String,
@@ -106,7 +106,7 @@ pub struct Seat {
 }
 
 /// The pool's own books in the state.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PoolBooks {
     /// The latest usage reading of each resource.
@@ -139,7 +139,7 @@ words! {
 }
 
 /// One usage reading of a resource, with the reading's own time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UsageReading {
     /// The used fraction of the window, in basis points (0 to 10,000).
@@ -154,7 +154,7 @@ pub struct UsageReading {
 }
 
 /// A resource backing off after `hits` rate limits in a row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Backoff {
     #[serde(with = "time::rfc3339")]
@@ -162,7 +162,7 @@ pub struct Backoff {
     pub hits: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AffinityMark {
     pub resource: String,

@@ -2,7 +2,7 @@
 //! receipt comment carries (docs/receipts.md), the hidden marker of an alert issue, and the
 //! report these operations finish with.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::exit::Status;
 
@@ -15,7 +15,10 @@ pub const RECEIPT_VERSION: u32 = 1;
 
 /// What a receipt says: run `run` (the one that posted it) absorbed these runs and heads, so a
 /// run queued for any of them may skip.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Read straight from the comment's text by serde's own derive (not `Read`, which reads a
+/// `Value`, where a key given twice is the last one): a receipt with a key twice is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     /// The format version, [`RECEIPT_VERSION`].
@@ -140,7 +143,7 @@ pub fn alert_marker(problem: &str) -> String {
 
 /// What a receipt check or post, a head check or an audit reports (in
 /// [`super::Outcome::report`]); its status decides the exit code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemReport {
     pub status: Status,
@@ -244,6 +247,11 @@ mod tests {
             bad("<!-- leasehold-receipt {\"v\":1,\"run\":\"1\",\"runs\":[\"2\"]}")
                 .contains("not closed")
         );
+        // A key given twice: which run absorbed what would be the reader's guess.
+        assert!(bad(
+            "<!-- leasehold-receipt {\"v\":1,\"run\":\"1\",\"run\":\"3\",\"runs\":[\"2\"]} -->"
+        )
+        .contains("duplicate field `run`"));
         assert_eq!(
             read_receipt("see <!-- leasehold-receipt {} -->"),
             BlockRead::None,

@@ -1,11 +1,11 @@
 //! What `repair` reports: the broken state it found, the history it read to keep fences
 //! increasing, and what it wrote (or, as a dry run, would write).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::exit::Status;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct RepairReport {
     pub status: Status,

@@ -1,6 +1,6 @@
 //! What a slot allocation reports, and the record its ref points at.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::exit::Status;
 
@@ -11,7 +11,7 @@ pub const SLOT_SCHEMA: u32 = 1;
 
 /// What `slots allocate` reports (in [`super::Outcome::slots`]); its status decides the exit
 /// code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, leasehold_derive::Read)]
 #[serde(rename_all = "camelCase")]
 pub struct SlotReport {
     pub status: Status,
