@@ -194,5 +194,8 @@ describe('actions/validate on a pull request of the lock repository', () => {
     assert.match(bad.stdout, /\[files\]/);
     const flag = await action({ 'changed-only': 'yes' });
     assert.match(flag.stdout, /\[changed-only\]/);
+    // The one boolean rule of every input (the core's): YAML 1.2's spellings.
+    const spelled = await action({ files: 'locks/web.config.json', 'changed-only': 'False' }, 'push');
+    assert.equal(spelled.code, 0, spelled.stdout);
   });
 });

@@ -49,29 +49,25 @@ export function changedFiles(workspace) {
   }
 }
 
-const input = (name, fallback) => {
-  const v = process.env[inputEnvName(name)];
-  return v === undefined || v.trim() === '' ? fallback : v;
-};
-
 export async function runValidate(env = process.env) {
   try {
     const workspace = env.GITHUB_WORKSPACE || process.cwd();
-    // Normalized (`./locks/x`, `locks//x` are `locks/x`), as `git diff` names the changed files.
-    const given = input('files', 'locks/*.config.json').split('\n').map((l) => l.trim()).filter(Boolean);
-    const patterns = given.map((p) => posix.normalize(p));
-    const changedOnly = input('changed-only', 'true').trim();
-    if (!['true', 'false'].includes(changedOnly)) throw Object.assign(new Error(`input \`changed-only\` must be true or false (got ${JSON.stringify(changedOnly)})`), { input: 'changed-only' });
-    for (const [i, p] of patterns.entries()) {
-      if (p.startsWith('/') || p.split('/').includes('..') || p === '.') throw Object.assign(new Error(`input \`files\`: ${JSON.stringify(given[i])} is not a path inside the workspace`), { input: 'files' });
+    const leasehold = loadCore();
+    // The core's rules: the patterns normalized (`./locks/x`, `locks//x` are `locks/x`, as `git
+    // diff` names the changed files) and inside the workspace, `changed-only` a boolean as every
+    // input's; an error names the input.
+    const inputs = {};
+    for (const name of ['files', 'changed-only']) {
+      const value = env[inputEnvName(name)];
+      if (value !== undefined) inputs[name] = value;
     }
+    const { patterns, changedOnly } = leasehold.validateSettings(inputs);
     let files = matchFiles(workspace, patterns);
-    if (changedOnly === 'true' && env.GITHUB_EVENT_NAME === 'pull_request') {
+    if (changedOnly && env.GITHUB_EVENT_NAME === 'pull_request') {
       const changed = changedFiles(workspace);
       if (changed === null) core.warning('leasehold validate: the merge commit\'s base is not in the checkout (check out with fetch-depth: 2); checking every matched file');
       else files = files.filter((f) => changed.includes(f));
     }
-    const leasehold = loadCore();
     const verdicts = [];
     for (const file of files) {
       let text;

@@ -137,6 +137,7 @@ export function loadCore() {
       resultDocument: (command, outcome) => JSON.parse(wasm.resultDocument(command, json(outcome))),
       refusalDocument: (command, code, message) => JSON.parse(wasm.refusalDocument(command, code, message)),
       validateDocument: (files) => JSON.parse(wasm.validateDocument(json(files))),
+      validateSettings: (inputs) => JSON.parse(wasm.validateSettings(json(inputs))),
       credentialShape: wasm.credentialShape,
       version: wasm.version(),
     };

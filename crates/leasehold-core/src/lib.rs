@@ -48,6 +48,7 @@ pub use ops::claims::next::{
     refusal_document, result_document, shell_quote, validate_document, RESULT_SCHEMA,
 };
 pub use ops::pool::PoolPass;
+pub use ops::validate::ValidateSettings;
 pub use ops::{cleanup_command, cleanup_run, guard, guard_report, Operation, OperationKind, Plan};
 
 pub use admission::{

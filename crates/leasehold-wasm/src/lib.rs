@@ -271,6 +271,16 @@ pub fn validate_document(files: &str) -> Result<String, JsValue> {
     to_json(&leasehold_core::validate_document(files))
 }
 
+/// What actions/validate is asked to check (`{files?, changed-only?}` as the step's inputs
+/// give them): `{patterns, changedOnly}`, or an input error naming `files` or `changed-only`.
+#[wasm_bindgen(js_name = validateSettings)]
+pub fn validate_settings(inputs: &str) -> Result<String, JsValue> {
+    let inputs: RawInputs = from_json("inputs", inputs)?;
+    let settings = leasehold_core::ValidateSettings::parse(&inputs)
+        .map_err(|e| core_error(&Error::Input(e)))?;
+    to_json(&settings)
+}
+
 /// The credential shape `value` carries anywhere in it (the core's one list), if any: the name
 /// of the shape, never the value. For tests and scanners that must agree with the core.
 #[wasm_bindgen(js_name = credentialShape)]

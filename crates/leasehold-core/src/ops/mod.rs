@@ -26,6 +26,7 @@ pub mod repair;
 pub mod slots;
 mod status;
 mod usage;
+pub mod validate;
 
 use serde::Serialize;
 
