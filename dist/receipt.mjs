@@ -1,3 +1,3 @@
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{a as t}from"./shared-JIDTRZMJ.mjs";import"./shared-3TXGWFTB.mjs";import"./shared-CVTWCYAL.mjs";import"./shared-JGMHO4PB.mjs";import"./shared-MN3TUCBY.mjs";await t("receipt");
+import{a as t}from"./shared-LYXCMKUU.mjs";import"./shared-EH6QUMTT.mjs";import"./shared-65DRFUWA.mjs";import"./shared-TQ6RRQUR.mjs";import"./shared-W4ZUK67W.mjs";await t("receipt");

@@ -1,0 +1,13 @@
+import { createRequire as __leaseholdRequire } from 'node:module';
+const require = __leaseholdRequire(import.meta.url);
+import{a as d,f as h,g as p}from"./shared-65DRFUWA.mjs";import{a as s}from"./shared-W4ZUK67W.mjs";import{readFile as w}from"node:fs/promises";function v(n,t){let c=t===""?[]:t.slice(1).split("/").map(r=>r.replace(/~1/g,"/").replace(/~0/g,"~")),e=0,o=s(()=>{for(;e<n.length&&` 	
+\r`.includes(n[e]);)e++},"ws"),f=s(r=>{let i=n.slice(0,r);return{line:i.split(`
+`).length,column:r-i.lastIndexOf(`
+`)}},"at"),u=s(()=>{for(e++;e<n.length&&n[e]!=='"';)e+=n[e]==="\\"?2:1;e++},"skipString"),g=s(()=>{let r=e;return u(),JSON.parse(n.slice(r,e))},"readString"),m=s(()=>{o();let r=n[e];if(r==='"')return u();if(r==="{"||r==="["){let i=0;for(;e<n.length;){let l=n[e];if(l==='"'){u();continue}if((l==="{"||l==="[")&&i++,(l==="}"||l==="]")&&i--,e++,i===0)return}return}for(;e<n.length&&!",]}".includes(n[e])&&!` 	
+\r`.includes(n[e]);)e++},"skipValue");o();let a=f(e);for(let r of c)if(o(),n[e]==="{"){e++;let i=null,l=0;for(;o(),n[e]==='"';){let k=e,b=g();o(),e++,o(),b===r&&([i,l]=[k,e]),m(),o(),n[e]===","&&e++}if(i===null)return a;a=f(i),e=l}else if(n[e]==="["&&/^\d+$/.test(r)){e++;for(let i=0;i<Number(r);i++){if(m(),o(),n[e]!==",")return a;e++}if(o(),n[e]==="]")return a;a=f(e)}else return a;return a}s(v,"positionOf");function y(n,t,c){let e=n.checkConfig(c);if(e.valid)return{file:t,...e};let o={...e.problem};return o.line===void 0&&Object.assign(o,v(c,o.pointer)),o.column=Math.max(1,o.column),{file:t,...e,problem:o}}s(y,"checkFile");function $(n){return`${n.file}:${n.problem.line}:${n.problem.column}: ${n.problem.rule}: ${n.problem.message}`}s($,"problemLine");var A={summary:"check lock config files (locks/<lock>.config.json) by the core's own rules",flags:{positionals:!0},usage:`leasehold validate FILE\u2026
+
+Reads each file as acquire reads a lock's config (the same rules, from the same core) and prints
+one document: every file's verdict (valid, the capacity and lease it sets, or the rule it
+breaks: its name, message, JSON pointer, line and column). Each broken file is also named on
+stderr as file:line:column: rule: message. Exit 0 when every file is valid, 3 (config) when one
+is not, 2 without a file or when a file cannot be read. No token, no network.`,async run({core:n,positionals:t}){if(t.length===0)throw new d("validate needs one or more files");let c=[];for(let o of t){let f;try{f=await w(o,"utf8")}catch(u){throw new d(`cannot read ${o}: ${u.code??u.message}`,"unreadable")}c.push(y(n,o,f))}for(let o of c)o.valid||h.info($(o));let e=n.validateDocument(c);return p(e),e.exitCode}};export{y as a,A as b};
