@@ -3,14 +3,13 @@
 // operation or an input of another operation refused before anything is sent, takeover, read and
 // adopt, and the `next` lines of a step's result run in a later bash step as the README shows.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
 import { jobContext, runAction } from './helpers/action-runner.mjs';
-import { refHistory, runCli } from './helpers/claims-cli.mjs';
+import { refHistory, runCli, runProcess } from './helpers/claims-cli.mjs';
 
 let emu;
 let workspace;
@@ -109,22 +108,9 @@ test('a job cancelled mid-claim: before the write nothing is written (cancelled,
   assert.equal(given.outputs.status, 'released', given.stdout);
 });
 
-/** A `next` line run as the README's later step runs it: bash, the line passed through `env`. */
-function laterStep(script, env) {
-  return new Promise((resolve, reject) => {
-    // stdin not a socket: bash would take itself for a remote shell and read ~/.bashrc.
-    const child = spawn('bash', ['-c', script], { env: { PATH: process.env.PATH, GITHUB_API_URL: emu.url, GITHUB_TOKEN: 'test-token', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const last = stdout.trim().split('\n').at(-1);
-      resolve({ code, doc: last?.startsWith('{') ? JSON.parse(last) : null, stdout, stderr });
-    });
-  });
-}
+/** A `next` line run as the README's later step runs it: bash, the line passed through `env`
+ *  (stdin closed: bash would take a socket for a remote shell and read ~/.bashrc). */
+const laterStep = (script, env) => runProcess('bash', ['-c', script], { PATH: process.env.PATH, GITHUB_API_URL: emu.url, GITHUB_TOKEN: 'test-token', ...env });
 
 test('takeover from the expired step\'s token, read, and inputs of another operation refused by name with nothing sent', async () => {
   const c = await step({ operation: 'claim', key: 'expiring' }, 5200);

@@ -25,7 +25,8 @@ export function runLine(emu, line, { env = {}, token = 'test-token' } = {}) {
   return runProcess('sh', ['-c', line], { PATH: process.env.PATH, GITHUB_API_URL: emu.url, GITHUB_TOKEN: token, ...env });
 }
 
-function runProcess(file, argv, env) {
+/** Runs `file` with `argv` and exactly `env`, stdin closed; resolves as runCli does. */
+export function runProcess(file, argv, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -182,7 +182,6 @@ fn fields_of(named: &syn::FieldsNamed, case: Case) -> syn::Result<Vec<Field>> {
 /// taken in the order of the JSON names (a `Value`'s map is sorted, and serde's derive reads
 /// them in that order), then `finish` says why not, in serde's order, else the value.
 fn build(fields: &[Field], deny: bool, constructor: Tokens) -> Tokens {
-    let read = quote!(::leasehold_core::wire::de::read);
     let mut order: Vec<&Field> = fields.iter().filter(|f| !f.skip).collect();
     order.sort_by(|a, b| a.json.cmp(&b.json));
     let slot = |f: &Field| {
@@ -225,7 +224,6 @@ fn build(fields: &[Field], deny: bool, constructor: Tokens) -> Tokens {
         };
         quote!(#ident: #value)
     });
-    let _ = &read;
     quote! {
         #(#takes)*
         __object.finish(#deny, &[#(#known),*], &[#(#present),*], &[#(#required_names),*])?;
@@ -283,18 +281,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             let mut names = Vec::new();
             let mut arms = Vec::new();
             for (i, v) in data.variants.iter().enumerate() {
-                let mut json = case.variant(&unraw(&v.ident));
-                let mut fields_case = Case::Same;
-                serde_attrs(&v.attrs, |meta| {
-                    if meta.path.is_ident("rename") {
-                        json = meta.value()?.parse::<LitStr>()?.value();
-                    } else if meta.path.is_ident("rename_all") {
-                        fields_case = Case::parse(&meta.value()?.parse()?)?;
-                    } else {
-                        return Err(refused(meta));
-                    }
-                    Ok(())
-                })?;
+                let (json, fields_case) = variant_attrs(v, case, true)?;
                 names.push(json);
                 let ident = &v.ident;
                 let arm = match &v.fields {
@@ -340,16 +327,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         "Read reads an enum of unit variants, or an internally tagged one",
                     ));
                 }
-                let mut json = case.variant(&unraw(&v.ident));
-                serde_attrs(&v.attrs, |meta| {
-                    if meta.path.is_ident("rename") {
-                        json = meta.value()?.parse::<LitStr>()?.value();
-                    } else {
-                        return Err(refused(meta));
-                    }
-                    Ok(())
-                })?;
-                names.push(json);
+                names.push(variant_attrs(v, case, false)?.0);
                 let ident = &v.ident;
                 arms.push(quote!(#i => #name::#ident,));
             }
@@ -383,6 +361,24 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         }
     })
+}
+
+/// A variant's name as JSON spells it (`rename`, else the enum's `rename_all`) and the case of
+/// its fields' names (`rename_all` on the variant, where `fields` says it has fields).
+fn variant_attrs(v: &syn::Variant, case: Case, fields: bool) -> syn::Result<(String, Case)> {
+    let mut json = case.variant(&unraw(&v.ident));
+    let mut fields_case = Case::Same;
+    serde_attrs(&v.attrs, |meta| {
+        if meta.path.is_ident("rename") {
+            json = meta.value()?.parse::<LitStr>()?.value();
+        } else if fields && meta.path.is_ident("rename_all") {
+            fields_case = Case::parse(&meta.value()?.parse()?)?;
+        } else {
+            return Err(refused(meta));
+        }
+        Ok(())
+    })?;
+    Ok((json, fields_case))
 }
 
 /// Whether a field's type is written `Option<…>`: a missing one is `None`, as serde's derive
