@@ -737,3 +737,78 @@ fn a_closed_pool_in_the_state_does_not_outlive_the_mended_config() {
     assert_eq!(mended.result, ResultWord::Acquired, "{:?}", mended.error);
     assert_eq!(mended.resource.as_deref(), Some("a"));
 }
+
+/// A waiter queued under a config it read while valid, and a closed pool's record newer than
+/// its own in the state (another job has since read the config broken): neither the holder's
+/// release nor the waiter's polls admit it under the broken config, though its own record of
+/// the valid one is young (the state's closed record closes the pool to every reader).
+#[test]
+fn a_newer_closed_pool_in_the_state_admits_nobody_over_a_waiters_older_record() {
+    let config = r#"{"resources": {"a": {"capacity": 1}}}"#;
+    let mut github = GitHub::new("main");
+    github.add_branch(BRANCH);
+    github.commit_file("main", "locks/pool.config.json", config, T);
+    let mut now = T;
+    let holder = inputs("o/api", 1, &[]);
+    let held = drive(&mut github, OperationKind::Acquire, &holder, 1, &mut now);
+    assert_eq!(held.result, ResultWord::Acquired);
+    let waiter = inputs("o/api", 2, &[("timeout-minutes", "20")]);
+    let (mut op, mut next, _) = start(OperationKind::Acquire, &waiter, 2, now);
+    let step = |op: &mut Operation, next: Command, github: &mut GitHub, now: &mut u64| match next {
+        Command::Sleep { until_ms, .. } => {
+            *now = until_ms.max(*now);
+            op.step(Event::Timer { now: *now }).unwrap().command
+        }
+        c => {
+            let reply = github.answer(&c, *now).reply;
+            *now += 50;
+            op.step(Event::Reply { now: *now, reply }).unwrap().command
+        }
+    };
+    let queued = |github: &GitHub| {
+        LockState::parse(&github.current(BRANCH, STATE).unwrap().text, "pool")
+            .unwrap()
+            .queue
+            .len()
+    };
+    for _ in 0..100 {
+        if queued(&github) == 1 {
+            break;
+        }
+        next = step(&mut op, next, &mut github, &mut now);
+    }
+    assert_eq!(queued(&github), 1, "the waiter is queued");
+    // The config breaks; another job reads it so and records the closed pool, newer than the
+    // waiter's record of the valid config.
+    now += 1_000;
+    github.commit_file(
+        "main",
+        "locks/pool.config.json",
+        r#"{"resources": {}}"#,
+        now,
+    );
+    let mut state: serde_json::Value =
+        serde_json::from_str(&github.current(BRANCH, STATE).unwrap().text).unwrap();
+    state["config"]["pool"] = serde_json::json!({"resources": [], "invalid": "pool.resources"});
+    state["config"]["readAt"] = serde_json::json!(leasehold_core::time::format_rfc3339(now));
+    state["revision"] = serde_json::json!(state["revision"].as_u64().unwrap() + 1);
+    github.commit_file(BRANCH, STATE, &state.to_string(), now);
+    let released = drive(&mut github, OperationKind::Release, &holder, 3, &mut now);
+    assert_eq!(released.result, ResultWord::Released);
+    // A minute of polls, inside the waiter's own record's five minutes.
+    let until = now + 60_000;
+    while now < until {
+        if let Command::Finish { outcome } = &next {
+            panic!("the waiter finished {:?}", outcome.result);
+        }
+        next = step(&mut op, next, &mut github, &mut now);
+    }
+    for v in github.history(BRANCH, STATE).unwrap() {
+        let st = LockState::parse(&v.text, "pool").unwrap();
+        assert!(
+            st.holders.iter().all(|h| !h.holder_id.contains(":2:")),
+            "the waiter was admitted in revision {} under the broken config",
+            st.revision
+        );
+    }
+}

@@ -459,20 +459,20 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// config again, without end, and the write would never replace it.
     fn capacity_record(&self, server_now: Millis) -> Option<&ConfigRecord> {
         let ours = self.config.record.as_ref();
-        // A closed pool's record (its config could not be used) is never taken from the state:
-        // the file may have been mended since, and only a read of it can say so (a 304 when it
-        // has not changed). Taken, it refused every new claim until it went stale.
-        let theirs = self
-            .known
-            .as_ref()
-            .and_then(|k| k.doc.config_record())
-            .filter(|r| r.pool.as_ref().is_none_or(|p| p.invalid.is_none()));
+        let theirs = self.known.as_ref().and_then(|k| k.doc.config_record());
         match (ours, theirs) {
+            // A record newer than ours wins, a closed pool's included: a waiter that read the
+            // config before it broke admits nobody once another job has seen it broken.
             (Some(a), Some(b)) => Some(if b.read_at > a.read_at && b.read_at <= server_now {
                 b
             } else {
                 a
             }),
+            // An operation that has read no config never takes a closed pool's record (its config
+            // could not be used) for it: the file may have been mended since, and only a read can
+            // say so. Taken, it refused every new claim until it went stale. After the read, ours
+            // is the newer, so this reads once.
+            (None, Some(b)) if b.pool.as_ref().is_some_and(|p| p.invalid.is_some()) => None,
             (a, b) => a.or(b),
         }
     }
