@@ -3,12 +3,12 @@
 // operation or an input of another operation refused before anything is sent, takeover, read and
 // adopt, and the `next` lines of a step's result run in a later bash step as the README shows.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEmulator } from './emulator/emulator.mjs';
-import { jobContext, runAction } from './helpers/action-runner.mjs';
+import { jobContext, ROOT, runAction } from './helpers/action-runner.mjs';
 import { refHistory, runCli, runProcess } from './helpers/claims-cli.mjs';
 
 let emu;
@@ -193,16 +193,32 @@ test('adopt after an unknown outcome: this run\'s write is adopted with its toke
   assert.equal(refHistory(emu, 'deploys', 'doubt').length, 1, 'adopt reads only');
 });
 
-test('the next lines run in a later bash step as the README shows: the guard with the command in its place, then release', async () => {
+test('the next lines run in a later bash step as the README shows: the guard with the command in its place, then the release its exit document names; next.release as printed', async () => {
   const g = await step({ operation: 'claim', key: 'guarded' }, 5400);
   assert.equal(g.outputs.status, 'acquired', g.stdout);
   const guard = JSON.parse(g.outputs.result).next.guard;
   assert.ok(guard.startsWith(`${process.execPath} `), guard);
   assert.match(guard, /dist\/cli\.mjs claims guard /);
   assert.ok(guard.includes(`--config=${join(workspace, 'claims.json')}`) || guard.includes(`--config ${join(workspace, 'claims.json')}`), `the config by its absolute path: ${guard}`);
-  const ran = await laterStep('cd / && eval "${GUARD% -- *} -- sh -c \'echo worked-under-the-claim\'"', { GUARD: guard });
-  assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
-  assert.match(ran.stdout, /worked-under-the-claim/);
+  // The README's step, word for word (the work a command that prints and succeeds).
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = readme.match(/        run: \|\n((?: {10}.*\n)+)/)?.[1];
+  assert.ok(block?.includes('eval "${GUARD% -- *} -- ./work-on-issue.sh"'), 'the README\'s guard step');
+  const script = block.replace(/^ {10}/gm, '').replace('./work-on-issue.sh', "sh -c 'echo worked-under-the-claim'");
+  const dir = mkdtempSync(join(tmpdir(), 'leasehold-guard-step-'));
+  try {
+    const ran = await laterStep(`cd '${dir}' && ${script}`, { GUARD: guard });
+    assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
+    assert.match(ran.stdout, /worked-under-the-claim/);
+    // The command's line, then the release's document.
+    const last = JSON.parse(ran.stdout.trim().split('\n').at(-1));
+    assert.equal(last.status, 'released', `the release the guard's exit document named:\n${ran.stdout}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const states = refHistory(emu, 'deploys', 'guarded').map((x) => `${x.payload.state} ${x.payload.action}`);
+  assert.deepEqual(states.slice(0, 2), ['held acquire', 'held renew'], 'the guard verified with a renewal');
+  assert.equal(states.at(-1), 'released release', 'given back with the token the guard renewed last');
 
   const c = await step({ operation: 'claim', key: 'released-later' }, 5401);
   const release = await laterStep('cd / && eval "$RELEASE"', { RELEASE: JSON.parse(c.outputs.result).next.release });
