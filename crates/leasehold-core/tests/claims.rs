@@ -780,6 +780,16 @@ fn inputs_are_refused_before_any_request() {
             vec![("key", "k"), ("token", OID)],
             "token",
         ),
+        (
+            OperationKind::ClaimRead,
+            vec![("key", "k"), ("run-id", "run-1")],
+            "run-id",
+        ),
+        (
+            OperationKind::ClaimTakeover,
+            vec![("key", "k"), ("supersedes", OID), ("no-takeover", "true")],
+            "no-takeover",
+        ),
     ] {
         let err = Operation::new(kind, &inputs(&pairs), &entropy)
             .err()

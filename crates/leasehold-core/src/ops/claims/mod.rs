@@ -259,7 +259,6 @@ pub(crate) fn claim_lease_view(
     }
 }
 
-/// The lease a family is held under: each bound the earliest of its members'.
 /// Which of two members' reasons to stop decides for a family's renewal or release: a proven
 /// loss first, then a member another run holds, then the rest (a newer token of this run's).
 fn rank(s: Status) -> u8 {
@@ -270,6 +269,7 @@ fn rank(s: Status) -> u8 {
     }
 }
 
+/// The lease a family is held under: each bound the earliest of its members'.
 fn earliest(a: LeaseView, b: LeaseView) -> LeaseView {
     LeaseView {
         expires_at: a.expires_at.min(b.expires_at),

@@ -239,6 +239,22 @@ const TAKEN_BY: &[(&str, &[Verb], &str)] = &[
     ),
     ("supersedes", &[Verb::Takeover], "takeover"),
     ("candidate", &[Verb::Adopt], "adopt"),
+    // The verbs that acquire refuse it with their own words (they generate it).
+    (
+        "run-id",
+        &[
+            Verb::Claim,
+            Verb::Takeover,
+            Verb::FamilyClaim,
+            Verb::Renew,
+            Verb::Release,
+            Verb::Verify,
+            Verb::Adopt,
+            Verb::FamilyRelease,
+            Verb::FamilyRenew,
+        ],
+        "every operation but read",
+    ),
     ("prior", &[Verb::Renew, Verb::Release], "renew and release"),
     (
         "clock-offset",
@@ -259,14 +275,21 @@ const TAKEN_BY: &[(&str, &[Verb], &str)] = &[
 ];
 
 fn refuse_foreign(r: &Reader, verb: Verb) -> Result<(), InputError> {
+    let refuse = |input: &str, takers: &str| {
+        InputError::new(
+            input,
+            &format!("is taken by {takers} only, not by {}", verb.name()),
+            "",
+        )
+    };
     for (input, verbs, takers) in TAKEN_BY {
         if r.get(input).is_some() && !verbs.contains(&verb) {
-            return Err(InputError::new(
-                input,
-                &format!("is taken by {takers} only, not by {}", verb.name()),
-                "",
-            ));
+            return Err(refuse(input, takers));
         }
+    }
+    // An action passes its default `false`: only a takeover asked of another verb is refused.
+    if verb != Verb::Claim && r.bool("no-takeover") == Ok(Some(true)) {
+        return Err(refuse("no-takeover", "claim"));
     }
     Ok(())
 }
