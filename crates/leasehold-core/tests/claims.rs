@@ -712,6 +712,48 @@ fn dry_run_writes_nothing_and_predicts() {
     assert!(git.gh.tree_count() == 0);
 }
 
+/// `repository-id` and `prior` go together (the version a renew or release writes on needs
+/// both); either alone is refused by name, never dropped.
+#[test]
+fn prior_and_repository_id_are_given_together_or_refused() {
+    let base = [
+        ("key", "k"),
+        ("token", "0123456789abcdef0123456789abcdef01234567"),
+        ("run-id", "run-1"),
+    ];
+    for (kind, extra, named, says) in [
+        (
+            OperationKind::ClaimRenew,
+            ("repository-id", "R_1"),
+            "repository-id",
+            "needs prior beside it",
+        ),
+        (
+            OperationKind::ClaimRelease,
+            ("repository-id", "R_1"),
+            "repository-id",
+            "needs prior beside it",
+        ),
+        (
+            OperationKind::ClaimRelease,
+            ("prior", r#"{"state":"released"}"#),
+            "prior",
+            "",
+        ),
+    ] {
+        let mut pairs = base.to_vec();
+        pairs.push(extra);
+        let err = Operation::new(kind, &inputs(&pairs), &entropy(NONCE_A))
+            .err()
+            .expect("refused");
+        let leasehold_core::Error::Input(e) = err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(e.input, named, "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
+}
+
 #[test]
 fn inputs_are_refused_before_any_request() {
     let entropy = Entropy {
@@ -789,6 +831,26 @@ fn inputs_are_refused_before_any_request() {
             OperationKind::ClaimTakeover,
             vec![("key", "k"), ("supersedes", OID), ("no-takeover", "true")],
             "no-takeover",
+        ),
+        (
+            OperationKind::ClaimRenew,
+            vec![
+                ("key", "k"),
+                ("token", OID),
+                ("run-id", "run-1"),
+                ("run-id-prefix", "sweep"),
+            ],
+            "run-id-prefix",
+        ),
+        (
+            OperationKind::ClaimVerify,
+            vec![
+                ("key", "k"),
+                ("token", OID),
+                ("run-id", "run-1"),
+                ("repository-id", "R_1"),
+            ],
+            "repository-id",
         ),
     ] {
         let err = Operation::new(kind, &inputs(&pairs), &entropy)

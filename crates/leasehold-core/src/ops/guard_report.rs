@@ -145,12 +145,18 @@ impl GuardReport {
         } else {
             let item = &report.items[0];
             self.inputs.insert("token".into(), tokens[0].into());
-            if let Some(payload) = &item.payload {
-                let prior = serde_json::to_string(payload).expect("a payload serializes");
-                self.inputs.insert("prior".into(), prior);
-            }
-            if let Some(id) = &report.repository_id {
-                self.inputs.insert("repository-id".into(), id.clone());
+            // The version the next renewal writes on: both halves, or neither (it then reads
+            // first; an older pair left in place would name a version already gone).
+            match (&item.payload, &report.repository_id) {
+                (Some(payload), Some(id)) => {
+                    let prior = serde_json::to_string(payload).expect("a payload serializes");
+                    self.inputs.insert("prior".into(), prior);
+                    self.inputs.insert("repository-id".into(), id.clone());
+                }
+                _ => {
+                    self.inputs.remove("prior");
+                    self.inputs.remove("repository-id");
+                }
             }
             // GitHub's clock as this renewal measured it: the next, planned on `prior` before
             // any answer, stamps GitHub's time by it, not the runner's.

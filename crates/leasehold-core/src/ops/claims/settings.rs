@@ -255,7 +255,17 @@ const TAKEN_BY: &[(&str, &[Verb], &str)] = &[
         ],
         "every operation but read",
     ),
+    (
+        "run-id-prefix",
+        &[Verb::Claim, Verb::Takeover, Verb::FamilyClaim],
+        "claim, takeover and family claim",
+    ),
     ("prior", &[Verb::Renew, Verb::Release], "renew and release"),
+    (
+        "repository-id",
+        &[Verb::Renew, Verb::Release],
+        "renew and release",
+    ),
     (
         "clock-offset",
         &[Verb::Renew, Verb::Release],
@@ -466,6 +476,11 @@ impl ClaimSettings {
             }
             _ => None,
         };
+        // The pair's other half: alone it would be dropped, and the step read first as though
+        // it had never been given.
+        if repository_id.is_some() && prior.is_none() {
+            return Err(InputError::new("repository-id", "needs prior beside it", "").into());
+        }
         // Used by a plan made before any answer (on `prior`); a read's `date` replaces it.
         let clock = match (verb, r.get("clock-offset")) {
             (Verb::Renew | Verb::Release, Some(text)) => Some(parse_clock_offset(text)?),
