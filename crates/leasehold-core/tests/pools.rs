@@ -183,7 +183,8 @@ fn every_commit_respects_caps_partitions_and_consumers_and_every_job_is_admitted
     let history = github
         .history(BRANCH, STATE)
         .expect("the state was written");
-    assert!(history.len() > 24, "{} versions", history.len());
+    // Every job joined and released (a release hands its slot on in the same write).
+    assert!(history.len() >= 24, "{} versions", history.len());
     let mut admitted: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
     for v in history {
         let st = LockState::parse(&v.text, "pool").expect("every version reads");

@@ -601,3 +601,52 @@ fn a_release_conflict_on_a_small_lock_backs_off_briefly_and_rereads_when_it_may_
         "{retries:?}"
     );
 }
+
+#[test]
+fn a_release_after_the_config_record_went_stale_still_hands_the_slot_on() {
+    // Job 0 holds a lock of capacity 1 for six minutes; job 1 waits from the start. By the
+    // release the config record in the state is older than the five minutes it is trusted for
+    // (a waiter's polls read the config but write nothing): the release must still admit job 1
+    // in its own write, the config read again if need be, rather than leave the slot free
+    // until job 1's next poll notices it.
+    let (mut gh, at) = warm_lock(1);
+    let hold: Millis = 6 * 60 * 1000;
+    let mut jobs = [Job::new(0, at, hold), Job::new(1, at + 2_000, 1_000)];
+    jobs[0].no_carry = true;
+    run(&mut gh, &mut jobs);
+    let released = jobs[0].released.as_ref().expect("released");
+    assert_eq!(released.result.as_str(), "released");
+    let versions = gh.history("leasehold-state", STATE).expect("the state");
+    // The release's own write: the last version written before job 1's release.
+    let release_write = jobs[0]
+        .requests
+        .iter()
+        .filter(|r| r.0 == OperationKind::Release && r.1 == "writeFile" && r.2.is_none())
+        .map(|r| r.3)
+        .last()
+        .expect("the release wrote");
+    let after: &leasehold_github_model::Version = versions
+        .iter()
+        .find(|v| v.at == release_write)
+        .expect("the release's version");
+    let state: serde_json::Value = serde_json::from_str(&after.text).unwrap();
+    let holders: Vec<&str> = state["holders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["holderId"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        holders,
+        ["octo/repo-1:5001:build"],
+        "the release's version: {}",
+        after.text
+    );
+    // One more request than a release that finds the record fresh: the config read, asked
+    // conditionally.
+    let calls = release_calls(&jobs[0]);
+    assert!(
+        calls.iter().filter(|c| c.0 == "readFile").count() == 2,
+        "{calls:?}"
+    );
+}

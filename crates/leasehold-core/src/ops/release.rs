@@ -196,9 +196,15 @@ impl Planner for ReleasePlanner {
         false
     }
 
-    /// A state the lifecycle is on for needs the config: its cooldown decides the slot.
+    /// A state the lifecycle is on for needs the config: its cooldown decides the slot. So
+    /// does a slot this release frees while someone waits: the write hands it on, which takes
+    /// a fresh config record (the engine reads the config only when the state holds none, as
+    /// it does once nobody has written one for five minutes; a waiter's polls write nothing).
+    /// Without it the slot would sit free until the next waiter's poll noticed.
     fn needs_config_for(&self, doc: &LockState) -> bool {
         doc.schema >= crate::store::lifecycle::LIFECYCLE_SCHEMA
+            || (!doc.queue.is_empty()
+                && doc.holders.iter().any(|h| h.holder_id == self.s.holder_id))
     }
 
     /// The config read's phase: until five eighths of the budget (the state read has the first
