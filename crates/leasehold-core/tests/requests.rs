@@ -623,7 +623,7 @@ fn a_release_after_the_config_record_went_stale_still_hands_the_slot_on() {
         .iter()
         .filter(|r| r.0 == OperationKind::Release && r.1 == "writeFile" && r.2.is_none())
         .map(|r| r.3)
-        .last()
+        .next_back()
         .expect("the release wrote");
     let after: &leasehold_github_model::Version = versions
         .iter()
