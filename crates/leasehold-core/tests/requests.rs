@@ -642,8 +642,7 @@ fn a_release_after_the_config_record_went_stale_still_hands_the_slot_on() {
         "the release's version: {}",
         after.text
     );
-    // One more request than a release that finds the record fresh: the config read, asked
-    // conditionally.
+    // One more request than a release that finds the record fresh: the config read.
     let calls = release_calls(&jobs[0]);
     assert!(
         calls.iter().filter(|c| c.0 == "readFile").count() == 2,
