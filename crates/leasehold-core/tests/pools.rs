@@ -471,7 +471,8 @@ fn a_queued_waiter_under_a_config_that_cannot_be_read(break_config: impl Fn(&mut
         wait_log.extend(log);
     }
     break_config(&mut github, now);
-    // The holder releases once the state's record of the config is stale (it reads none).
+    // The holder releases once the state's record of the config is stale: with a waiter queued
+    // it reads the broken config itself, and the pool that closes admits nobody.
     let mut release_at = T + 8 * m;
     let mut released = None;
     let outcome = loop {

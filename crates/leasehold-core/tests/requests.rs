@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use leasehold_core::{
-    Command, Entropy, Event, Millis, Operation, OperationKind, Outcome, Reply, SleepReason,
+    Call, Command, Entropy, Event, Millis, Operation, OperationKind, Outcome, Reply, SleepReason,
 };
 use leasehold_github_model::{http_date, GitHub};
 
@@ -42,6 +42,8 @@ struct Job {
     carry: Option<String>,
     /// Release without the version acquire carried (reads first).
     no_carry: bool,
+    /// The release's reads of the config are refused (403), as for a token that may not read it.
+    refuse_config: bool,
     // What happened.
     /// Every request: which operation sent it (and its start, to tell one release from
     /// another), the call, the failure status if any, and when it was sent.
@@ -74,6 +76,7 @@ impl Job {
             event_start: true,
             carry: None,
             no_carry: false,
+            refuse_config: false,
             requests: Vec::new(),
             op_started: 0,
             sleeps: Vec::new(),
@@ -144,7 +147,21 @@ impl Job {
         let step = op.step(event).expect("a legal event");
         match step.command {
             ref c @ Command::Request { ref call, .. } => {
-                let mut answer = gh.answer(c, now).reply;
+                let refused = self.refuse_config
+                    && kind == OperationKind::Release
+                    && matches!(call, Call::ReadFile { path, .. } if path.ends_with(".config.json"));
+                let mut answer = if refused {
+                    Reply::Http {
+                        status: 403,
+                        message: "Resource not accessible by integration".into(),
+                        retry_after: None,
+                        ratelimit_remaining: None,
+                        ratelimit_reset: None,
+                        date: None,
+                    }
+                } else {
+                    gh.answer(c, now).reply
+                };
                 // GitHub dates every answer, errors included.
                 if let Reply::Http { date: d @ None, .. } = &mut answer {
                     *d = Some(http_date(now));
@@ -648,4 +665,30 @@ fn a_release_after_the_config_record_went_stale_still_hands_the_slot_on() {
         calls.iter().filter(|c| c.0 == "readFile").count() == 2,
         "{calls:?}"
     );
+}
+
+#[test]
+fn a_release_whose_config_read_is_refused_still_releases() {
+    // As above, with the release's read of the config refused: a release never fails for a
+    // config it could not read. It releases by the state's own (stale) record, admitting
+    // nobody in its write; job 1 notices the free slot at its next poll and takes it.
+    let (mut gh, at) = warm_lock(1);
+    let mut jobs = [
+        Job::new(0, at, 6 * 60 * 1000),
+        Job::new(1, at + 2_000, 1_000),
+    ];
+    jobs[0].no_carry = true;
+    jobs[0].refuse_config = true;
+    run(&mut gh, &mut jobs);
+    let calls = release_calls(&jobs[0]);
+    assert_eq!(
+        calls,
+        [
+            ("readFile", None),
+            ("readFile", Some(403)),
+            ("writeFile", None)
+        ],
+        "{calls:?}"
+    );
+    assert!(jobs[1].released.is_some());
 }

@@ -334,6 +334,19 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     }
                 }
             }
+            // A release never fails for a config it could not read, refused included: the
+            // write that follows is what the token must be allowed, and it says so if not.
+            (Class::Refusal, Pending::ConfigRead) if self.planner.config_optional() => {
+                self.failures = 0;
+                self.config.done_without = true;
+                log.push(LogLine {
+                    level: Level::Warning,
+                    text: format!(
+                        "{what}: going on without the config, by the state's own record of it"
+                    ),
+                });
+                self.decide(now, log)
+            }
             (Class::NotFound | Class::Refusal | Class::AlreadyExists, _) => {
                 let hint = match status {
                     Some(401) => " (the token was refused: check that it is valid and not expired)",

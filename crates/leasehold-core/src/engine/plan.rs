@@ -119,7 +119,8 @@ pub trait Planner {
     /// when the state's record of it is not fresh).
     fn needs_config(&self) -> bool;
     /// Whether this operation must know the config to plan on `doc` (by default,
-    /// [`Planner::needs_config`]): release needs it only on a state the lifecycle is on for.
+    /// [`Planner::needs_config`]): release needs it only on a state the lifecycle is on for,
+    /// or to hand on a slot it frees while someone waits.
     fn needs_config_for(&self, _doc: &Self::Doc) -> bool {
         self.needs_config()
     }

@@ -176,6 +176,39 @@ impl ReleasePlanner {
 }
 
 impl ReleasePlanner {
+    /// An entry of a later run attempt than this one: not this release's to remove.
+    fn newer(&self, attempt: u32) -> bool {
+        let newer = attempt > self.s.run_attempt;
+        #[cfg(feature = "planted-bugs")]
+        let newer = newer && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt);
+        newer
+    }
+
+    /// An entry this release may remove by its nonce (the post step's cleanup names the one
+    /// its acquire made; a release, none).
+    fn ours(&self, nonce: &str) -> bool {
+        self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce)
+    }
+
+    /// Without its nonce or an explicit holder id, release goes by the holder id alone: an
+    /// entry of this attempt made by another job (acquire refused this one as a
+    /// `holder-collision`) is that job's, and stays. Says why, when it is.
+    fn anothers(&self, run: &RunIdentity) -> Option<String> {
+        (self.s.claim_nonce.is_none()
+            && !self.s.explicit_holder
+            && run.run_attempt == self.s.run_attempt)
+            .then(|| super::job_id::apart(&self.s.run, run))
+            .flatten()
+    }
+
+    /// Whether this release removes a holding on `st` (frees a slot): the holding `plan`
+    /// removes, by the same tests.
+    fn frees_slot(&self, st: &LockState) -> bool {
+        st.holder(&self.s.holder_id).is_some_and(|h| {
+            self.anothers(&h.run).is_none() && self.ours(&h.nonce) && !self.newer(h.run.run_attempt)
+        })
+    }
+
     /// A `rate-limited` outcome is about the resource the holding had: with the holding gone
     /// (its lease ran out, the reaper removed it) that resource is not known, and nothing backs
     /// it off. Said, never dropped in silence.
@@ -198,13 +231,12 @@ impl Planner for ReleasePlanner {
 
     /// A state the lifecycle is on for needs the config: its cooldown decides the slot. So
     /// does a slot this release frees while someone waits: the write hands it on, which takes
-    /// a fresh config record (the engine reads the config only when the state holds none, as
-    /// it does once nobody has written one for five minutes; a waiter's polls write nothing).
-    /// Without it the slot would sit free until the next waiter's poll noticed.
+    /// a fresh config record (the engine reads the config only when it knows no fresh record,
+    /// as once nobody has written one into the state for five minutes: a waiter's polls write
+    /// nothing). Without it the slot would sit free until the next waiter's poll noticed.
     fn needs_config_for(&self, doc: &LockState) -> bool {
         doc.schema >= crate::store::lifecycle::LIFECYCLE_SCHEMA
-            || (!doc.queue.is_empty()
-                && doc.holders.iter().any(|h| h.holder_id == self.s.holder_id))
+            || (!doc.queue.is_empty() && self.frees_slot(doc))
     }
 
     /// The config read's phase: until five eighths of the budget (the state read has the first
@@ -275,22 +307,9 @@ impl Planner for ReleasePlanner {
         let id = self.s.holder_id.as_str();
         let st = ctx.state;
         let mut doc = st.clone();
-        let newer = |attempt: u32| attempt > self.s.run_attempt;
-        #[cfg(feature = "planted-bugs")]
-        let newer = |attempt: u32| {
-            newer(attempt) && !crate::planted::active(crate::planted::Bug::ReleaseIgnoresAttempt)
-        };
-        let ours = |nonce: &str| self.s.claim_nonce.as_deref().is_none_or(|n| n == nonce);
-        // Without its nonce or an explicit holder id, release goes by the holder id alone: an
-        // entry of this attempt made by another job (acquire refused this one as a
-        // `holder-collision`) is that job's, and stays.
-        let anothers = |run: &RunIdentity| {
-            (self.s.claim_nonce.is_none()
-                && !self.s.explicit_holder
-                && run.run_attempt == self.s.run_attempt)
-                .then(|| super::job_id::apart(&self.s.run, run))
-                .flatten()
-        };
+        let newer = |attempt: u32| self.newer(attempt);
+        let ours = |nonce: &str| self.ours(nonce);
+        let anothers = |run: &RunIdentity| self.anothers(run);
         let entry = st
             .holder(id)
             .map(|h| &h.run)
