@@ -15,6 +15,18 @@ use crate::wire::{
 };
 
 impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
+    /// An operation that may (release) goes on without the config it could not read, by the
+    /// state's own record of it, and says so.
+    fn without_config(&mut self, what: &str, now: Millis, log: &mut Vec<LogLine>) -> Command {
+        self.failures = 0;
+        self.config.done_without = true;
+        log.push(LogLine {
+            level: Level::Warning,
+            text: format!("{what}: going on without the config, by the state's own record of it"),
+        });
+        self.decide(now, log)
+    }
+
     pub(super) fn on_failure(
         &mut self,
         sent: Call,
@@ -283,15 +295,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                     &mut self.stats,
                 ) {
                     None if pending == Pending::ConfigRead && self.planner.config_optional() => {
-                        self.failures = 0;
-                        self.config.done_without = true;
-                        log.push(LogLine {
-                            level: Level::Warning,
-                            text: format!(
-                                "{what}: going on without the config, by the state's own record of it"
-                            ),
-                        });
-                        self.decide(now, log)
+                        self.without_config(&what, now, log)
                     }
                     None => {
                         // Why, by the same wait the retry decision went by.
@@ -337,15 +341,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             // A release never fails for a config it could not read, refused included: the
             // write that follows is what the token must be allowed, and it says so if not.
             (Class::Refusal, Pending::ConfigRead) if self.planner.config_optional() => {
-                self.failures = 0;
-                self.config.done_without = true;
-                log.push(LogLine {
-                    level: Level::Warning,
-                    text: format!(
-                        "{what}: going on without the config, by the state's own record of it"
-                    ),
-                });
-                self.decide(now, log)
+                self.without_config(&what, now, log)
             }
             (Class::NotFound | Class::Refusal | Class::AlreadyExists, _) => {
                 let hint = match status {
