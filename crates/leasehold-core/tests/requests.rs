@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use leasehold_core::{
     Call, Command, Entropy, Event, Millis, Operation, OperationKind, Outcome, Reply, SleepReason,
 };
-use leasehold_github_model::{http_date, GitHub};
+use leasehold_github_model::{http, http_date, GitHub};
 
 const T0: Millis = 1_800_000_000_000;
 /// Every request is answered this long after it is sent (and applied when it is sent).
@@ -151,14 +151,7 @@ impl Job {
                     && kind == OperationKind::Release
                     && matches!(call, Call::ReadFile { path, .. } if path.ends_with(".config.json"));
                 let mut answer = if refused {
-                    Reply::Http {
-                        status: 403,
-                        message: "Resource not accessible by integration".into(),
-                        retry_after: None,
-                        ratelimit_remaining: None,
-                        ratelimit_reset: None,
-                        date: None,
-                    }
+                    http(403, "Resource not accessible by integration")
                 } else {
                     gh.answer(c, now).reply
                 };

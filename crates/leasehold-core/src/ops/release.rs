@@ -307,14 +307,11 @@ impl Planner for ReleasePlanner {
         let id = self.s.holder_id.as_str();
         let st = ctx.state;
         let mut doc = st.clone();
-        let newer = |attempt: u32| self.newer(attempt);
-        let ours = |nonce: &str| self.ours(nonce);
-        let anothers = |run: &RunIdentity| self.anothers(run);
         let entry = st
             .holder(id)
             .map(|h| &h.run)
             .or_else(|| st.queue_index(id).map(|i| &st.queue[i].run));
-        if let Some(why) = entry.and_then(anothers) {
+        if let Some(why) = entry.and_then(|run| self.anothers(run)) {
             // A read may be stale (this job's own holding may have followed the other's):
             // confirm on the latest version first, as for a newer attempt's entry.
             if ctx.provenance == Provenance::Read {
@@ -328,8 +325,8 @@ impl Planner for ReleasePlanner {
             ));
             return Decision::Finish(self.outcome(ResultWord::Noop));
         }
-        if let Some(h) = st.holder(id).filter(|h| ours(&h.nonce)) {
-            if newer(h.run.run_attempt) {
+        if let Some(h) = st.holder(id).filter(|h| self.ours(&h.nonce)) {
+            if self.newer(h.run.run_attempt) {
                 // A read may be stale (this job may have acquired again since): confirm first.
                 if ctx.provenance == Provenance::Read {
                     return Decision::Write {
@@ -376,8 +373,11 @@ impl Planner for ReleasePlanner {
                 action: ChangeAction::Release,
             };
         }
-        if let Some(i) = st.queue_index(id).filter(|&i| ours(&st.queue[i].nonce)) {
-            if newer(st.queue[i].run.run_attempt) {
+        if let Some(i) = st
+            .queue_index(id)
+            .filter(|&i| self.ours(&st.queue[i].nonce))
+        {
+            if self.newer(st.queue[i].run.run_attempt) {
                 if ctx.provenance == Provenance::Read {
                     return Decision::Write {
                         doc,
@@ -413,7 +413,7 @@ impl Planner for ReleasePlanner {
                 super::lifecycle::removal_quarantine(st, id, self.s.run.run_id, self.s.run_attempt)
                     // This job's own, as for a holding (`anothers`: another job of this attempt
                     // under the same holder id).
-                    .filter(|q| anothers(&q.run).is_none());
+                    .filter(|q| self.anothers(&q.run).is_none());
             if let (Some(lifecycle), Some(q)) = (lifecycle, q.cloned()) {
                 let (changed, report) = super::lifecycle::report_on_removed(
                     &mut doc,
