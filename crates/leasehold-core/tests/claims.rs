@@ -740,6 +740,18 @@ fn prior_and_repository_id_are_given_together_or_refused() {
             "prior",
             "",
         ),
+        (
+            OperationKind::ClaimRenew,
+            ("clock-offset", "-20,40"),
+            "clock-offset",
+            "needs prior beside it",
+        ),
+        (
+            OperationKind::ClaimRelease,
+            ("clock-offset", "0,0"),
+            "clock-offset",
+            "needs prior beside it",
+        ),
     ] {
         let mut pairs = base.to_vec();
         pairs.push(extra);
@@ -1474,6 +1486,31 @@ fn a_renewal_planned_on_prior_stamps_github_time_from_the_carried_clock() {
             "{kind:?} {value}"
         );
     }
+}
+
+/// A renewal whose report names no repository id leaves the guard no version to plan its next
+/// renewal on: it drops `prior` and `repository-id`, and the clock offset with them (alone it is
+/// refused), so the next renewal reads first and is not refused.
+#[test]
+fn a_guard_left_without_prior_drops_the_clock_offset_too() {
+    let mut git = Git::default();
+    let a = run(&mut git, OperationKind::Claim, &[("key", "k")], NONCE_A, T0);
+    let mut guard = claim_guard(&a);
+    let verified = renewal(&mut git, &guard, T0 + 1_000);
+    assert_eq!(status(&verified), Status::Renewed);
+    guard.heard(true, &verified);
+    assert!(guard.inputs().contains_key("clock-offset"));
+    let mut unnamed = renewal(&mut git, &guard, T0 + 300_000);
+    assert_eq!(status(&unnamed), Status::Renewed);
+    let report = unnamed.claims.as_mut().unwrap();
+    assert!(report.clock.is_some());
+    report.repository_id = None;
+    guard.heard(true, &unnamed);
+    for input in ["prior", "repository-id", "clock-offset"] {
+        assert!(!guard.inputs().contains_key(input), "{input} kept");
+    }
+    let next = renewal(&mut git, &guard, T0 + 600_000);
+    assert_eq!(status(&next), Status::Renewed, "{next:?}");
 }
 
 /// A family release with one member taken over by another run releases the members still this

@@ -146,24 +146,25 @@ impl GuardReport {
             let item = &report.items[0];
             self.inputs.insert("token".into(), tokens[0].into());
             // The version the next renewal writes on: both halves, or neither (it then reads
-            // first; an older pair left in place would name a version already gone).
+            // first; an older pair left in place would name a version already gone). Beside
+            // them, GitHub's clock as this renewal measured it: the next, planned on `prior`
+            // before any answer, stamps GitHub's time by it, not the runner's. Without `prior`
+            // nothing would use it, and it is refused alone.
+            self.inputs.remove("clock-offset");
             match (&item.payload, &report.repository_id) {
                 (Some(payload), Some(id)) => {
                     let prior = serde_json::to_string(payload).expect("a payload serializes");
                     self.inputs.insert("prior".into(), prior);
                     self.inputs.insert("repository-id".into(), id.clone());
+                    if let Some(c) = report.clock {
+                        self.inputs.insert("clock-offset".into(), c.input());
+                    }
                 }
                 _ => {
                     self.inputs.remove("prior");
                     self.inputs.remove("repository-id");
                 }
             }
-            // GitHub's clock as this renewal measured it: the next, planned on `prior` before
-            // any answer, stamps GitHub's time by it, not the runner's.
-            match report.clock {
-                Some(c) => self.inputs.insert("clock-offset".into(), c.input()),
-                None => self.inputs.remove("clock-offset"),
-            };
         }
         self.current = Some(result_document(self.subject.renew_command(), outcome));
     }

@@ -481,9 +481,16 @@ impl ClaimSettings {
         if repository_id.is_some() && prior.is_none() {
             return Err(InputError::new("repository-id", "needs prior beside it", "").into());
         }
-        // Used by a plan made before any answer (on `prior`); a read's `date` replaces it.
+        // Used only by a plan made before any answer (on `prior`); a read's `date` replaces it.
+        // Without `prior` there is no such plan: refused, not kept unused.
         let clock = match (verb, r.get("clock-offset")) {
-            (Verb::Renew | Verb::Release, Some(text)) => Some(parse_clock_offset(text)?),
+            (Verb::Renew | Verb::Release, Some(text)) => {
+                let clock = parse_clock_offset(text)?;
+                if prior.is_none() {
+                    return Err(InputError::new("clock-offset", "needs prior beside it", "").into());
+                }
+                Some(clock)
+            }
             _ => None,
         };
         // A claim records its run (repository, run, attempt, job), not a holder id: the matrix
