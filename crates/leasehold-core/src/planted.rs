@@ -66,6 +66,9 @@ pub enum Bug {
     /// engine/mod.rs: an answer that comes with the job's cancel (`cancelledReply`) is heard as
     /// a plain answer.
     CancelledReplyIgnored,
+    /// ops/release.rs: a release that removes its holding hands the slot to nobody (no
+    /// admission in its write).
+    ReleaseKeepsSlot,
 }
 
 thread_local! {

@@ -230,6 +230,8 @@ struct WriteBook {
     /// When its operation was last fed an answer with a `date` before it planned this write
     /// (its estimate of GitHub's clock dates from then).
     dated_at: Option<Millis>,
+    /// Its operation had sent a config read before it (invariant 29).
+    config_asked: bool,
 }
 
 /// An attempt, as the checker was told it.
@@ -275,6 +277,8 @@ struct Attempt {
     last_write: Option<(String, Option<Millis>)>,
     /// What the Actions API told this operation (reapers).
     told: Vec<Told>,
+    /// Its current operation has sent a config read (invariant 29).
+    config_asked: bool,
 }
 
 /// What a commit's removal checks leave for the caller to record.
@@ -397,6 +401,7 @@ impl Checker {
                     last_dated_at: None,
                     last_write: None,
                     told: Vec::new(),
+                    config_asked: false,
                 });
                 None
             }
@@ -417,6 +422,7 @@ impl Checker {
                 a.seen_version = None;
                 a.stale_answer_ms = None;
                 a.read_predecessor = false;
+                a.config_asked = false;
                 a.last_dated_at = None;
                 a.last_write = None;
                 a.told.clear();
@@ -448,7 +454,12 @@ impl Checker {
                 a.work = Work::NotStarted;
                 None
             }
-            Feed::RequestSent { client, what } => self.check_rate(client, what),
+            Feed::RequestSent { client, what } => {
+                if what == "GET config" {
+                    self.attempts[client].config_asked = true;
+                }
+                self.check_rate(client, what)
+            }
             Feed::WriteSent {
                 client,
                 write,
@@ -465,7 +476,7 @@ impl Checker {
                     _ => a.last_dated_at,
                 };
                 a.last_write = Some((content.to_string(), dated_at));
-                let stage = a.stage;
+                let (stage, config_asked) = (a.stage, a.config_asked);
                 self.writes.push(WriteBook {
                     client,
                     applied: Vec::new(),
@@ -473,6 +484,7 @@ impl Checker {
                     sent_at: now,
                     stage,
                     dated_at,
+                    config_asked,
                 });
                 self.check_write_base(client, base)
             }
@@ -947,6 +959,39 @@ impl Checker {
                     format!(
                         "{} believes it holds fence {fence}{left}, but version {v} has {}{late}",
                         self.who(c),
+                        holders(state)
+                    ),
+                ));
+            }
+        }
+
+        // 29. Handoff: a release (or an acquire's cleanup) that removes its own holding while
+        //     someone waits hands the freed slot on in the same write. It may leave it free only
+        //     when it asked for the config (a record it could not renew leaves it no capacity
+        //     to admit by), in an incident, or in a pool (21 holds a pool's idle slots).
+        if let (Some(w), None, None) = (self.history[v].write, &self.setup.pool, &state.incident) {
+            let book = &self.writes[w];
+            let writer = &self.attempts[book.client];
+            let own = writer.holder_id.as_str();
+            let capacity = state
+                .config
+                .as_ref()
+                .map_or(self.setup.capacity, |c| c.capacity.min(self.setup.capacity));
+            let taken = state.holders.len() + state.reservations.len();
+            if matches!(book.stage, Stage::Release | Stage::Cleanup)
+                && !book.config_asked
+                && prev.holder(own).is_some()
+                && state.holder(own).is_none()
+                && !state.queue.is_empty()
+                && taken < capacity as usize
+            {
+                problems.push((
+                    Invariant::Handoff,
+                    format!(
+                        "{} released in version {v} and left {} of {capacity} slots free while {} waited, without asking for the config: {}",
+                        self.who(book.client),
+                        capacity as usize - taken,
+                        state.queue.len(),
                         holders(state)
                     ),
                 ));
@@ -1812,6 +1857,53 @@ mod tests {
             s.admit(2, 0, 3_600_000);
         });
         assert_eq!(check(2, &[s1, s2]), None);
+    }
+
+    /// 29: a release that removes its holding while someone waits hands the slot on, unless it
+    /// asked for the config in its operation; an incident excuses it too.
+    #[test]
+    fn a_release_that_keeps_its_slot_from_a_waiter_is_caught() {
+        let case = |asked: bool, incident: bool, handed_on: bool| {
+            let mut b = Books::new(setup(1));
+            b.job(0, 4000);
+            let held = next(&LockState::empty("sim"), |s| {
+                s.queue = vec![entry(&holder_of(4000), &nonce_of(0), 4000), stranger("2")];
+                s.admit(1, 0, 3_600_000);
+            });
+            assert_eq!(b.commit(&held), None);
+            let started = Feed::OperationStarted {
+                client: 0,
+                kind: OperationKind::Release,
+            };
+            assert_eq!(b.feed(started), None);
+            if asked {
+                let what = "GET config";
+                assert_eq!(b.feed(Feed::RequestSent { client: 0, what }), None);
+            }
+            let (w, _) = b.send(0, 0, Some(&format!("{:040}", 0)));
+            let released = next(&held, |s| {
+                s.holders.clear();
+                if handed_on {
+                    s.admit(1, 0, 3_600_000);
+                }
+                if incident {
+                    let (holder_id, run) = (holder_of(4000), s.queue[0].run.clone());
+                    s.incident = Some(leasehold_core::lifecycle::Incident {
+                        id: "i-1".into(),
+                        holder_id,
+                        fence: 1,
+                        run,
+                        at: T0,
+                        reason: None,
+                    });
+                }
+            });
+            b.commit_by(Some(w), &released)
+        };
+        assert_eq!(case(false, false, false), Some(Invariant::Handoff));
+        assert_eq!(case(false, false, true), None, "handed on");
+        assert_eq!(case(true, false, false), None, "it asked for the config");
+        assert_eq!(case(false, true, false), None, "an incident stands");
     }
 
     #[test]

@@ -86,10 +86,13 @@ pub enum PlantedBug {
     /// core (`engine/mod.rs`, `cancelledReply`): an answer that comes with the job's cancel is
     /// heard as a plain answer.
     CancelledReplyIgnored,
+    /// core (`ops/release.rs`, `ReleasePlanner::plan`): a release that removes its holding
+    /// admits nobody in its write.
+    ReleaseKeepsSlot,
 }
 
 impl PlantedBug {
-    pub const ALL: [PlantedBug; 29] = [
+    pub const ALL: [PlantedBug; 30] = [
         PlantedBug::ConflictIsFailure,
         PlantedBug::ResendUnknownWrite,
         PlantedBug::SkipFenceIncrement,
@@ -119,6 +122,7 @@ impl PlantedBug {
         PlantedBug::RecoverIncidentUnconfirmed,
         PlantedBug::RefusedBranchIsWritten,
         PlantedBug::CancelledReplyIgnored,
+        PlantedBug::ReleaseKeepsSlot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -152,6 +156,7 @@ impl PlantedBug {
             PlantedBug::RecoverIncidentUnconfirmed => "recover-incident-unconfirmed",
             PlantedBug::RefusedBranchIsWritten => "refused-branch-is-written",
             PlantedBug::CancelledReplyIgnored => "cancelled-reply-ignored",
+            PlantedBug::ReleaseKeepsSlot => "release-keeps-slot",
         }
     }
 
@@ -195,6 +200,7 @@ impl PlantedBug {
             PlantedBug::RecoverIncidentUnconfirmed => "core: ops/recover.rs, start",
             PlantedBug::RefusedBranchIsWritten => "core: engine/failure.rs, branch refused",
             PlantedBug::CancelledReplyIgnored => "core: engine/mod.rs, cancelledReply",
+            PlantedBug::ReleaseKeepsSlot => "core: ops/release.rs, plan",
         }
     }
 
@@ -245,6 +251,7 @@ pub fn activate(bug: Option<PlantedBug>) {
             PlantedBug::RecoverIncidentUnconfirmed => Some(Bug::RecoverIncidentUnconfirmed),
             PlantedBug::RefusedBranchIsWritten => Some(Bug::RefusedBranchIsWritten),
             PlantedBug::CancelledReplyIgnored => Some(Bug::CancelledReplyIgnored),
+            PlantedBug::ReleaseKeepsSlot => Some(Bug::ReleaseKeepsSlot),
             PlantedBug::ResendUnknownWrite
             | PlantedBug::ResendUnknownRefUpdate
             | PlantedBug::FamilySplit

@@ -104,6 +104,10 @@ pub enum Invariant {
     /// 28: an acquire told of the job's cancel (at a sleep, or with the answer of a request in
     /// flight) never finishes `acquired`.
     CancelHeard,
+    /// 29: a release (or cleanup) that removes its own holding while someone waits hands the
+    /// freed slot on in the same write, unless it asked for the config and could not renew its
+    /// record of the capacity.
+    Handoff,
     /// The core refused an event the driver fed it (a driver or core bug).
     Protocol,
 }
@@ -140,6 +144,7 @@ impl Invariant {
             Invariant::OperatorRecovery => "26 operator recovery",
             Invariant::PoolRunner => "27 pool one slot a runner",
             Invariant::CancelHeard => "28 a cancel is heard",
+            Invariant::Handoff => "29 release hands the slot on",
             Invariant::Protocol => "protocol",
         }
     }

@@ -363,6 +363,10 @@ impl Planner for ReleasePlanner {
                 by,
             );
             // Hand the slot on in the same write when the capacity is known to be fresh.
+            #[cfg(feature = "planted-bugs")]
+            if crate::planted::active(crate::planted::Bug::ReleaseKeepsSlot) {
+                ctx.admission = None;
+            }
             let admitted = ctx.admit(&mut doc);
             if !admitted.is_empty() {
                 ctx.info(format!("handing the slot to {}", admitted.join(", ")));
