@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createRequire as __leaseholdRequire } from 'node:module';
 const require = __leaseholdRequire(import.meta.url);
-import{b as V}from"./shared-LYXCMKUU.mjs";import{a as O,b as $,c as P,d as A,e as w,f as k}from"./shared-EH6QUMTT.mjs";import{b as Y}from"./shared-K7YMOH6Y.mjs";import{a as f,b,c as E,d as T,e as D,f as p,g as v,h as I,i as W,j as F}from"./shared-65DRFUWA.mjs";import{k as K,m as q,t as J}from"./shared-TQ6RRQUR.mjs";import{a as i,b as S}from"./shared-W4ZUK67W.mjs";import{readFileSync as le}from"node:fs";import{resolve as z}from"node:path";var ce=["repository","config",...b],Z=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
+import{b as V}from"./shared-V6FW2Q3U.mjs";import{a as O,b as $,c as P,d as A,e as w,f as k}from"./shared-LUPKNVBY.mjs";import{b as Y}from"./shared-K7YMOH6Y.mjs";import{a as f,b,c as E,d as T,e as D,f as p,g as v,h as I,i as W,j as F}from"./shared-65DRFUWA.mjs";import{k as K,m as q,t as J}from"./shared-TQ6RRQUR.mjs";import{a as i,b as S}from"./shared-W4ZUK67W.mjs";import{readFileSync as le}from"node:fs";import{resolve as z}from"node:path";var ce=["repository","config",...b],Z=`Common: --repository owner/name (default GITHUB_REPOSITORY), --config FILE (the reviewed
 claims config: lease policy per namespace; default: the built-in lease),
 --api-max-attempts N, --api-retry-base-ms N, --api-retry-max-ms N, --help.
 Environment: GITHUB_TOKEN (or LEASEHOLD_TOKEN), GITHUB_API_URL, and the run context

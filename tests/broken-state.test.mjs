@@ -90,3 +90,34 @@ describe('a hand-broken state file', { concurrency: 2 }, () => {
     });
   }
 });
+
+// A directory where a file belongs: the transport says what GitHub listed there, and the core
+// names it. Neither is something `leasehold repair` can write over, and nothing is written.
+describe('a directory where a file belongs', { concurrency: 2 }, () => {
+  test('at the state path: state-invalid, naming the path, its branch and the directory', async () => {
+    const lock = `dir-state-${++seq}`;
+    const path = `locks/${lock}.json`;
+    await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json`, JSON.stringify({ capacity: 1 }));
+    await emu.writeFile('leasehold-state', `${path}/left-here.txt`, 'not a lock state\n');
+    const mark = emu.log.at(-1)?.seq ?? 0;
+    const r = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'timeout-minutes': '1' }, context: jobContext({ runId: 5600 + seq }) });
+    assert.notEqual(r.code, 0, r.stdout);
+    assert.equal(r.outputs['error-code'], 'state-invalid', r.stderr);
+    assert.match(r.stdout + r.stderr, new RegExp(`${path} on branch leasehold-state is a dir, not the lock's state file; nothing was changed`));
+    const mine = emu.log.filter((q) => q.seq > mark);
+    assert.ok(mine.some((q) => q.method === 'GET' && q.path.includes(`/contents/${path}`)), 'the state was read');
+    assert.deepEqual(mine.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`), [], 'nothing was written');
+  });
+
+  test('at the config path: config-invalid, naming the path and the directory', async () => {
+    const lock = `dir-config-${++seq}`;
+    await emu.writeFile(emu.defaultBranch, `locks/${lock}.config.json/README.md`, 'a directory\n');
+    const mark = emu.log.at(-1)?.seq ?? 0;
+    const r = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'timeout-minutes': '1' }, context: jobContext({ runId: 5700 + seq }) });
+    assert.notEqual(r.code, 0, r.stdout);
+    assert.equal(r.outputs['error-code'], 'config-invalid', r.stderr);
+    assert.match(r.stdout + r.stderr, new RegExp(`locks/${lock}\\.config\\.json: is a dir on the default branch, not a file`));
+    const mine = emu.log.filter((q) => q.seq > mark);
+    assert.deepEqual(mine.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`), [], 'nothing was written');
+  });
+});

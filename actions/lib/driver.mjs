@@ -109,6 +109,8 @@ function describeReply(reply) {
       return `no answer (${reply.sent ? 'may have been sent' : 'not sent'}): ${reply.message}`;
     case 'notModified':
       return '304 not modified';
+    case 'notAFile':
+      return `200, but a ${reply.found} there, not a file`;
     case 'run':
       return `run ${reply.runId} attempt ${reply.runAttempt}: ${reply.status}${reply.conclusion ? ` (${reply.conclusion})` : ''}`;
     case 'job':

@@ -183,8 +183,11 @@ export function createTransport({ baseUrl, token, repository, userAgent = 'lease
         const text = raw.data ? await new Response(raw.data).text() : '';
         return { kind: 'file', sha: data.sha, content: text, etag: h.etag ?? null, date: h.date ?? null };
       }
+      // A directory (GitHub lists it), a symlink, a submodule, or a file in another encoding:
+      // say what is there; what that means is the core's to decide.
       if (Array.isArray(data) || data.type !== 'file' || data.encoding !== 'base64') {
-        return { kind: 'http', status: 422, message: `${c.path} is not a file leasehold can read (type ${data?.type ?? 'list'})` };
+        const found = Array.isArray(data) ? 'dir' : data.type === 'file' ? `file in encoding ${data.encoding}` : String(data.type);
+        return { kind: 'notAFile', found, date: h.date ?? null };
       }
       return { kind: 'file', sha: data.sha, content: Buffer.from(data.content, 'base64').toString('utf8'), etag: h.etag ?? null, date: h.date ?? null };
     },

@@ -972,3 +972,74 @@ fn rate_limited_renewal(conflict: bool) -> (u64, usize) {
     let v: serde_json::Value = serde_json::from_str(&current).unwrap();
     (v["pool"]["backoff"]["a"]["hits"].as_u64().unwrap(), writes)
 }
+
+/// A directory (or a symlink, a submodule) where the lock's state file belongs: the acquire
+/// fails `state-invalid`, naming the path, its branch and what is there, and writes nothing.
+/// The driver only says what GitHub listed there (`notAFile`); what it means is the core's.
+#[test]
+fn something_other_than_a_file_at_the_state_path_is_named_and_left_alone() {
+    for found in ["dir", "symlink", "submodule", "file in encoding utf-16"] {
+        let mut writes = 0;
+        let (o, _) = drive(
+            &mut op(&job("77", "1"), "00000000000000aa"),
+            NOW,
+            |call| match call {
+                Call::ReadFile { path, .. } if path.ends_with(".config.json") => {
+                    Reply::file("c1", r#"{"capacity": 2}"#)
+                }
+                Call::ReadFile { .. } => Reply::NotAFile {
+                    found: found.into(),
+                    date: None,
+                },
+                _ => {
+                    writes += 1;
+                    leasehold_core::Reply::Http {
+                        status: 500,
+                        message: String::new(),
+                        retry_after: None,
+                        ratelimit_remaining: None,
+                        ratelimit_reset: None,
+                        date: None,
+                    }
+                }
+            },
+        );
+        assert_eq!(writes, 0, "{found}: nothing sent past the read");
+        let e = o.error.expect("failed");
+        assert_eq!(e.code, leasehold_core::FailureCode::StateInvalid, "{found}");
+        assert!(
+            e.message.starts_with(&format!(
+                "locks/deploy.json on branch leasehold-state is a {found}, not"
+            )),
+            "{}",
+            e.message
+        );
+    }
+}
+
+/// A directory where the lock's config file belongs is a config that cannot be used, as one that
+/// does not parse: the acquire fails `config-invalid`, naming the path and what is there, and
+/// writes nothing.
+#[test]
+fn something_other_than_a_file_at_the_config_path_is_a_broken_config() {
+    let state = r#"{"schema":1,"lock":"deploy","revision":3,"fence":4,"holders":[],"queue":[]}"#;
+    let (o, writes) = drive(
+        &mut op(&job("77", "1"), "00000000000000aa"),
+        NOW,
+        |call| match call {
+            Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::NotAFile {
+                found: "dir".into(),
+                date: None,
+            },
+            Call::ReadFile { .. } => Reply::file("s3", state),
+            other => panic!("unexpected {other:?}"),
+        },
+    );
+    assert!(writes.is_empty());
+    let e = o.error.expect("failed");
+    assert_eq!(e.code, leasehold_core::FailureCode::ConfigInvalid);
+    assert_eq!(
+        e.message,
+        "config locks/deploy.config.json: is a dir on the default branch, not a file"
+    );
+}

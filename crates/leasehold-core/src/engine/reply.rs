@@ -28,6 +28,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             | Reply::Jobs { date, .. }
             | Reply::PullRequest { date, .. }
             | Reply::Graphql { date, .. }
+            | Reply::NotAFile { date, .. }
             | Reply::NotModified { date } => date.as_deref(),
             _ => None,
         };
@@ -36,6 +37,22 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             Some(since) => now.saturating_sub(since) < self.target.retry.auth_grace_ms,
             None => true,
         };
+        // Something other than a file at the state's path is a state nobody can read or write;
+        // at the config's path, a config that cannot be used (as one that does not parse).
+        if let (Reply::NotAFile { found, .. }, Pending::StateRead | Pending::ConfigRead) =
+            (&reply, pending)
+        {
+            self.failures = 0;
+            return Ok(match pending {
+                Pending::StateRead => self.state_not_a_file(found, now),
+                _ => {
+                    let path = store::config_path(&self.target.lock);
+                    let rule = format!("is a {found} on the default branch, not a file");
+                    let e = crate::wire::ConfigError { path, rule };
+                    self.config_read(None, "", Err(e), None, now, log)
+                }
+            });
+        }
         if let Some(class) = classify(pending.kind(), &reply, now, auth_grace) {
             if matches!(&reply, Reply::Http { status: 401, .. }) {
                 self.auth_streak_since.get_or_insert(now);
@@ -194,41 +211,8 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 },
             ) => {
                 let path = store::config_path(&self.target.lock);
-                let (capacity, lease, pool, lifecycle) = match store::parse_config(&path, &content)
-                {
-                    Ok(c) => {
-                        self.config.error = None;
-                        (c.capacity, c.lease, c.pool, c.lifecycle)
-                    }
-                    Err(e) => {
-                        let pool = store::broken_pool(&content, &e).or_else(|| {
-                            self.closes_without_config().then(|| store::closed_pool(&e))
-                        });
-                        log.push(LogLine {
-                            level: Level::Warning,
-                            text: if pool.is_some() {
-                                format!("{e}; the pool admits nobody new until it is fixed")
-                            } else {
-                                format!("{e}; using capacity {DEFAULT_CAPACITY}")
-                            },
-                        });
-                        // A broken config keeps the lifecycle it meant, if it still reads, so a
-                        // typo elsewhere never switches the lifecycle off.
-                        let lifecycle = store::lifecycle::meant(&content);
-                        self.config.error = Some(e);
-                        (DEFAULT_CAPACITY, None, pool, lifecycle)
-                    }
-                };
-                self.config.record = Some(ConfigRecord {
-                    capacity,
-                    lease,
-                    sha: Some(sha),
-                    read_at: self.clock.server_now(now),
-                    pool,
-                    lifecycle,
-                });
-                self.config.etag = etag;
-                self.decide(now, log)
+                let parsed = store::parse_config(&path, &content);
+                self.config_read(Some(sha), &content, parsed, etag, now, log)
             }
             (Pending::ConfigRead, Reply::NotModified { .. }) if self.config.record.is_some() => {
                 self.stats.not_modified += 1;
@@ -251,6 +235,67 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             }
         };
         Ok(command)
+    }
+
+    /// The state's path holds no file (a directory, a symlink, a submodule): fail, naming it,
+    /// having written nothing. `leasehold repair` cannot help (it writes a file at the path);
+    /// what is there must be moved out of the way on the state branch.
+    fn state_not_a_file(&mut self, found: &str, now: Millis) -> Command {
+        let place = match P::Doc::location(&self.target.lock) {
+            Location::File { path } => format!("{path} on branch {}", self.target.state_branch),
+            Location::Refs { .. } => self.target.lock.clone(),
+        };
+        let message = format!(
+            "{place} is a {found}, not the lock's state file; nothing was changed (move it out of the way on that branch: leasehold keeps the state of lock {} in a file of that name)",
+            self.target.lock
+        );
+        self.fail(FailureCode::StateInvalid, message, None, None, now)
+    }
+
+    /// The config file read (`sha`, `content`, as `parsed`), or what stood at its path instead:
+    /// record it, a broken one as the capacity it falls back to (or a closed pool), and plan.
+    fn config_read(
+        &mut self,
+        sha: Option<String>,
+        content: &str,
+        parsed: Result<store::LockConfig, crate::wire::ConfigError>,
+        etag: Option<String>,
+        now: Millis,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
+        let (capacity, lease, pool, lifecycle) = match parsed {
+            Ok(c) => {
+                self.config.error = None;
+                (c.capacity, c.lease, c.pool, c.lifecycle)
+            }
+            Err(e) => {
+                let pool = store::broken_pool(content, &e)
+                    .or_else(|| self.closes_without_config().then(|| store::closed_pool(&e)));
+                log.push(LogLine {
+                    level: Level::Warning,
+                    text: if pool.is_some() {
+                        format!("{e}; the pool admits nobody new until it is fixed")
+                    } else {
+                        format!("{e}; using capacity {DEFAULT_CAPACITY}")
+                    },
+                });
+                // A broken config keeps the lifecycle it meant, if it still reads, so a typo
+                // elsewhere never switches the lifecycle off.
+                let lifecycle = store::lifecycle::meant(content);
+                self.config.error = Some(e);
+                (DEFAULT_CAPACITY, None, pool, lifecycle)
+            }
+        };
+        self.config.record = Some(ConfigRecord {
+            capacity,
+            lease,
+            sha,
+            read_at: self.clock.server_now(now),
+            pool,
+            lifecycle,
+        });
+        self.config.etag = etag;
+        self.decide(now, log)
     }
 
     /// The pending write of the state file landed, as the version `sha`: plan on it.

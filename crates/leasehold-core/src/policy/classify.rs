@@ -107,6 +107,9 @@ pub fn classify(kind: RequestKind, reply: &Reply, now: Millis, auth_grace: bool)
             let headers = Limits::of(retry_after, *ratelimit_remaining, *ratelimit_reset, date);
             classify_graphql(kind, errors, *data_absent, headers.class(now), now)
         }
+        // Something other than a file where a file was read: nothing a retry changes. The engine
+        // reads it first for the lock's own state and config (engine/reply.rs).
+        Reply::NotAFile { .. } => Class::Refusal,
         Reply::Transport { sent: false, .. } => Class::Transient,
         Reply::Transport { sent: true, .. } => match kind {
             RequestKind::Write | RequestKind::Allocate => Class::UnknownOutcome,

@@ -46,6 +46,15 @@ pub enum Reply {
         #[serde(default)]
         date: Option<String>,
     },
+    /// `readFile` found no file it can read at the path (200): GitHub's contents API listed a
+    /// directory there, or answered a symlink, a submodule or a file in an encoding other than
+    /// base64. `found` says which, in GitHub's words (`dir`, `symlink`, `submodule`, `file in
+    /// encoding …`). The core decides what that means for the document it read.
+    NotAFile {
+        found: String,
+        #[serde(default)]
+        date: Option<String>,
+    },
     /// `writeFile` succeeded (200 or 201): the new blob sha of the file.
     Written {
         sha: String,
@@ -243,6 +252,10 @@ impl Reply {
                 status, message, ..
             } => (Some(*status), message.clone()),
             Reply::Transport { message, .. } => (None, message.clone()),
+            Reply::NotAFile { found, .. } => (
+                None,
+                format!("GitHub's contents API holds a {found} at the path, not a file"),
+            ),
             Reply::Graphql { errors, .. } if errors.is_empty() => (
                 None,
                 "GitHub answered without the mutation's result and without an error".into(),

@@ -395,6 +395,7 @@ pub fn describe_reply(reply: &Reply) -> String {
             )
         }
         Reply::NotModified { .. } => "304".into(),
+        Reply::NotAFile { found, .. } => format!("200 a {found}, not a file"),
         Reply::Written { sha, .. } => format!("201 written sha {}", &sha[..8]),
         Reply::Created { sha } => format!("201 created {}", &sha[..8]),
         Reply::GitRef { sha, .. } => format!("200 ref {}", &sha[..8.min(sha.len())]),
