@@ -103,7 +103,7 @@ describe('a directory where a file belongs', { concurrency: 2 }, () => {
     const r = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'timeout-minutes': '1' }, context: jobContext({ runId: 5600 + seq }) });
     assert.notEqual(r.code, 0, r.stdout);
     assert.equal(r.outputs['error-code'], 'state-invalid', r.stderr);
-    assert.match(r.stdout + r.stderr, new RegExp(`${path} on branch leasehold-state is a dir, not the lock's state file; nothing was changed`));
+    assert.match(r.stdout + r.stderr, new RegExp(`${path} on branch leasehold-state: GitHub lists a dir there, not a file leasehold can read; nothing was changed`));
     const mine = emu.log.filter((q) => q.seq > mark);
     assert.ok(mine.some((q) => q.method === 'GET' && q.path.includes(`/contents/${path}`)), 'the state was read');
     assert.deepEqual(mine.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`), [], 'nothing was written');
@@ -116,7 +116,7 @@ describe('a directory where a file belongs', { concurrency: 2 }, () => {
     const r = await runAction('acquire', { apiUrl: emu.url, inputs: { lock, 'timeout-minutes': '1' }, context: jobContext({ runId: 5700 + seq }) });
     assert.notEqual(r.code, 0, r.stdout);
     assert.equal(r.outputs['error-code'], 'config-invalid', r.stderr);
-    assert.match(r.stdout + r.stderr, new RegExp(`locks/${lock}\\.config\\.json: is a dir on the default branch, not a file`));
+    assert.match(r.stdout + r.stderr, new RegExp(`locks/${lock}\\.config\\.json: GitHub lists a dir there on the default branch, not a file leasehold can read`));
     const mine = emu.log.filter((q) => q.seq > mark);
     assert.deepEqual(mine.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`), [], 'nothing was written');
   });

@@ -214,6 +214,11 @@ fn reply_for(
                 etag: if u.ratio(1, 2)? { Some(sha(u)?) } else { None },
                 date: date(u, now)?,
             },
+            // Now and then something other than a file at the path.
+            (Call::ReadFile { .. }, _) if u.ratio(1, 16)? => Reply::NotAFile {
+                found: u.choose(&["dir", "symlink", "submodule"])?.to_string(),
+                date: date(u, now)?,
+            },
             (Call::ReadFile { if_none_match, .. }, _) => {
                 if if_none_match.is_some() && u.ratio(1, 2)? {
                     Reply::NotModified {
@@ -282,7 +287,7 @@ fn fits(call: &Call, reply: &Reply) -> bool {
     matches!(
         (call, reply),
         (_, Reply::Http { .. } | Reply::Transport { .. })
-            | (Call::ReadFile { .. }, Reply::File { .. })
+            | (Call::ReadFile { .. }, Reply::File { .. } | Reply::NotAFile { .. })
             | (
                 Call::ReadFile {
                     if_none_match: Some(_),

@@ -1009,7 +1009,7 @@ fn something_other_than_a_file_at_the_state_path_is_named_and_left_alone() {
         assert_eq!(e.code, leasehold_core::FailureCode::StateInvalid, "{found}");
         assert!(
             e.message.starts_with(&format!(
-                "locks/deploy.json on branch leasehold-state is a {found}, not"
+                "locks/deploy.json on branch leasehold-state: GitHub lists a {found} there, not a file"
             )),
             "{}",
             e.message
@@ -1017,29 +1017,67 @@ fn something_other_than_a_file_at_the_state_path_is_named_and_left_alone() {
     }
 }
 
-/// A directory where the lock's config file belongs is a config that cannot be used, as one that
-/// does not parse: the acquire fails `config-invalid`, naming the path and what is there, and
-/// writes nothing.
+/// A directory where the lock's config file belongs: a config that cannot be read. An acquire
+/// fails `config-invalid`, naming the path and what is there, and writes nothing; a release goes
+/// on by the state's own record, as when its config read is refused, and releases.
 #[test]
-fn something_other_than_a_file_at_the_config_path_is_a_broken_config() {
-    let state = r#"{"schema":1,"lock":"deploy","revision":3,"fence":4,"holders":[],"queue":[]}"#;
-    let (o, writes) = drive(
-        &mut op(&job("77", "1"), "00000000000000aa"),
-        NOW,
-        |call| match call {
-            Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::NotAFile {
-                found: "dir".into(),
-                date: None,
-            },
-            Call::ReadFile { .. } => Reply::file("s3", state),
-            other => panic!("unexpected {other:?}"),
+fn something_other_than_a_file_at_the_config_path_fails_an_acquire_not_a_release() {
+    let answer = |state: &str, call: &Call| match call {
+        Call::ReadFile { path, .. } if path.ends_with(".config.json") => Reply::NotAFile {
+            found: "dir".into(),
+            date: None,
         },
-    );
+        Call::ReadFile { .. } => Reply::file("s3", state),
+        Call::WriteFile { .. } => Reply::Written {
+            sha: "s4".into(),
+            date: None,
+        },
+        other => panic!("unexpected {other:?}"),
+    };
+    let empty = r#"{"schema":1,"lock":"deploy","revision":3,"fence":4,"holders":[],"queue":[]}"#;
+    let (o, writes) = drive(&mut op(&job("77", "1"), "00000000000000aa"), NOW, |c| {
+        answer(empty, c)
+    });
     assert!(writes.is_empty());
     let e = o.error.expect("failed");
     assert_eq!(e.code, leasehold_core::FailureCode::ConfigInvalid);
     assert_eq!(
         e.message,
-        "config locks/deploy.config.json: is a dir on the default branch, not a file"
+        "config locks/deploy.config.json: GitHub lists a dir there on the default branch, not a file leasehold can read"
     );
+    // Held by this job, a job waiting, the state's config record an hour old: the release reads
+    // the config to hand the slot on, finds a directory, and releases by the state's record.
+    let held = held_by_attempt_one("2027-01-15T08:30:00.000Z")
+        .replace("2027-01-15T07:59:59.000Z", "2027-01-15T07:00:00.000Z")
+        .replace(
+            r#""queue": []"#,
+            r#""queue": [ { "holderId": "octo/app:78:deploy", "nonce": "2222222222222222",
+      "run": { "repository": "octo/app", "runId": 78, "runAttempt": 1, "job": "deploy" },
+      "leaseMs": 60000, "enqueuedAt": "2027-01-15T07:58:00.000Z", "lastSeenAt": "2027-01-15T07:59:58.000Z" } ]"#,
+        );
+    let context = job("77", "1");
+    let raw: Vec<(&str, &str)> = context.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let entropy = Entropy {
+        seed: 7,
+        nonce: "00000000000000aa".into(),
+    };
+    let mut release = Operation::new(OperationKind::Release, &inputs(&raw), &entropy)
+        .expect("inputs")
+        .0;
+    let mut config_reads = 0;
+    let (o, writes) = drive(&mut release, NOW, |c| {
+        if matches!(c, Call::ReadFile { path, .. } if path.ends_with(".config.json")) {
+            config_reads += 1;
+        }
+        answer(&held, c)
+    });
+    assert_eq!(
+        o.result,
+        leasehold_core::ResultWord::Released,
+        "{:?}",
+        o.error
+    );
+    assert_eq!(config_reads, 1);
+    assert_eq!(writes.len(), 1);
+    assert!(holder_ids(&writes[0]).is_empty(), "{}", writes[0]);
 }

@@ -17,7 +17,12 @@ use crate::wire::{
 impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// An operation that may (release) goes on without the config it could not read, by the
     /// state's own record of it, and says so.
-    fn without_config(&mut self, what: &str, now: Millis, log: &mut Vec<LogLine>) -> Command {
+    pub(super) fn without_config(
+        &mut self,
+        what: &str,
+        now: Millis,
+        log: &mut Vec<LogLine>,
+    ) -> Command {
         self.failures = 0;
         self.config.done_without = true;
         log.push(LogLine {

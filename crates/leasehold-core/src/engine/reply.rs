@@ -38,18 +38,31 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             None => true,
         };
         // Something other than a file at the state's path is a state nobody can read or write;
-        // at the config's path, a config that cannot be used (as one that does not parse).
+        // at the config's path, a config that cannot be read: a release goes on by the state's
+        // own record, as for a config read refused; anything else fails, recording nothing.
         if let (Reply::NotAFile { found, .. }, Pending::StateRead | Pending::ConfigRead) =
             (&reply, pending)
         {
             self.failures = 0;
+            self.auth_streak_since = None;
             return Ok(match pending {
                 Pending::StateRead => self.state_not_a_file(found, now),
                 _ => {
-                    let path = store::config_path(&self.target.lock);
-                    let rule = format!("is a {found} on the default branch, not a file");
-                    let e = crate::wire::ConfigError { path, rule };
-                    self.config_read(None, "", Err(e), None, now, log)
+                    let e = crate::wire::ConfigError {
+                        path: store::config_path(&self.target.lock),
+                        rule: format!(
+                            "GitHub lists a {found} there on the default branch, not a file leasehold can read"
+                        ),
+                    };
+                    if self.planner.config_optional() {
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: e.to_string(),
+                        });
+                        self.without_config("the config read", now, log)
+                    } else {
+                        self.fail(FailureCode::ConfigInvalid, e.to_string(), None, None, now)
+                    }
                 }
             });
         }
@@ -212,7 +225,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             ) => {
                 let path = store::config_path(&self.target.lock);
                 let parsed = store::parse_config(&path, &content);
-                self.config_read(Some(sha), &content, parsed, etag, now, log)
+                self.config_read(sha, &content, parsed, etag, now, log)
             }
             (Pending::ConfigRead, Reply::NotModified { .. }) if self.config.record.is_some() => {
                 self.stats.not_modified += 1;
@@ -246,17 +259,17 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             Location::Refs { .. } => self.target.lock.clone(),
         };
         let message = format!(
-            "{place} is a {found}, not the lock's state file; nothing was changed (move it out of the way on that branch: leasehold keeps the state of lock {} in a file of that name)",
+            "{place}: GitHub lists a {found} there, not a file leasehold can read; nothing was changed (move it out of the way on that branch: leasehold keeps the state of lock {} in a file of that name)",
             self.target.lock
         );
         self.fail(FailureCode::StateInvalid, message, None, None, now)
     }
 
-    /// The config file read (`sha`, `content`, as `parsed`), or what stood at its path instead:
-    /// record it, a broken one as the capacity it falls back to (or a closed pool), and plan.
+    /// The config file read (`sha`, `content`, as `parsed`): record it, a broken one as the
+    /// capacity it falls back to (or a closed pool), and plan.
     fn config_read(
         &mut self,
-        sha: Option<String>,
+        sha: String,
         content: &str,
         parsed: Result<store::LockConfig, crate::wire::ConfigError>,
         etag: Option<String>,
@@ -289,7 +302,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         self.config.record = Some(ConfigRecord {
             capacity,
             lease,
-            sha,
+            sha: Some(sha),
             read_at: self.clock.server_now(now),
             pool,
             lifecycle,

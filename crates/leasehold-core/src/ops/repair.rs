@@ -398,6 +398,27 @@ impl RepairOp {
             Phase::Writing => RequestKind::Write,
             _ => RequestKind::Read,
         };
+        // Something other than a file at the path: now, nothing repair can write over; at a
+        // commit of its history, no state to count (as a commit that deleted it).
+        if let Reply::NotAFile { found, .. } = &reply {
+            match self.phase {
+                Phase::Current => {
+                    let what = format!(
+                        "{} on {}: GitHub lists a {found} there, not a file; repair writes a file, so move it out of the way on that branch first; nothing was written",
+                        self.s.path(),
+                        self.s.state_branch
+                    );
+                    return Ok(self.failed(Status::Stale, FailureCode::StateInvalid, None, what));
+                }
+                Phase::Version { index } => {
+                    self.failures = 0;
+                    self.history.read += 1;
+                    self.history.skipped += 1;
+                    return Ok(self.next_version(index + 1, now));
+                }
+                _ => {}
+            }
+        }
         let class = classify(kind, &reply, now, false);
         Ok(match (self.phase, class) {
             (Phase::Current, None) => self.on_current(reply)?,
@@ -705,11 +726,15 @@ mod tests {
             let reply = match call(&step).clone() {
                 Call::ReadFile { git_ref, .. } => {
                     let r = git_ref.unwrap();
-                    match r.strip_prefix("c") {
-                        Some(i) => {
-                            Reply::file(&format!("b{i}"), history[i.parse::<usize>().unwrap()])
-                        }
-                        None => Reply::file("b0", history[0]),
+                    let i = r
+                        .strip_prefix("c")
+                        .map_or(0, |i| i.parse::<usize>().unwrap());
+                    match history[i] {
+                        DIR => Reply::NotAFile {
+                            found: "dir".into(),
+                            date: None,
+                        },
+                        text => Reply::file(&format!("b{i}"), text),
                     }
                 }
                 Call::ListCommits { page, .. } => {
@@ -880,6 +905,41 @@ mod tests {
         let content = report.content.unwrap();
         assert_eq!(LockState::parse(&content, "deploy").unwrap().fence, 5);
         assert!(report.detail.starts_with("dry run: nothing was written"));
+    }
+
+    /// A version of the history that [`run`] answers as a directory at the path.
+    const DIR: &str = "<a directory>";
+
+    /// A directory at the path now: nothing repair can write a file over. Named, and nothing
+    /// written. A directory at a commit of its history holds no state: skipped, as a deletion.
+    #[test]
+    fn a_directory_at_the_path_is_named_now_and_skipped_in_the_history() {
+        let (outcome, written) = run(true, &[DIR, &version(5, 5, &[("a", 5)])], 100);
+        assert!(written.is_none(), "nothing written");
+        assert_eq!(outcome.stats.requests, 1, "nothing but the read");
+        let report = outcome.repair.unwrap();
+        assert_eq!(report.status, Status::Stale);
+        assert!(
+            report.detail.contains("GitHub lists a dir there")
+                && report.detail.contains("move it out of the way"),
+            "{}",
+            report.detail
+        );
+        let broken = r#"{"schema": 1, "lock": "deploy""#;
+        let (outcome, written) = run(true, &[broken, DIR, &version(4, 7, &[("a", 7)])], 100);
+        let report = outcome.repair.unwrap();
+        assert_eq!(report.status, Status::Repaired, "{}", report.detail);
+        assert_eq!(
+            (report.versions_read, report.versions_skipped),
+            (3, 2),
+            "the broken version and the directory skipped"
+        );
+        assert_eq!(
+            report.fence,
+            Some(7),
+            "the fence of the version after the directory"
+        );
+        assert!(written.is_some());
     }
 
     #[test]
