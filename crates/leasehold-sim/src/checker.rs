@@ -37,10 +37,6 @@ pub const RATE_WINDOW_MS: Millis = 60_000;
 /// An answer processed this long after GitHub sent it was held up in a paused process (no
 /// request takes this long): named in a violation, to explain it.
 pub const LATE_ANSWER_MS: Millis = 20_000;
-/// Invariant 29: how far before its operation began a config record a release read may be
-/// stamped (its estimate of GitHub's clock, corrected by the answer's `date`, is off by the
-/// header's second and a request's latency).
-const RECORD_SLACK_MS: Millis = 10_000;
 
 /// What the checker knows before the seed runs.
 #[derive(Clone, Debug)]
@@ -234,10 +230,8 @@ struct WriteBook {
     /// When its operation was last fed an answer with a `date` before it planned this write
     /// (its estimate of GitHub's clock dates from then).
     dated_at: Option<Millis>,
-    /// Its operation had sent a config read before it, and when that operation started
-    /// (invariant 29).
+    /// Its operation had sent a config read before it (invariant 29).
     config_asked: bool,
-    op_started_at: Millis,
 }
 
 /// An attempt, as the checker was told it.
@@ -283,9 +277,8 @@ struct Attempt {
     last_write: Option<(String, Option<Millis>)>,
     /// What the Actions API told this operation (reapers).
     told: Vec<Told>,
-    /// Its current operation has sent a config read (invariant 29), and when it started.
+    /// Its current operation has sent a config read (invariant 29).
     config_asked: bool,
-    op_started_at: Millis,
 }
 
 /// What a commit's removal checks leave for the caller to record.
@@ -409,7 +402,6 @@ impl Checker {
                     last_write: None,
                     told: Vec::new(),
                     config_asked: false,
-                    op_started_at: 0,
                 });
                 None
             }
@@ -431,7 +423,6 @@ impl Checker {
                 a.stale_answer_ms = None;
                 a.read_predecessor = false;
                 a.config_asked = false;
-                a.op_started_at = now;
                 a.last_dated_at = None;
                 a.last_write = None;
                 a.told.clear();
@@ -485,8 +476,7 @@ impl Checker {
                     _ => a.last_dated_at,
                 };
                 a.last_write = Some((content.to_string(), dated_at));
-                let (stage, config_asked, op_started_at) =
-                    (a.stage, a.config_asked, a.op_started_at);
+                let (stage, config_asked) = (a.stage, a.config_asked);
                 self.writes.push(WriteBook {
                     client,
                     applied: Vec::new(),
@@ -495,7 +485,6 @@ impl Checker {
                     stage,
                     dated_at,
                     config_asked,
-                    op_started_at,
                 });
                 self.check_write_base(client, base)
             }
@@ -978,11 +967,12 @@ impl Checker {
 
         // 29. Handoff: a release (or an acquire's cleanup) that removes its own holding while
         //     someone waits hands the freed slot on in the same write. It may leave it free only
-        //     when it asked for the config and the version it commits holds no record read in
-        //     its operation (the read failed: no capacity to admit by), in an incident, or in a
-        //     pool (21 holds a pool's idle slots). A record the release read is stamped with
-        //     its estimate of GitHub's clock, corrected by the answer's `date`: within a few
-        //     seconds of the truth, so `RECORD_SLACK_MS` before the operation began.
+        //     when it asked for the config and its write kept the config record of the version
+        //     it replaced (the read failed: no record of its own, no capacity to admit by), in
+        //     an incident, or in a pool (21 holds a pool's idle slots). A release that read the
+        //     config stamps its record into its write unless the version holds a newer one,
+        //     which it then admits by. No clock is compared: a record is judged fresh on the
+        //     writer's estimate of GitHub's, which the checker does not know.
         if let (Some(w), None, None) = (self.history[v].write, &self.setup.pool, &state.incident) {
             let book = &self.writes[w];
             let writer = &self.attempts[book.client];
@@ -992,12 +982,8 @@ impl Checker {
                 .as_ref()
                 .map_or(self.setup.capacity, |c| c.capacity.min(self.setup.capacity));
             let taken = state.holders.len() + state.reservations.len();
-            let renewed = state
-                .config
-                .as_ref()
-                .is_some_and(|r| r.read_at + RECORD_SLACK_MS >= book.op_started_at);
-            // Excused: it asked for the config, and kept no record read since it began.
-            let excused = book.config_asked && !renewed;
+            // Excused: it asked for the config, and wrote no record of its own.
+            let excused = book.config_asked && state.config == prev.config;
             if matches!(book.stage, Stage::Release | Stage::Cleanup)
                 && !excused
                 && prev.holder(own).is_some()
@@ -1013,7 +999,7 @@ impl Checker {
                         capacity as usize - taken,
                         state.queue.len(),
                         if book.config_asked {
-                            "on a config record it read"
+                            "with a config record of its own"
                         } else {
                             "without asking for the config"
                         },
@@ -1888,8 +1874,8 @@ mod tests {
     /// asked for the config and could not renew its record of it; an incident excuses it too.
     #[test]
     fn a_release_that_keeps_its_slot_from_a_waiter_is_caught() {
-        // `record`: the config record's age in the committed version, if any.
-        let case = |kind, asked: bool, record: Option<Millis>, incident: bool, handed_on: bool| {
+        // `record`: the write stamps a config record of its own (the version before has none).
+        let case = |kind, asked: bool, record: bool, incident: bool, handed_on: bool| {
             let mut b = Books::new(setup(1));
             b.job(0, 4000);
             let held = next(&LockState::empty("sim"), |s| {
@@ -1909,11 +1895,11 @@ mod tests {
                 if handed_on {
                     s.admit(1, 0, 3_600_000);
                 }
-                s.config = record.map(|age| leasehold_core::ConfigRecord {
+                s.config = record.then_some(leasehold_core::ConfigRecord {
                     capacity: 1,
                     lease: None,
                     sha: None,
-                    read_at: T0 - age,
+                    read_at: T0,
                     pool: None,
                     lifecycle: None,
                 });
@@ -1932,22 +1918,25 @@ mod tests {
             b.commit_by(Some(w), &released)
         };
         let (release, cleanup) = (OperationKind::Release, OperationKind::Cleanup);
-        let stale = Some(6 * 60_000);
         let caught = Some(Invariant::Handoff);
-        assert_eq!(case(release, false, None, false, false), caught);
-        assert_eq!(case(cleanup, false, stale, false, false), caught);
-        assert_eq!(case(release, false, None, false, true), None, "handed on");
+        assert_eq!(case(release, false, false, false, false), caught);
+        assert_eq!(case(cleanup, false, false, false, false), caught);
+        assert_eq!(case(release, false, false, false, true), None, "handed on");
         assert_eq!(
-            case(release, true, stale, false, false),
+            case(release, true, false, false, false),
             None,
-            "it asked for the config and kept no record of it"
+            "it asked for the config and wrote no record of its own"
         );
         assert_eq!(
-            case(release, true, Some(2_000), false, false),
+            case(release, true, true, false, false),
             caught,
             "it read the config and still kept the slot"
         );
-        assert_eq!(case(release, false, None, true, false), None, "an incident");
+        assert_eq!(
+            case(release, false, false, true, false),
+            None,
+            "an incident"
+        );
     }
 
     #[test]

@@ -581,16 +581,18 @@
 //! lifecycle. A job's release (or its acquire's cleanup) whose write removes its own holding
 //! while the queue is not empty leaves no slot free in the version it commits: holders and
 //! reservations fill the capacity (the smaller of the seed's and the version's config record),
-//! unless an incident stands, or the release asked for the config in its operation and the
-//! version holds no record read since that operation began (10 s of slack for the record's
-//! stamp, GitHub's clock as the release estimated it): a config read that failed leaves it no
-//! capacity to admit by, and going on without the config is the release's rule. A waiter must
+//! unless an incident stands, or the release asked for the config in its operation and its
+//! write kept the config record of the version it replaced (a release that read the config
+//! stamps its own record, unless the version holds a newer one it admits by): a config read that
+//! failed leaves it no capacity to admit by, and going on without the config is the release's
+//! rule. No clock is compared (a record's freshness is judged on the writer's estimate of
+//! GitHub's clock, which the checker does not know). A waiter must
 //! not wait a poll for a slot the release that freed it could have handed on. Pools are left
 //! to 21. Breaking it on purpose: the planted `release-keeps-slot` (no admission in the
 //! release's write), and, measured once, 0.8.0's fix undone (a release on a config record over
 //! five minutes old that does not read the config): caught in 262 of 20,000 seeds.
-//! *Where:* `on_commit`; the config reads from `RequestSent` and the operation's start from
-//! `OperationStarted`, carried to the write by `WriteSent`.
+//! *Where:* `on_commit`; the config reads from `RequestSent`, carried to the write by
+//! `WriteSent`.
 //!
 //! ## Core defects found, and fixed
 //!
