@@ -208,15 +208,16 @@ fn reply_for(
             date: date(u, now)?,
         },
         _ => match (call, honest) {
+            // Now and then something other than a file at the path, the state's or the
+            // config's, present or not.
+            (Call::ReadFile { .. }, _) if u.ratio(1, 16)? => Reply::NotAFile {
+                found: u.choose(&["dir", "symlink", "submodule"])?.to_string(),
+                date: date(u, now)?,
+            },
             (Call::ReadFile { .. }, Reply::File { content, .. }) => Reply::File {
                 sha: sha(u)?,
                 content: document(u, content, now)?,
                 etag: if u.ratio(1, 2)? { Some(sha(u)?) } else { None },
-                date: date(u, now)?,
-            },
-            // Now and then something other than a file at the path.
-            (Call::ReadFile { .. }, _) if u.ratio(1, 16)? => Reply::NotAFile {
-                found: u.choose(&["dir", "symlink", "submodule"])?.to_string(),
                 date: date(u, now)?,
             },
             (Call::ReadFile { if_none_match, .. }, _) => {

@@ -100,7 +100,8 @@ struct ConfigKnowledge {
     record: Option<ConfigRecord>,
     etag: Option<String>,
     error: Option<ConfigError>,
-    /// The config read gave up within its own deadline and the planner goes on without it.
+    /// The config could not be read (its deadline passed, it was refused, or no file is at its
+    /// path) and the planner goes on without it.
     done_without: bool,
 }
 

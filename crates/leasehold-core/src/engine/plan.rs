@@ -129,8 +129,9 @@ pub trait Planner {
     fn config_deadline(&self) -> Option<Millis> {
         self.retry_deadline()
     }
-    /// Whether a config read that cannot be done within its deadline is done without (the
-    /// plan then goes on with the state's own record) instead of failing the operation.
+    /// Whether a config that cannot be read (its read's deadline passed, the read was refused,
+    /// or something other than a file is at its path) is done without (the plan then goes on
+    /// with the state's own record) instead of failing the operation.
     fn config_optional(&self) -> bool {
         false
     }

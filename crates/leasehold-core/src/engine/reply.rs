@@ -55,11 +55,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                         ),
                     };
                     if self.planner.config_optional() {
-                        log.push(LogLine {
-                            level: Level::Warning,
-                            text: e.to_string(),
-                        });
-                        self.without_config("the config read", now, log)
+                        self.without_config(&e.to_string(), now, log)
                     } else {
                         self.fail(FailureCode::ConfigInvalid, e.to_string(), None, None, now)
                     }

@@ -404,7 +404,7 @@ impl RepairOp {
             match self.phase {
                 Phase::Current => {
                     let what = format!(
-                        "{} on {}: GitHub lists a {found} there, not a file; repair writes a file, so move it out of the way on that branch first; nothing was written",
+                        "{} on {}: GitHub lists a {found} there, not a file leasehold can read; repair writes a file, so move it out of the way on that branch first; nothing was written",
                         self.s.path(),
                         self.s.state_branch
                     );
