@@ -43,7 +43,7 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
         if let (Reply::NotAFile { found, .. }, Pending::StateRead | Pending::ConfigRead) =
             (&reply, pending)
         {
-            self.failures = 0;
+            // A 200: the token works.
             self.auth_streak_since = None;
             return Ok(match pending {
                 Pending::StateRead => self.state_not_a_file(found, now),
@@ -100,14 +100,9 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
             ) => match P::Doc::parse(&content, &self.target.lock) {
                 Err(e) => {
                     // Name the file and what is wrong with it, and the way back.
-                    let place = match P::Doc::location(&self.target.lock) {
-                        Location::File { path } => {
-                            format!("{path} on branch {}", self.target.state_branch)
-                        }
-                        Location::Refs { .. } => self.target.lock.clone(),
-                    };
                     let message = format!(
-                        "{place}: {e}; nothing was changed (an operator can rewrite it with `leasehold repair --lock {}`, docs/operations.md)",
+                        "{}: {e}; nothing was changed (an operator can rewrite it with `leasehold repair --lock {}`, docs/operations.md)",
+                        self.state_place(),
                         self.target.lock
                     );
                     self.fail(e.code(), message, None, None, now)
@@ -220,8 +215,41 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
                 },
             ) => {
                 let path = store::config_path(&self.target.lock);
-                let parsed = store::parse_config(&path, &content);
-                self.config_read(sha, &content, parsed, etag, now, log)
+                let (capacity, lease, pool, lifecycle) = match store::parse_config(&path, &content)
+                {
+                    Ok(c) => {
+                        self.config.error = None;
+                        (c.capacity, c.lease, c.pool, c.lifecycle)
+                    }
+                    Err(e) => {
+                        let pool = store::broken_pool(&content, &e).or_else(|| {
+                            self.closes_without_config().then(|| store::closed_pool(&e))
+                        });
+                        log.push(LogLine {
+                            level: Level::Warning,
+                            text: if pool.is_some() {
+                                format!("{e}; the pool admits nobody new until it is fixed")
+                            } else {
+                                format!("{e}; using capacity {DEFAULT_CAPACITY}")
+                            },
+                        });
+                        // A broken config keeps the lifecycle it meant, if it still reads, so a
+                        // typo elsewhere never switches the lifecycle off.
+                        let lifecycle = store::lifecycle::meant(&content);
+                        self.config.error = Some(e);
+                        (DEFAULT_CAPACITY, None, pool, lifecycle)
+                    }
+                };
+                self.config.record = Some(ConfigRecord {
+                    capacity,
+                    lease,
+                    sha: Some(sha),
+                    read_at: self.clock.server_now(now),
+                    pool,
+                    lifecycle,
+                });
+                self.config.etag = etag;
+                self.decide(now, log)
             }
             (Pending::ConfigRead, Reply::NotModified { .. }) if self.config.record.is_some() => {
                 self.stats.not_modified += 1;
@@ -250,61 +278,20 @@ impl<D: Document, P: Planner<Doc = D> + ?Sized> Engine<P, D> {
     /// having written nothing. `leasehold repair` cannot help (it writes a file at the path);
     /// what is there must be moved out of the way on the state branch.
     fn state_not_a_file(&mut self, found: &str, now: Millis) -> Command {
-        let place = match P::Doc::location(&self.target.lock) {
-            Location::File { path } => format!("{path} on branch {}", self.target.state_branch),
-            Location::Refs { .. } => self.target.lock.clone(),
-        };
         let message = format!(
-            "{place}: GitHub lists a {found} there, not a file leasehold can read; nothing was changed (move it out of the way on that branch: leasehold keeps the state of lock {} in a file of that name)",
+            "{}: GitHub lists a {found} there, not a file leasehold can read; nothing was changed (move it out of the way on that branch: leasehold keeps the state of lock {} in a file of that name)",
+            self.state_place(),
             self.target.lock
         );
         self.fail(FailureCode::StateInvalid, message, None, None, now)
     }
 
-    /// The config file read (`sha`, `content`, as `parsed`): record it, a broken one as the
-    /// capacity it falls back to (or a closed pool), and plan.
-    fn config_read(
-        &mut self,
-        sha: String,
-        content: &str,
-        parsed: Result<store::LockConfig, crate::wire::ConfigError>,
-        etag: Option<String>,
-        now: Millis,
-        log: &mut Vec<LogLine>,
-    ) -> Command {
-        let (capacity, lease, pool, lifecycle) = match parsed {
-            Ok(c) => {
-                self.config.error = None;
-                (c.capacity, c.lease, c.pool, c.lifecycle)
-            }
-            Err(e) => {
-                let pool = store::broken_pool(content, &e)
-                    .or_else(|| self.closes_without_config().then(|| store::closed_pool(&e)));
-                log.push(LogLine {
-                    level: Level::Warning,
-                    text: if pool.is_some() {
-                        format!("{e}; the pool admits nobody new until it is fixed")
-                    } else {
-                        format!("{e}; using capacity {DEFAULT_CAPACITY}")
-                    },
-                });
-                // A broken config keeps the lifecycle it meant, if it still reads, so a typo
-                // elsewhere never switches the lifecycle off.
-                let lifecycle = store::lifecycle::meant(content);
-                self.config.error = Some(e);
-                (DEFAULT_CAPACITY, None, pool, lifecycle)
-            }
-        };
-        self.config.record = Some(ConfigRecord {
-            capacity,
-            lease,
-            sha: Some(sha),
-            read_at: self.clock.server_now(now),
-            pool,
-            lifecycle,
-        });
-        self.config.etag = etag;
-        self.decide(now, log)
+    /// Where the lock's state is, as an error names it: its file and branch, or the lock.
+    fn state_place(&self) -> String {
+        match P::Doc::location(&self.target.lock) {
+            Location::File { path } => format!("{path} on branch {}", self.target.state_branch),
+            Location::Refs { .. } => self.target.lock.clone(),
+        }
     }
 
     /// The pending write of the state file landed, as the version `sha`: plan on it.

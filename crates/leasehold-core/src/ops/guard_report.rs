@@ -150,19 +150,15 @@ impl GuardReport {
             // them, GitHub's clock as this renewal measured it: the next, planned on `prior`
             // before any answer, stamps GitHub's time by it, not the runner's. Without `prior`
             // nothing would use it, and it is refused alone.
-            self.inputs.remove("clock-offset");
-            match (&item.payload, &report.repository_id) {
-                (Some(payload), Some(id)) => {
-                    let prior = serde_json::to_string(payload).expect("a payload serializes");
-                    self.inputs.insert("prior".into(), prior);
-                    self.inputs.insert("repository-id".into(), id.clone());
-                    if let Some(c) = report.clock {
-                        self.inputs.insert("clock-offset".into(), c.input());
-                    }
-                }
-                _ => {
-                    self.inputs.remove("prior");
-                    self.inputs.remove("repository-id");
+            for input in ["prior", "repository-id", "clock-offset"] {
+                self.inputs.remove(input);
+            }
+            if let (Some(payload), Some(id)) = (&item.payload, &report.repository_id) {
+                let prior = serde_json::to_string(payload).expect("a payload serializes");
+                self.inputs.insert("prior".into(), prior);
+                self.inputs.insert("repository-id".into(), id.clone());
+                if let Some(c) = report.clock {
+                    self.inputs.insert("clock-offset".into(), c.input());
                 }
             }
         }

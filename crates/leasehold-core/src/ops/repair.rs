@@ -399,27 +399,19 @@ impl RepairOp {
             _ => RequestKind::Read,
         };
         // Something other than a file at the path: now, nothing repair can write over; at a
-        // commit of its history, no state to count (as a commit that deleted it).
-        if let Reply::NotAFile { found, .. } = &reply {
-            match self.phase {
-                Phase::Current => {
-                    let what = format!(
-                        "{} on {}: GitHub lists a {found} there, not a file leasehold can read; repair writes a file, so move it out of the way on that branch first; nothing was written",
-                        self.s.path(),
-                        self.s.state_branch
-                    );
-                    return Ok(self.failed(Status::Stale, FailureCode::StateInvalid, None, what));
-                }
-                Phase::Version { index } => {
-                    self.failures = 0;
-                    self.history.read += 1;
-                    self.history.skipped += 1;
-                    return Ok(self.next_version(index + 1, now));
-                }
-                _ => {}
+        // commit of its history, no state to count, as at a commit that deleted the file.
+        let class = match (&reply, self.phase) {
+            (Reply::NotAFile { found, .. }, Phase::Current) => {
+                let what = format!(
+                    "{} on {}: GitHub lists a {found} there, not a file leasehold can read; repair writes a file, so move it out of the way on that branch first; nothing was written",
+                    self.s.path(),
+                    self.s.state_branch
+                );
+                return Ok(self.failed(Status::Stale, FailureCode::StateInvalid, None, what));
             }
-        }
-        let class = classify(kind, &reply, now, false);
+            (Reply::NotAFile { .. }, Phase::Version { .. }) => Some(Class::NotFound),
+            _ => classify(kind, &reply, now, false),
+        };
         Ok(match (self.phase, class) {
             (Phase::Current, None) => self.on_current(reply)?,
             (Phase::Current, Some(Class::NotFound)) => self.stop(
@@ -436,7 +428,8 @@ impl RepairOp {
                 self.history.take(&content, &self.s.lock);
                 self.next_version(index + 1, now)
             }
-            // The file is absent at that commit (a commit that deleted it): nothing to count.
+            // The file is absent at that commit (a commit that deleted it, or one that put
+            // something other than a file there): nothing to count.
             (Phase::Version { index }, Some(Class::NotFound)) => {
                 self.failures = 0;
                 self.history.read += 1;
